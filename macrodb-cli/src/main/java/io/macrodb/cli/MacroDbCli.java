@@ -1,0 +1,6 @@
+package io.macrodb.cli;
+
+public final class MacroDbCli {
+    public static void main(String[] args) {
+    }
+}

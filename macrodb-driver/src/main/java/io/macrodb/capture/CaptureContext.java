@@ -1,0 +1,60 @@
+package io.macrodb.capture;
+
+import java.sql.SQLException;
+
+/**
+ * What the thread running a statement is doing, as MacroDB's capture triggers see it. Triggers fire
+ * synchronously in the thread that executes the statement (H2 always; HSQLDB with {@code QUEUE 0}),
+ * so a thread-local is how a trigger finds the transaction it belongs to.
+ *
+ * <p>A trigger that fires with no context means something wrote to a replica behind MacroDB's back
+ * (another connection to the primary's URL, an engine function); it fails the statement rather than
+ * letting the replicas diverge silently.
+ */
+public abstract class CaptureContext {
+    private static final ThreadLocal<CaptureContext> CURRENT = new ThreadLocal<>();
+
+    /** Applying the log on a secondary: the rows are already accounted for, ignore them. */
+    public static final CaptureContext APPLYING = new CaptureContext() {
+        @Override public void onRow(String schema, String table, Object[] oldRow, Object[] newRow) {
+        }
+    };
+
+    /** A read-only transaction on a secondary: any write is refused. */
+    public static final CaptureContext READ_ONLY = new CaptureContext() {
+        @Override public void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
+            throw new SQLException("MacroDB: a read-only transaction tried to change " + schema + "." + table
+                    + "; run the write with setReadOnly(false) so that it goes to the primary", "25006");
+        }
+    };
+
+    public static CaptureContext current() { return CURRENT.get(); }
+
+    /** Makes {@code ctx} current and returns the previous context, to be restored with {@link #restore}. */
+    public static CaptureContext enter(CaptureContext ctx) {
+        CaptureContext prev = CURRENT.get();
+        CURRENT.set(ctx);
+        return prev;
+    }
+
+    public static void restore(CaptureContext prev) {
+        if (prev == null) CURRENT.remove();
+        else CURRENT.set(prev);
+    }
+
+    /**
+     * One changed row. {@code oldRow} is null for an insert, {@code newRow} null for a delete; both
+     * hold every column of the table in ordinal order.
+     */
+    public abstract void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException;
+
+    /** Called by triggers: routes the row to the current context or fails the statement. */
+    static void fire(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
+        CaptureContext ctx = CURRENT.get();
+        if (ctx == null) {
+            throw new SQLException("MacroDB: " + schema + "." + table + " was changed outside MacroDB; every write to a"
+                    + " replicated database must go through its jdbc:macrodb: URL", "55000");
+        }
+        ctx.onRow(schema, table, oldRow, newRow);
+    }
+}

@@ -1,0 +1,175 @@
+package io.macrodb.capture;
+
+import io.macrodb.engine.Propagation;
+import io.macrodb.log.Change;
+import io.macrodb.log.RowChanges;
+import io.macrodb.log.StatementChange;
+import io.macrodb.log.TableShape;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one update transaction has changed so far on the primary, kept in the order it happened so
+ * that a savepoint or a failed statement can cut it back exactly ({@link #mark()} / {@link
+ * #rollbackTo(int)}). In row mode the capture triggers report each changed row's key; at commit
+ * {@link #build(Connection)} reads the final image of every touched row inside the still-open
+ * transaction. In statement mode the connection records each successful write statement.
+ */
+public final class TransactionChanges extends CaptureContext {
+    private final Propagation propagation;
+    private final ShapeResolver shapes;
+    private final ArrayList<Object> events = new ArrayList<>();
+
+    /** A key the transaction touched: its old key (update/delete) and new key (insert/update). */
+    private record RowEvent(TableShape shape, Key oldKey, Key newKey) {}
+
+    /** Key values with array-aware equality. */
+    private record Key(Object[] values) {
+        @Override public boolean equals(Object o) { return o instanceof Key k && Arrays.deepEquals(values, k.values); }
+        @Override public int hashCode() { return Arrays.deepHashCode(values); }
+    }
+
+    public TransactionChanges(Propagation propagation, ShapeResolver shapes) {
+        this.propagation = propagation;
+        this.shapes = shapes;
+    }
+
+    @Override public void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
+        if (propagation == Propagation.STATEMENT) return; // the statement itself is what gets shipped
+        TableShape shape = shapes.shape(schema, table);
+        if (shape == null) {
+            throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, "XX000");
+        }
+        if (!shape.hasKey()) {
+            throw new SQLException("MacroDB: table " + schema + "." + table + " has no primary key, and row propagation"
+                    + " needs one to replicate a change. Add one (ALTER TABLE " + shape.qualifiedName()
+                    + " ADD PRIMARY KEY (...)) or connect with propagation=statement", "0A000");
+        }
+        events.add(new RowEvent(shape, oldRow == null ? null : key(shape, oldRow), newRow == null ? null : key(shape, newRow)));
+    }
+
+    private static Key key(TableShape shape, Object[] row) throws SQLException {
+        Object[] k = new Object[shape.keyCount()];
+        for (int i = 0; i < k.length; i++) {
+            Object v = row[shape.keyOrdinal(i)];
+            if (v != null && v.getClass().getName().startsWith("org.hsqldb.")) {
+                throw new SQLException("MacroDB: the primary key of " + shape + " has a column type that row capture"
+                        + " cannot read from an HSQLDB trigger (" + v.getClass().getSimpleName() + "); use an integer,"
+                        + " character, decimal, boolean or binary key, or propagation=statement", "0A000");
+            }
+            k[i] = v;
+        }
+        return new Key(k);
+    }
+
+    /** Records a statement to replay (statement mode writes). */
+    public void addStatement(StatementChange change) {
+        events.add(change);
+    }
+
+    /** A position to roll back to: before a statement runs, or at a savepoint. */
+    public int mark() { return events.size(); }
+
+    /** Forgets everything recorded after {@code mark}. */
+    public void rollbackTo(int mark) {
+        if (mark < events.size()) events.subList(mark, events.size()).clear();
+    }
+
+    public boolean isEmpty() { return events.isEmpty(); }
+
+    public void clear() { events.clear(); }
+
+    /**
+     * The changes to ship, computed inside the open transaction on the primary session {@code c}.
+     * Row mode: per table (first-touched first), the keys that existed before the transaction and
+     * the final image of every touched row that exists now.
+     */
+    public List<Change> build(Connection c) throws SQLException {
+        List<Change> out = new ArrayList<>();
+        if (propagation == Propagation.STATEMENT) {
+            for (Object e : events) out.add((StatementChange) e);
+            return out;
+        }
+        Map<TableShape, LinkedHashMap<Key, Boolean>> touched = new IdentityHashMap<>();
+        List<TableShape> order = new ArrayList<>();
+        for (Object e : events) {
+            RowEvent ev = (RowEvent) e;
+            LinkedHashMap<Key, Boolean> keys = touched.get(ev.shape);
+            if (keys == null) {
+                keys = new LinkedHashMap<>();
+                touched.put(ev.shape, keys);
+                order.add(ev.shape);
+            }
+            // value: whether the key may exist on a secondary (it existed before this transaction)
+            if (ev.oldKey != null) keys.putIfAbsent(ev.oldKey, Boolean.TRUE);
+            if (ev.newKey != null) keys.putIfAbsent(ev.newKey, Boolean.FALSE);
+        }
+        for (TableShape shape : order) {
+            LinkedHashMap<Key, Boolean> keys = touched.get(shape);
+            List<Object[]> deletes = new ArrayList<>();
+            for (Map.Entry<Key, Boolean> k : keys.entrySet()) {
+                if (k.getValue()) deletes.add(k.getKey().values);
+            }
+            List<Object[]> rows = readImages(c, shape, keys.keySet());
+            if (!deletes.isEmpty() || !rows.isEmpty()) out.add(new RowChanges(shape, deletes, rows));
+        }
+        return out;
+    }
+
+    private static final int IN_CHUNK = 64;
+
+    private static List<Object[]> readImages(Connection c, TableShape shape, java.util.Collection<Key> keys) throws SQLException {
+        List<Object[]> rows = new ArrayList<>(keys.size());
+        StringBuilder select = new StringBuilder("SELECT ");
+        List<String> cols = shape.columns();
+        for (int i = 0; i < cols.size(); i++) select.append(i == 0 ? "" : ", ").append(TableShape.quote(cols.get(i)));
+        select.append(" FROM ").append(shape.qualifiedName()).append(" WHERE ");
+        if (shape.keyCount() == 1) {
+            String keyCol = TableShape.quote(cols.get(shape.keyIndex(0)));
+            List<Key> all = new ArrayList<>(keys);
+            int chunk = Math.min(IN_CHUNK, all.size());
+            StringBuilder sql = new StringBuilder(select).append(keyCol).append(" IN (");
+            for (int i = 0; i < chunk; i++) sql.append(i == 0 ? "?" : ", ?");
+            sql.append(')');
+            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+                for (int from = 0; from < all.size(); from += chunk) {
+                    for (int i = 0; i < chunk; i++) {
+                        // pad the last chunk by repeating its last key: same statement, same rows
+                        ps.setObject(i + 1, all.get(Math.min(from + i, all.size() - 1)).values[0]);
+                    }
+                    readInto(ps, cols.size(), rows);
+                }
+            }
+        } else {
+            for (int i = 0; i < shape.keyCount(); i++) {
+                select.append(i == 0 ? "" : " AND ").append(TableShape.quote(cols.get(shape.keyIndex(i)))).append(" = ?");
+            }
+            try (PreparedStatement ps = c.prepareStatement(select.toString())) {
+                for (Key k : keys) {
+                    for (int i = 0; i < k.values.length; i++) ps.setObject(i + 1, k.values[i]);
+                    readInto(ps, cols.size(), rows);
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static void readInto(PreparedStatement ps, int n, List<Object[]> rows) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                Object[] row = new Object[n];
+                for (int i = 0; i < n; i++) row[i] = Values.detach(rs.getObject(i + 1));
+                rows.add(row);
+            }
+        }
+    }
+}

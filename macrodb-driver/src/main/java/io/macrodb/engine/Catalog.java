@@ -1,0 +1,121 @@
+package io.macrodb.engine;
+
+import io.macrodb.log.TableShape;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/** Reads the replicated shape of user tables through standard metadata. */
+public final class Catalog {
+    private static final Set<String> SYSTEM_SCHEMAS = Set.of("INFORMATION_SCHEMA", "SYSTEM_LOBS", "SYSTEM");
+
+    private Catalog() {}
+
+    public static boolean isSystemSchema(String schema) {
+        return schema == null || SYSTEM_SCHEMAS.contains(schema);
+    }
+
+    /** All user base tables, ordered by schema then name. */
+    public static List<TableShape> readTables(Connection c) throws SQLException {
+        DatabaseMetaData md = c.getMetaData();
+        Map<String, String[]> names = new TreeMap<>();
+        try (ResultSet rs = md.getTables(null, null, "%", new String[] {"TABLE", "BASE TABLE"})) {
+            while (rs.next()) {
+                String schema = rs.getString("TABLE_SCHEM");
+                String table = rs.getString("TABLE_NAME");
+                if (isSystemSchema(schema)) continue;
+                names.put(schema + "\u0000" + table, new String[] {schema, table});
+            }
+        }
+        List<TableShape> out = new ArrayList<>(names.size());
+        for (String[] n : names.values()) out.add(readTable(c, n[0], n[1]));
+        return out;
+    }
+
+    /** The shape of one table, or null if it does not exist. */
+    public static TableShape readTable(Connection c, String schema, String table) throws SQLException {
+        DatabaseMetaData md = c.getMetaData();
+        List<String> replicated = new ArrayList<>();
+        List<String> all = new ArrayList<>();
+        String identity = null;
+        try (ResultSet rs = md.getColumns(null, escape(md, schema), escape(md, table), "%")) {
+            TreeMap<Integer, String[]> byOrdinal = new TreeMap<>();
+            while (rs.next()) {
+                byOrdinal.put(rs.getInt("ORDINAL_POSITION"), new String[] {rs.getString("COLUMN_NAME"),
+                        rs.getString("IS_GENERATEDCOLUMN"), rs.getString("IS_AUTOINCREMENT")});
+            }
+            for (String[] col : byOrdinal.values()) {
+                all.add(col[0]);
+                if ("YES".equalsIgnoreCase(col[2])) identity = col[0];
+                if (!"YES".equalsIgnoreCase(col[1])) replicated.add(col[0]);
+            }
+        }
+        if (all.isEmpty()) return null;
+        TreeMap<Short, String> keySeq = new TreeMap<>();
+        try (ResultSet rs = md.getPrimaryKeys(null, schema, table)) {
+            while (rs.next()) keySeq.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
+        }
+        int[] keyIndexes = new int[keySeq.size()];
+        int[] keyOrdinals = new int[keySeq.size()];
+        int k = 0;
+        for (String col : keySeq.values()) {
+            keyIndexes[k] = replicated.indexOf(col);
+            keyOrdinals[k] = all.indexOf(col);
+            if (keyIndexes[k] < 0) {
+                // A generated key column is recomputed on every replica from the replicated ones,
+                // but deletes must still name it; keep it in the replicated set in that case.
+                replicated.add(col);
+                keyIndexes[k] = replicated.size() - 1;
+            }
+            k++;
+        }
+        return new TableShape(schema, table, replicated, keyIndexes, keyOrdinals, all.size(),
+                hasAlwaysIdentity(c, schema, table), identity);
+    }
+
+    private static boolean hasAlwaysIdentity(Connection c, String schema, String table) {
+        String sql = "SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"
+                + " AND IS_IDENTITY = 'YES' AND IDENTITY_GENERATION = 'ALWAYS'";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, schema);
+            ps.setString(2, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getInt(1) > 0;
+            }
+        } catch (SQLException e) {
+            return false; // engine without these standard columns: plain INSERT is the best we can do
+        }
+    }
+
+    private static String escape(DatabaseMetaData md, String name) throws SQLException {
+        String esc = md.getSearchStringEscape();
+        if (esc == null || esc.isEmpty()) return name;
+        StringBuilder sb = new StringBuilder();
+        for (char ch : name.toCharArray()) {
+            if (ch == '_' || ch == '%' || esc.indexOf(ch) >= 0) sb.append(esc);
+            sb.append(ch);
+        }
+        return sb.toString();
+    }
+
+    /** Schemas that hold user objects. */
+    public static Set<String> userSchemas(Connection c) throws SQLException {
+        Set<String> out = new HashSet<>();
+        try (ResultSet rs = c.getMetaData().getSchemas()) {
+            while (rs.next()) {
+                String s = rs.getString("TABLE_SCHEM");
+                if (!isSystemSchema(s)) out.add(s);
+            }
+        }
+        return out;
+    }
+}

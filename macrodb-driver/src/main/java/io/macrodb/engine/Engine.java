@@ -1,0 +1,53 @@
+package io.macrodb.engine;
+
+import io.macrodb.log.TableShape;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * What MacroDB must know about one SQL engine: how to name and configure its replicas, how to
+ * capture the rows an update transaction changed, how to copy a replica, and its dialect. One
+ * instance per engine, stateless and thread-safe.
+ */
+public interface Engine {
+
+    /** Short name used in URLs and messages: {@code h2}, {@code hsqldb}. */
+    String name();
+
+    /** The dialect the SQL classifier parses for this engine. */
+    io.macrodb.sql.Dialect dialect();
+
+    /**
+     * Builds the JDBC URL of secondary {@code index} (1-based) for a replica set whose primary is
+     * {@code primary}. Secondaries are private in-memory databases named after {@code uniqueName}.
+     */
+    String secondaryUrl(EngineUrl primary, String uniqueName, int index);
+
+    /** Settings for the primary database, run once on its first session. */
+    void configurePrimary(Connection c, Propagation propagation) throws SQLException;
+
+    /** Settings for a secondary database, run once before anything is applied to it. */
+    void configureSecondary(Connection c, Propagation propagation) throws SQLException;
+
+    /** Per-session settings: bounded lock waits. */
+    void configureSession(Connection c, long lockTimeoutMillis) throws SQLException;
+
+    /** Installs the change-capture triggers on {@code table} unless they are there already. */
+    void installCapture(Connection c, TableShape table) throws SQLException;
+
+    /** Removes the capture triggers of every table (persistent primaries, on clean shutdown). */
+    void removeCapture(Connection c) throws SQLException;
+
+    /** Copies every schema object and row of {@code from} into the empty database of {@code to}. */
+    void copy(Connection from, Connection to) throws SQLException;
+
+    /** Whether an exception means a lock wait timed out or a deadlock was broken (retryable). */
+    boolean isRetryable(SQLException e);
+
+    /** User tables, with their replicated shape, in a stable order. */
+    default List<TableShape> tables(Connection c) throws SQLException {
+        return Catalog.readTables(c);
+    }
+}

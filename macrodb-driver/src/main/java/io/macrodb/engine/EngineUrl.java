@@ -1,0 +1,54 @@
+package io.macrodb.engine;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * An engine URL as the application wrote it after {@code jdbc:macrodb:}, split into the engine name,
+ * the database part and the engine's own {@code ;KEY=VALUE} settings. Example: {@code
+ * h2:mem:shop;MODE=PostgreSQL} is engine {@code h2}, database {@code mem:shop}, settings {@code
+ * MODE=PostgreSQL}.
+ */
+public record EngineUrl(String engine, String database, Map<String, String> settings) {
+
+    public static EngineUrl parse(String url) {
+        int colon = url.indexOf(':');
+        if (colon <= 0) throw new IllegalArgumentException("no engine name before ':' in '" + url + "'");
+        String engine = url.substring(0, colon).toLowerCase(Locale.ROOT);
+        String rest = url.substring(colon + 1);
+        String[] parts = rest.split(";");
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (int i = 1; i < parts.length; i++) {
+            if (parts[i].isBlank()) continue;
+            int eq = parts[i].indexOf('=');
+            if (eq < 0) settings.put(parts[i].trim(), "");
+            else settings.put(parts[i].substring(0, eq).trim(), parts[i].substring(eq + 1));
+        }
+        return new EngineUrl(engine, parts[0], settings);
+    }
+
+    public boolean inMemory() {
+        String d = database.toLowerCase(Locale.ROOT);
+        return d.startsWith("mem:") || d.startsWith("res:");
+    }
+
+    /** The setting whose key equals {@code key} ignoring case, or null. */
+    public String setting(String key) {
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            if (e.getKey().equalsIgnoreCase(key)) return e.getValue();
+        }
+        return null;
+    }
+
+    /** {@code jdbc:<engine>:<database>[;settings]} */
+    public String jdbcUrl() {
+        return "jdbc:" + engine + ":" + database + settingsSuffix(settings);
+    }
+
+    static String settingsSuffix(Map<String, String> settings) {
+        StringBuilder sb = new StringBuilder();
+        settings.forEach((k, v) -> sb.append(';').append(k).append(v.isEmpty() ? "" : "=" + v));
+        return sb.toString();
+    }
+}

@@ -1,0 +1,119 @@
+package io.macrodb.engine;
+
+import io.macrodb.capture.H2CaptureTrigger;
+import io.macrodb.log.TableShape;
+import io.macrodb.sql.Dialect;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** H2 2.x. Row capture through one Java trigger per table; secondaries are private in-memory databases. */
+public final class H2Engine implements Engine {
+    static final String TRIGGER_PREFIX = "MACRODB_CAPTURE_";
+    /** URL settings that belong to the primary's storage or connection, not to a secondary in memory. */
+    private static final Set<String> PRIMARY_ONLY = Set.of("ACCESS_MODE_DATA", "AUTO_SERVER", "AUTO_SERVER_PORT",
+            "AUTO_RECONNECT", "FILE_LOCK", "DB_CLOSE_ON_EXIT", "CIPHER", "IFEXISTS", "IFEXISTS", "RECOVER",
+            "PAGE_SIZE", "CACHE_SIZE", "WRITE_DELAY", "DB_CLOSE_DELAY", "TRACE_LEVEL_FILE", "USER", "PASSWORD");
+
+    @Override public String name() { return "h2"; }
+
+    @Override public Dialect dialect() { return Dialect.H2; }
+
+    @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        primary.settings().forEach((k, v) -> {
+            if (!PRIMARY_ONLY.contains(k.toUpperCase(Locale.ROOT))) settings.put(k, v);
+        });
+        settings.put("DB_CLOSE_DELAY", "-1");
+        return "jdbc:h2:mem:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
+    }
+
+    @Override public void configurePrimary(Connection c, Propagation propagation) {
+        // H2's MVStore is row-locking MVCC; row capture is correct under any isolation, and statement
+        // mode serialises update transactions in MacroDB itself, so nothing to change here.
+    }
+
+    @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
+        if (propagation == Propagation.ROW) {
+            // Rows arrive as final images of every table a transaction touched, parents and children
+            // alike; checking or cascading foreign keys again would double-apply cascades.
+            try (Statement s = c.createStatement()) {
+                s.execute("SET REFERENTIAL_INTEGRITY FALSE");
+            }
+        }
+    }
+
+    @Override public void configureSession(Connection c, long lockTimeoutMillis) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET LOCK_TIMEOUT " + Math.max(1, lockTimeoutMillis));
+        }
+    }
+
+    @Override public void installCapture(Connection c, TableShape t) throws SQLException {
+        String name = TRIGGER_PREFIX + t.table();
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TRIGGER IF NOT EXISTS " + TableShape.quote(t.schema()) + "." + TableShape.quote(name)
+                    + " AFTER INSERT, UPDATE, DELETE ON " + t.qualifiedName()
+                    + " FOR EACH ROW CALL \"" + H2CaptureTrigger.class.getName() + "\"");
+        }
+    }
+
+    @Override public void removeCapture(Connection c) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT TRIGGER_SCHEMA, TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME LIKE ?")) {
+            ps.setString(1, TRIGGER_PREFIX + "%");
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    drops.add("DROP TRIGGER IF EXISTS " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)));
+                }
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            for (String d : drops) s.execute(d);
+        }
+    }
+
+    @Override public void copy(Connection from, Connection to) throws SQLException {
+        Path script = null;
+        try {
+            script = Files.createTempFile("macrodb-copy", ".sql");
+            try (PreparedStatement ps = from.prepareStatement("SCRIPT TO ?")) {
+                ps.setString(1, script.toString());
+                ps.execute();
+            }
+            try (PreparedStatement ps = to.prepareStatement("RUNSCRIPT FROM ?")) {
+                ps.setString(1, script.toString());
+                ps.execute();
+            }
+        } catch (IOException e) {
+            throw new SQLException("cannot create a temporary file to copy the database: " + e.getMessage(), "58030", e);
+        } finally {
+            if (script != null) {
+                try {
+                    Files.deleteIfExists(script);
+                } catch (IOException ignored) {
+                    // a temp file left behind is harmless
+                }
+            }
+        }
+    }
+
+    @Override public boolean isRetryable(SQLException e) {
+        int code = e.getErrorCode();
+        // 50200 LOCK_TIMEOUT_1, 40001 DEADLOCK_1, 90131 CONCURRENT_UPDATE_1, 40002 ROW_NOT_FOUND_IN_PRIMARY_INDEX (race with DDL)
+        return code == 50200 || code == 40001 || code == 90131 || "40001".equals(e.getSQLState()) || "HYT00".equals(e.getSQLState());
+    }
+}

@@ -1,0 +1,151 @@
+package io.macrodb.engine;
+
+import io.macrodb.capture.HsqldbCaptureTrigger;
+import io.macrodb.log.TableShape;
+import io.macrodb.sql.Dialect;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * HSQLDB 2.7. The primary and secondaries run in MVCC transaction control: in the default LOCKS mode
+ * three sessions doing read-then-update at SERIALIZABLE were seen to deadlock and wait forever,
+ * while MVCC detects the conflict and rolls one back (SQLState 40001), which MacroDB reports as
+ * retryable. HSQLDB names one event per trigger, so each table gets three capture triggers.
+ */
+public final class HsqldbEngine implements Engine {
+    private static final String[][] EVENTS = {{"I", "INSERT"}, {"U", "UPDATE"}, {"D", "DELETE"}};
+    private static final Set<String> PRIMARY_ONLY = Set.of("IFEXISTS", "CREATE", "SHUTDOWN", "READONLY",
+            "FILES_READONLY", "USER", "PASSWORD", "CRYPT_KEY", "CRYPT_TYPE", "CRYPT_PROVIDER");
+    /** Script lines that restate what every new database has already (users, the PUBLIC schema). */
+    private static final List<String> COPY_TOLERATED = List.of("CREATE USER", "ALTER USER", "GRANT", "CREATE SCHEMA PUBLIC",
+            "SET ", "CREATE ROLE");
+
+    @Override public String name() { return "hsqldb"; }
+
+    @Override public Dialect dialect() { return Dialect.HSQLDB; }
+
+    @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        primary.settings().forEach((k, v) -> {
+            if (!PRIMARY_ONLY.contains(k.toUpperCase(Locale.ROOT))) settings.put(k, v);
+        });
+        return "jdbc:hsqldb:mem:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
+    }
+
+    @Override public void configurePrimary(Connection c, Propagation propagation) throws SQLException {
+        mvcc(c);
+    }
+
+    @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
+        mvcc(c);
+        if (propagation == Propagation.ROW) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET DATABASE REFERENTIAL INTEGRITY FALSE");
+            }
+        }
+    }
+
+    private static void mvcc(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET DATABASE TRANSACTION CONTROL MVCC");
+            s.execute("SET DATABASE TRANSACTION ROLLBACK ON CONFLICT TRUE");
+        }
+    }
+
+    @Override public void configureSession(Connection c, long lockTimeoutMillis) {
+        // HSQLDB has no lock timeout; MVCC mode detects deadlocks and rolls one party back instead.
+    }
+
+    static String triggerName(String event, TableShape t) {
+        return "MACRODB_CAPTURE:" + event + ":" + t.schema().length() + ":" + t.schema() + t.table();
+    }
+
+    @Override public void installCapture(Connection c, TableShape t) throws SQLException {
+        Set<String> existing = new java.util.HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME LIKE 'MACRODB_CAPTURE:%'")) {
+            ps.setString(1, t.schema());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) existing.add(rs.getString(1));
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            for (String[] ev : EVENTS) {
+                String name = triggerName(ev[0], t);
+                if (existing.contains(name)) continue;
+                // QUEUE 0: fire synchronously in the writing session's thread, where MacroDB's capture context is.
+                s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(name)
+                        + " AFTER " + ev[1] + " ON " + t.qualifiedName()
+                        + " FOR EACH ROW QUEUE 0 CALL \"" + HsqldbCaptureTrigger.class.getName() + "\"");
+            }
+        }
+    }
+
+    @Override public void removeCapture(Connection c) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT TRIGGER_SCHEMA, TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS"
+                     + " WHERE TRIGGER_NAME LIKE 'MACRODB_CAPTURE:%'")) {
+            while (rs.next()) drops.add("DROP TRIGGER " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)));
+        }
+        try (Statement s = c.createStatement()) {
+            for (String d : drops) s.execute(d);
+        }
+    }
+
+    @Override public void copy(Connection from, Connection to) throws SQLException {
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("macrodb-copy");
+            Path script = dir.resolve("copy.script");
+            try (Statement s = from.createStatement()) {
+                s.execute("SCRIPT '" + script.toString().replace("'", "''") + "'");
+            }
+            List<String> lines = Files.readAllLines(script, StandardCharsets.UTF_8);
+            boolean auto = to.getAutoCommit();
+            to.setAutoCommit(false);
+            try (Statement s = to.createStatement()) {
+                for (String line : lines) {
+                    if (line.isBlank()) continue;
+                    try {
+                        s.execute(line);
+                    } catch (SQLException e) {
+                        if (COPY_TOLERATED.stream().noneMatch(line::startsWith)) throw e;
+                    }
+                }
+                to.commit();
+            } finally {
+                to.setAutoCommit(auto);
+            }
+        } catch (IOException e) {
+            throw new SQLException("cannot use a temporary file to copy the database: " + e.getMessage(), "58030", e);
+        } finally {
+            if (dir != null) {
+                try (var files = Files.list(dir)) {
+                    for (Path p : (Iterable<Path>) files::iterator) Files.deleteIfExists(p);
+                    Files.deleteIfExists(dir);
+                } catch (IOException ignored) {
+                    // a temp file left behind is harmless
+                }
+            }
+        }
+    }
+
+    @Override public boolean isRetryable(SQLException e) {
+        return "40001".equals(e.getSQLState()) || e.getSQLState() != null && e.getSQLState().startsWith("40");
+    }
+}

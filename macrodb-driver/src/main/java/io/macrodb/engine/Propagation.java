@@ -1,0 +1,9 @@
+package io.macrodb.engine;
+
+/** How an update transaction is shipped to the secondaries (DESIGN.md §3). */
+public enum Propagation {
+    /** Net row changes captured by triggers on the primary; correct for any isolation. The default. */
+    ROW,
+    /** The transaction's write statements, made deterministic on the primary, replayed in commit order. */
+    STATEMENT
+}

@@ -1,0 +1,187 @@
+package io.macrodb.jdbc;
+
+import io.macrodb.engine.Engine;
+import io.macrodb.engine.EngineUrl;
+import io.macrodb.engine.Engines;
+import io.macrodb.engine.Propagation;
+import io.macrodb.replica.ReplicaSetConfig;
+import io.macrodb.route.Balancer;
+import io.macrodb.route.ReadConsistency;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The options of one MacroDB connection, from its URL ({@code jdbc:macrodb:<engine url>?k=v&k=v})
+ * and connection properties (properties win over the URL; properties MacroDB does not know, such
+ * as {@code user}, go to the engine). Every value is validated here, with a message that names the
+ * option and what it accepts.
+ */
+public final class MacroConfig {
+    public static final String PREFIX = "jdbc:macrodb:";
+
+    /** The options MacroDB understands, with their documentation (shown by {@code getPropertyInfo}). */
+    public static final Map<String, String> OPTIONS;
+    static {
+        Map<String, String> o = new LinkedHashMap<>();
+        o.put("replicas", "Replicas in all, primary included (1..64). Default: half the processors, at least 2, at most 8.");
+        o.put("propagation", "row (default: changed rows captured by triggers, any isolation) or statement (the paper's SQL replay; update transactions run one at a time).");
+        o.put("consistency", "strict (default), session, bounded:<versions> or bounded:<millis>ms: how fresh a secondary must be for a read-only transaction.");
+        o.put("balancer", "leastActive (default), freshest or roundRobin: which fresh secondary a read-only transaction uses.");
+        o.put("readWait", "Milliseconds a read-only transaction waits for a secondary to catch up before running on the primary instead (default 5; 0 never waits).");
+        o.put("lockTimeout", "Milliseconds any lock or turn wait may last before failing with SQLState 40001 (default 10000).");
+        o.put("applyGroup", "Most log records a behind secondary applies in one engine transaction (default 256).");
+        OPTIONS = java.util.Collections.unmodifiableMap(o);
+    }
+
+    private final String url;
+    private final Engine engine;
+    private final EngineUrl engineUrl;
+    private final Properties engineProperties;
+    private final int replicas;
+    private final Propagation propagation;
+    private final ReadConsistency consistency;
+    private final String balancer;
+    private final long readWaitMillis;
+    private final long lockTimeoutMillis;
+    private final int applyGroup;
+
+    private MacroConfig(String url, Engine engine, EngineUrl engineUrl, Properties engineProperties, Map<String, String> o)
+            throws SQLException {
+        this.url = url;
+        this.engine = engine;
+        this.engineUrl = engineUrl;
+        this.engineProperties = engineProperties;
+        this.replicas = intOption(o, "replicas", defaultReplicas(), 1, 64);
+        this.propagation = enumOption(o, "propagation");
+        this.consistency = consistencyOption(o);
+        this.balancer = o.getOrDefault("balancer", "leastActive");
+        try {
+            Balancer.parse(balancer);
+        } catch (IllegalArgumentException e) {
+            throw SqlStates.rejected(e.getMessage());
+        }
+        this.readWaitMillis = intOption(o, "readWait", 5, 0, 3_600_000);
+        this.lockTimeoutMillis = intOption(o, "lockTimeout", 10_000, 1, 3_600_000);
+        this.applyGroup = intOption(o, "applyGroup", 256, 1, 100_000);
+    }
+
+    static int defaultReplicas() {
+        return Math.max(2, Math.min(8, Runtime.getRuntime().availableProcessors() / 2));
+    }
+
+    /**
+     * Parses a URL and properties.
+     *
+     * @throws SQLException SQLState 08001 naming the option, engine or value at fault
+     */
+    public static MacroConfig parse(String url, Properties info) throws SQLException {
+        if (url == null || !url.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
+            throw SqlStates.rejected("'" + url + "' is not a MacroDB URL; it must start with " + PREFIX
+                    + " followed by the engine's own URL without 'jdbc:', e.g. " + PREFIX + "h2:mem:shop?replicas=4");
+        }
+        String rest = url.substring(PREFIX.length());
+        String query = "";
+        int q = rest.indexOf('?');
+        if (q >= 0) {
+            query = rest.substring(q + 1);
+            rest = rest.substring(0, q);
+        }
+        if (rest.isBlank() || rest.indexOf(':') <= 0) {
+            throw SqlStates.rejected("'" + url + "' names no engine; write " + PREFIX + "<engine>:<database>, e.g. "
+                    + PREFIX + "h2:mem:shop or " + PREFIX + "hsqldb:mem:shop");
+        }
+        EngineUrl engineUrl = EngineUrl.parse(rest);
+        Engine engine = Engines.forName(engineUrl.engine());
+        if (engine == null) {
+            throw SqlStates.rejected("engine '" + engineUrl.engine() + "' is not supported; MacroDB replicates "
+                    + String.join(", ", Engines.supported()) + " (jdbc:macrodb:h2:..., jdbc:macrodb:hsqldb:...)");
+        }
+        if (engineUrl.setting("INIT") != null) {
+            throw SqlStates.rejected("the engine setting INIT runs a script on every replica behind MacroDB's back;"
+                    + " remove it from the URL and run the script through a MacroDB connection once");
+        }
+        Map<String, String> options = new LinkedHashMap<>();
+        for (String pair : query.split("&")) {
+            if (pair.isEmpty()) continue;
+            int eq = pair.indexOf('=');
+            String k = decode(eq < 0 ? pair : pair.substring(0, eq));
+            String v = eq < 0 ? "" : decode(pair.substring(eq + 1));
+            String known = canonical(k);
+            if (known == null) {
+                throw SqlStates.rejected("unknown URL option '" + k + "' in " + url + "; MacroDB options are "
+                        + String.join(", ", OPTIONS.keySet()) + ". Engine settings belong in the engine URL (e.g. ;MODE=PostgreSQL)");
+            }
+            options.put(known, v);
+        }
+        Properties engineProps = new Properties();
+        if (info != null) {
+            for (String k : info.stringPropertyNames()) {
+                String known = canonical(k);
+                if (known != null) options.put(known, info.getProperty(k));
+                else engineProps.setProperty(k, info.getProperty(k));
+            }
+        }
+        return new MacroConfig(url, engine, engineUrl, engineProps, options);
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+
+    private static String canonical(String key) {
+        for (String k : OPTIONS.keySet()) {
+            if (k.equalsIgnoreCase(key)) return k;
+        }
+        return null;
+    }
+
+    private static int intOption(Map<String, String> o, String name, int def, int min, int max) throws SQLException {
+        String v = o.get(name);
+        if (v == null) return def;
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= min && n <= max) return n;
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw SqlStates.rejected(name + "='" + v + "' must be a whole number from " + min + " to " + max
+                + (name.equals("replicas") ? " (replicas counts the primary: 1 means no secondaries)" : ""));
+    }
+
+    private static Propagation enumOption(Map<String, String> o, String name) throws SQLException {
+        String v = o.getOrDefault(name, "row");
+        try {
+            return Propagation.valueOf(v.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw SqlStates.rejected("propagation='" + v + "' must be row or statement");
+        }
+    }
+
+    private static ReadConsistency consistencyOption(Map<String, String> o) throws SQLException {
+        try {
+            return ReadConsistency.parse(o.getOrDefault("consistency", "strict"));
+        } catch (IllegalArgumentException e) {
+            throw SqlStates.rejected(e.getMessage());
+        }
+    }
+
+    public String url() { return url; }
+    public Engine engine() { return engine; }
+    public EngineUrl engineUrl() { return engineUrl; }
+    public int replicas() { return replicas; }
+    public Propagation propagation() { return propagation; }
+    public ReadConsistency consistency() { return consistency; }
+    public Balancer balancer() { return Balancer.parse(balancer); }
+    public long readWaitMillis() { return readWaitMillis; }
+    public long lockTimeoutMillis() { return lockTimeoutMillis; }
+
+    ReplicaSetConfig replicaSetConfig() {
+        return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup);
+    }
+}

@@ -1,0 +1,876 @@
+package io.macrodb.jdbc;
+
+import io.macrodb.capture.CaptureContext;
+import io.macrodb.capture.TransactionChanges;
+import io.macrodb.engine.Propagation;
+import io.macrodb.replica.Replica;
+import io.macrodb.replica.ReplicaSet;
+import io.macrodb.replica.ReplicaSets;
+import io.macrodb.replica.ReplicaStatus;
+import io.macrodb.replica.Session;
+import io.macrodb.route.ReadRouter;
+import io.macrodb.sql.Classification;
+import io.macrodb.sql.SqlClassifier;
+import io.macrodb.sql.StatementKind;
+
+import java.sql.Array;
+import java.sql.Blob;
+import java.sql.CallableStatement;
+import java.sql.Clob;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.NClob;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.SQLXML;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.sql.Struct;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One client connection to a replicated database: a transaction state machine over the replicas.
+ *
+ * <ul>
+ *   <li>An <b>update transaction</b> runs on the primary. Its changes are captured as it goes
+ *       (rows by triggers, or statements); at commit they become one log record stamped with the
+ *       next version.</li>
+ *   <li>A <b>read-only transaction</b> (declared with {@link #setReadOnly(boolean)}, or an
+ *       autocommit statement the SQL classifier proves to be a pure read) runs on a secondary that
+ *       has applied every update the consistency level requires, or on the primary if none gets
+ *       there within {@code readWait}.</li>
+ *   <li>Schema changes run on the primary while no update transaction is open, and are replayed on
+ *       every secondary in version order.</li>
+ * </ul>
+ *
+ * The physical primary session is owned by this connection; secondary sessions are borrowed from
+ * the replica's pool for a read-only transaction and given back when it and its result sets end.
+ * Session settings (isolation, schema, holdability, session-level {@code SET}) are applied to a
+ * session when it is first used for this connection.
+ *
+ * <p>Like the engines' own connections, a MacroConnection may be used by one thread at a time.
+ */
+public final class MacroConnection implements Connection {
+    private enum Tx { NONE, READ, UPDATE }
+
+    private static final Pattern SAVEPOINT_SQL = Pattern.compile(
+            "(?is)\\s*(SAVEPOINT|RELEASE\\s+(?:SAVEPOINT\\s+)?|ROLLBACK\\s+(?:WORK\\s+)?TO\\s+(?:SAVEPOINT\\s+)?)\\s*(\"[^\"]+\"|\\w+)\\s*;?\\s*");
+    private static final Pattern COMMIT_SQL = Pattern.compile("(?is)\\s*(COMMIT|END)(\\s+(WORK|TRANSACTION))?\\s*;?\\s*");
+    private static final Pattern ROLLBACK_SQL = Pattern.compile("(?is)\\s*ROLLBACK(\\s+(WORK|TRANSACTION))?\\s*;?\\s*");
+    private static final Pattern BEGIN_SQL = Pattern.compile("(?is)\\s*(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?\\s*;?\\s*");
+    private static final Pattern AUTOCOMMIT_SQL = Pattern.compile("(?is)\\s*SET\\s+AUTOCOMMIT\\s*(=|TO)?\\s*(TRUE|FALSE|ON|OFF|1|0)\\s*;?\\s*");
+    /** SET statements that change only the session they run in; every other SET changes the database. */
+    private static final Pattern SESSION_SET = Pattern.compile("(?is)\\s*SET\\s+(SCHEMA|SCHEMA_SEARCH_PATH|PATH|LOCK_TIMEOUT"
+            + "|QUERY_TIMEOUT|@|VARIABLE|TIME\\s+ZONE|TIME_ZONE|THROTTLE|LAZY_QUERY_EXECUTION|NON_KEYWORDS|BUILTIN_ALIAS_OVERRIDE"
+            + "|SESSION|ROLE|CATALOG|MAXROWS|IGNORECASE|VARIABLE_BINARY|QUERY_STATISTICS)\\b.*");
+    private static final Map<io.macrodb.sql.Dialect, SqlClassifier> CLASSIFIERS = new ConcurrentHashMap<>();
+
+    private final ReplicaSet db;
+    private final MacroConfig config;
+    private final ReadRouter router;
+    private final SqlClassifier classifier;
+    private final StatementModeWriter statementWriter;
+
+    private Session primary;
+    private boolean autoCommit = true;
+    private boolean readOnly;
+    private int isolation = TRANSACTION_READ_COMMITTED;
+    private int holdability = ResultSet.HOLD_CURSORS_OVER_COMMIT;
+    private String schema;
+    private final List<String> sessionStatements = new ArrayList<>();
+    private Session.Settings settings;
+
+    private Tx tx = Tx.NONE;
+    private Session readSession;
+    private TransactionChanges changes;
+    private long lastCommitVersion;
+    private final Map<String, Savepoint> namedSavepoints = new HashMap<>();
+    private int savepointGeneration;
+
+    /** Borrowed secondary sessions and how many holders (the transaction, open statements) each has. */
+    private final Map<Session, int[]> holds = new IdentityHashMap<>();
+    private final Set<MacroStatement> statements = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    private volatile boolean closed;
+    private SQLWarning warnings;
+    private Map<String, Class<?>> typeMap;
+    private final Properties clientInfo = new Properties();
+
+    MacroConnection(ReplicaSet db, MacroConfig config) {
+        this.db = db;
+        this.config = config;
+        this.router = new ReadRouter(db, config.consistency(), config.balancer(), config.readWaitMillis());
+        this.classifier = CLASSIFIERS.computeIfAbsent(db.engine().dialect(), SqlClassifier::new);
+        this.statementWriter = db.propagation() == Propagation.STATEMENT ? new StatementModeWriter(this, db.engine().dialect()) : null;
+        this.schema = db.defaultSchema();
+    }
+
+    // ================================================================= MacroDB's own API
+
+    /** The replica set behind this connection (for inspection). */
+    public ReplicaSet replicaSet() { return db; }
+
+    /** Versions, lag, state and apply counters of every replica, primary first. */
+    public List<ReplicaStatus> replicaStatus() { return db.status(); }
+
+    /** Version of this connection's last committed update transaction (0 if none). */
+    public long lastCommitVersion() { return lastCommitVersion; }
+
+    /** The options this connection was opened with. */
+    public MacroConfig config() { return config; }
+
+    /** Where the current transaction runs: null if none is open. */
+    public Replica currentReplica() {
+        return switch (tx) {
+            case NONE -> null;
+            case READ -> readSession.replica();
+            case UPDATE -> db.primary();
+        };
+    }
+
+    // ================================================================= routing and execution (used by statements)
+
+    Classification classify(String sql) { return classifier.classify(sql); }
+
+    /** Where a statement of the given classification runs, with the transaction it starts if none is open. */
+    record Target(Session session, boolean update) {}
+
+    /**
+     * Chooses the session for a data statement (not DDL, SESSION or TRANSACTION kinds) and begins a
+     * transaction if none is open.
+     *
+     * @param forceWrite the statement must run as an update (updatable result set, a write in disguise)
+     */
+    Target target(Classification c, String sql, boolean forceWrite) throws SQLException {
+        checkOpen();
+        boolean write = forceWrite || !isReadKind(c);
+        switch (tx) {
+            case UPDATE:
+                return new Target(primary, true);
+            case READ:
+                if (write) throw readOnlyViolation(sql);
+                return new Target(readSession, false);
+            default:
+                break;
+        }
+        if (readOnly) {
+            if (write) throw readOnlyViolation(sql);
+            beginRead();
+            return new Target(readSession, false);
+        }
+        if (autoCommit && c.pureRead() && !forceWrite) {
+            beginRead();
+            return new Target(readSession, false);
+        }
+        beginUpdate();
+        return new Target(primary, true);
+    }
+
+    private static boolean isReadKind(Classification c) {
+        return c.kind() == StatementKind.READ;
+    }
+
+    private SQLException readOnlyViolation(String sql) {
+        return SqlStates.readOnly(sql);
+    }
+
+    /** Body of a statement execution on a physical session. */
+    @FunctionalInterface
+    interface Exec<T> {
+        T run(Session s) throws SQLException;
+    }
+
+    /**
+     * Runs {@code body} on the target with MacroDB's capture context. A failed statement's captured
+     * changes are cut back (the engines roll a failed statement back); an engine lock timeout or
+     * deadlock rolls the whole transaction back and is reported as SQLState 40001.
+     */
+    <T> T run(Target t, Exec<T> body) throws SQLException {
+        if (t.update()) {
+            int mark = changes.mark();
+            CaptureContext prev = CaptureContext.enter(changes);
+            T result;
+            try {
+                result = body.run(t.session());
+            } catch (SQLException | RuntimeException e) {
+                changes.rollbackTo(mark);
+                throw afterFailure(e);
+            } finally {
+                CaptureContext.restore(prev);
+            }
+            if (autoCommit) commit();
+            return result;
+        }
+        CaptureContext prev = CaptureContext.enter(CaptureContext.READ_ONLY);
+        try {
+            return body.run(t.session());
+        } catch (SQLException | RuntimeException e) {
+            throw afterFailure(e);
+        } finally {
+            CaptureContext.restore(prev);
+            if (autoCommit && tx == Tx.READ) endRead(true);
+        }
+    }
+
+    /** Translates an execution failure; retryable engine conditions end the transaction. */
+    private SQLException afterFailure(Exception e) throws SQLException {
+        SQLException se = e instanceof SQLException s ? s : unwrapCapture(e);
+        if (db.engine().isRetryable(se) && tx != Tx.NONE) {
+            rollbackQuietly();
+            if (se.getSQLState() != null && se.getSQLState().equals(SqlStates.SERIALIZATION_FAILURE)) return se;
+            return SqlStates.retryable("the transaction was rolled back because " + se.getMessage()
+                    + "; retry it (lockTimeout bounds lock waits)", se);
+        }
+        return se;
+    }
+
+    private static SQLException unwrapCapture(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s) return s;
+        }
+        if (e instanceof RuntimeException re) throw re;
+        return new SQLException(e.getMessage(), "XX000", e);
+    }
+
+    /** A write that does not come from a statement of ours: an updatable result set's row change. */
+    @FunctionalInterface
+    interface SqlAction {
+        void run() throws SQLException;
+    }
+
+    void captureWrite(SqlAction action) throws SQLException {
+        checkOpen();
+        if (statementMode()) {
+            throw SqlStates.unsupported("statement propagation replays SQL, and a change made through an updatable result set"
+                    + " has none; use an UPDATE statement, or connect with propagation=row");
+        }
+        if (readOnly || tx == Tx.READ) throw readOnlyViolation("(a change through an updatable result set)");
+        if (tx == Tx.NONE) beginUpdate();
+        run(new Target(primary, true), s -> {
+            action.run();
+            return null;
+        });
+    }
+
+    /** Runs a procedure call's execution as (part of) an update transaction on the primary. */
+    <T> T call(String sql, Exec<T> body) throws SQLException {
+        Target t = target(classify(sql), sql, true);
+        return run(t, body);
+    }
+
+    /** Records a statement-mode write so that the secondaries replay it. */
+    StatementModeWriter statementWriter() { return statementWriter; }
+
+    TransactionChanges changes() { return changes; }
+
+    boolean statementMode() { return statementWriter != null; }
+
+    /**
+     * Runs a schema change: ends this connection's transaction (the engines commit before DDL
+     * anyway), then runs it on the primary while no update transaction is open, and logs it.
+     */
+    <T> T schemaChange(String sql, Object[] params, Exec<T> body) throws SQLException {
+        checkOpen();
+        if (readOnly) throw readOnlyViolation(sql);
+        if (tx == Tx.UPDATE) commit();
+        else if (tx == Tx.READ) endRead(true);
+        Session p = primarySession();
+        long[] version = new long[1];
+        T result = db.schemaChange(p, sql, params, () -> body.run(p), version);
+        if (version[0] > 0) lastCommitVersion = version[0];
+        return result;
+    }
+
+    /** Statements that control the transaction: mapped onto this connection's methods. */
+    int transactionControl(String sql) throws SQLException {
+        checkOpen();
+        Matcher m;
+        if (COMMIT_SQL.matcher(sql).matches()) {
+            commit();
+        } else if (ROLLBACK_SQL.matcher(sql).matches()) {
+            rollback();
+        } else if (BEGIN_SQL.matcher(sql).matches()) {
+            if (tx == Tx.UPDATE || tx == Tx.READ) commit();
+            setAutoCommit(false);
+        } else if (AUTOCOMMIT_SQL.matcher(sql).matches()) {
+            String v = AUTOCOMMIT_SQL.matcher(sql).replaceFirst("$2").toUpperCase(Locale.ROOT);
+            setAutoCommit(v.equals("TRUE") || v.equals("ON") || v.equals("1"));
+        } else if ((m = SAVEPOINT_SQL.matcher(sql)).matches()) {
+            String verb = m.group(1).trim().toUpperCase(Locale.ROOT);
+            String name = m.group(2);
+            if (verb.equals("SAVEPOINT")) {
+                namedSavepoints.put(name, setSavepoint(name));
+            } else {
+                Savepoint sp = namedSavepoints.get(name);
+                if (sp == null) {
+                    throw new SQLException("MacroDB: no savepoint named " + name + " in this transaction", SqlStates.INVALID_SAVEPOINT);
+                }
+                if (verb.startsWith("RELEASE")) {
+                    releaseSavepoint(sp);
+                    namedSavepoints.remove(name);
+                } else {
+                    rollback(sp);
+                }
+            }
+        } else {
+            throw SqlStates.unsupported("this transaction statement is not supported through MacroDB: "
+                    + SqlStates.abbreviate(sql) + "; use the Connection methods (commit, rollback, setSavepoint,"
+                    + " setAutoCommit, setTransactionIsolation)");
+        }
+        return 0;
+    }
+
+    /** Whether a SET statement changes only the session (true) or the database (false). */
+    static boolean isSessionSet(String sql) {
+        return SESSION_SET.matcher(sql).matches();
+    }
+
+    static boolean isAutoCommitSet(String sql) {
+        return AUTOCOMMIT_SQL.matcher(sql).matches();
+    }
+
+    /**
+     * A session-level SET: runs on the primary session now and on every secondary session this
+     * connection uses from now on (such sessions are then kept for this connection, not pooled).
+     */
+    boolean sessionStatement(String sql) throws SQLException {
+        checkOpen();
+        Session p = primarySession();
+        boolean result;
+        try (Statement s = p.connection().createStatement()) {
+            result = s.execute(sql);
+        }
+        p.noteSessionStatement(sql);
+        sessionStatements.add(sql);
+        settings = null;
+        if (tx == Tx.READ && !readSession.isPrimary()) readSession.sync(settings(), autoCommit);
+        return result;
+    }
+
+    // ================================================================= transactions
+
+    private void beginRead() throws SQLException {
+        Replica r = router.route(lastCommitVersion);
+        Session s;
+        if (r.isPrimary()) {
+            s = primarySession();
+        } else {
+            s = r.borrow();
+            try {
+                s.sync(settings(), autoCommit);
+            } catch (SQLException e) {
+                s.markBroken();
+                r.release(s);
+                throw e;
+            }
+            hold(s);
+        }
+        r.readerStarted();
+        readSession = s;
+        tx = Tx.READ;
+    }
+
+    /** Ends a read-only transaction: commit releases its snapshot, then the session may go back to its pool. */
+    private void endRead(boolean commit) throws SQLException {
+        Session s = readSession;
+        readSession = null;
+        tx = Tx.NONE;
+        s.replica().readerEnded();
+        try {
+            if (!s.connection().getAutoCommit()) {
+                if (commit) s.connection().commit();
+                else s.connection().rollback();
+            }
+        } finally {
+            if (!s.isPrimary()) unhold(s);
+        }
+    }
+
+    private void beginUpdate() throws SQLException {
+        Session p = primarySession();
+        db.beginUpdate();
+        changes = new TransactionChanges(db.propagation(), db::shape);
+        tx = Tx.UPDATE;
+        savepointGeneration++;
+        namedSavepoints.clear();
+    }
+
+    private void endUpdate() {
+        changes = null;
+        tx = Tx.NONE;
+        namedSavepoints.clear();
+        savepointGeneration++;
+        db.endUpdate();
+    }
+
+    /**
+     * The owned primary session, synced to this connection's settings. Its physical autocommit is
+     * always off: MacroDB commits it itself, inside the commit critical section.
+     */
+    Session primarySession() throws SQLException {
+        if (primary == null) primary = db.primary().borrow();
+        primary.sync(settings(), false);
+        return primary;
+    }
+
+    private Session.Settings settings() {
+        if (settings == null) settings = new Session.Settings(isolation, schema, holdability, List.copyOf(sessionStatements));
+        return settings;
+    }
+
+    void hold(Session s) {
+        holds.computeIfAbsent(s, k -> new int[1])[0]++;
+    }
+
+    void unhold(Session s) {
+        int[] n = holds.get(s);
+        if (n == null) return;
+        if (--n[0] <= 0) {
+            holds.remove(s);
+            try {
+                if (!s.connection().getAutoCommit()) s.connection().rollback();
+            } catch (SQLException e) {
+                s.markBroken();
+            }
+            s.replica().release(s);
+        }
+    }
+
+    /** Statement-level commit of the update transaction, shared by commit() and autocommit. */
+    @Override public void commit() throws SQLException {
+        checkOpen();
+        switch (tx) {
+            case NONE -> { }
+            case READ -> endRead(true);
+            case UPDATE -> {
+                try {
+                    long v = db.commit(primary, changes);
+                    if (v > 0) lastCommitVersion = v;
+                } catch (SQLException e) {
+                    try {
+                        primary.connection().rollback();
+                    } catch (SQLException ignored) {
+                        // the commit failure is what the caller needs
+                    }
+                    throw db.engine().isRetryable(e) ? SqlStates.retryable("the commit failed: " + e.getMessage()
+                            + "; the transaction was rolled back, retry it", e) : e;
+                } finally {
+                    endUpdate();
+                }
+            }
+        }
+    }
+
+    @Override public void rollback() throws SQLException {
+        checkOpen();
+        switch (tx) {
+            case NONE -> { }
+            case READ -> endRead(false);
+            case UPDATE -> {
+                try {
+                    primary.connection().rollback();
+                } finally {
+                    endUpdate();
+                }
+            }
+        }
+    }
+
+    private void rollbackQuietly() {
+        try {
+            rollback();
+        } catch (SQLException ignored) {
+            // the failure that made us roll back is what the caller sees
+        }
+    }
+
+    @Override public void setAutoCommit(boolean on) throws SQLException {
+        checkOpen();
+        if (on == autoCommit) return;
+        if (on && tx != Tx.NONE) commit(); // JDBC: switching autocommit on commits the open transaction
+        autoCommit = on;
+    }
+
+    @Override public boolean getAutoCommit() throws SQLException {
+        checkOpen();
+        return autoCommit;
+    }
+
+    @Override public void setReadOnly(boolean ro) throws SQLException {
+        checkOpen();
+        if (tx != Tx.NONE && ro != readOnly) {
+            throw new SQLException("MacroDB: setReadOnly cannot change a transaction in progress; commit or roll back first",
+                    SqlStates.INVALID_TRANSACTION_STATE);
+        }
+        readOnly = ro;
+    }
+
+    @Override public boolean isReadOnly() throws SQLException {
+        checkOpen();
+        return readOnly;
+    }
+
+    @Override public void setTransactionIsolation(int level) throws SQLException {
+        checkOpen();
+        if (level != TRANSACTION_READ_UNCOMMITTED && level != TRANSACTION_READ_COMMITTED
+                && level != TRANSACTION_REPEATABLE_READ && level != TRANSACTION_SERIALIZABLE) {
+            throw new SQLException("MacroDB: unknown isolation level " + level + "; use one of the Connection.TRANSACTION_* constants",
+                    SqlStates.INVALID_ARGUMENT);
+        }
+        if (tx != Tx.NONE) {
+            throw new SQLException("MacroDB: the isolation level cannot change inside a transaction; commit or roll back first",
+                    SqlStates.INVALID_TRANSACTION_STATE);
+        }
+        isolation = level;
+        settings = null;
+    }
+
+    @Override public int getTransactionIsolation() throws SQLException {
+        checkOpen();
+        return isolation;
+    }
+
+    // ================================================================= savepoints
+
+    @Override public Savepoint setSavepoint() throws SQLException {
+        return setSavepoint(null);
+    }
+
+    @Override public Savepoint setSavepoint(String name) throws SQLException {
+        checkOpen();
+        if (autoCommit) {
+            throw new SQLException("MacroDB: savepoints need a transaction; call setAutoCommit(false) first", SqlStates.INVALID_TRANSACTION_STATE);
+        }
+        if (tx == Tx.NONE) {
+            if (readOnly) beginRead();
+            else beginUpdate();
+        }
+        Session s = tx == Tx.UPDATE ? primary : readSession;
+        Savepoint phys = name == null ? s.connection().setSavepoint() : s.connection().setSavepoint(name);
+        return new MacroSavepoint(phys, tx == Tx.UPDATE ? changes.mark() : 0, savepointGeneration, name);
+    }
+
+    private MacroSavepoint own(Savepoint sp) throws SQLException {
+        if (!(sp instanceof MacroSavepoint m) || m.generation() != savepointGeneration || tx == Tx.NONE) {
+            throw new SQLException("MacroDB: this savepoint does not belong to the current transaction of this connection",
+                    SqlStates.INVALID_SAVEPOINT);
+        }
+        return m;
+    }
+
+    @Override public void rollback(Savepoint savepoint) throws SQLException {
+        checkOpen();
+        MacroSavepoint m = own(savepoint);
+        Session s = tx == Tx.UPDATE ? primary : readSession;
+        s.connection().rollback(m.physical());
+        if (tx == Tx.UPDATE) changes.rollbackTo(m.mark());
+    }
+
+    @Override public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+        checkOpen();
+        MacroSavepoint m = own(savepoint);
+        Session s = tx == Tx.UPDATE ? primary : readSession;
+        s.connection().releaseSavepoint(m.physical());
+    }
+
+    // ================================================================= statements
+
+    void register(MacroStatement s) { statements.add(s); }
+
+    void unregister(MacroStatement s) { statements.remove(s); }
+
+    private static void checkResultSetType(int type, int concurrency, int holdability) throws SQLException {
+        if (type != ResultSet.TYPE_FORWARD_ONLY && type != ResultSet.TYPE_SCROLL_INSENSITIVE && type != ResultSet.TYPE_SCROLL_SENSITIVE) {
+            throw new SQLException("MacroDB: unknown result set type " + type, SqlStates.INVALID_ARGUMENT);
+        }
+        if (concurrency != ResultSet.CONCUR_READ_ONLY && concurrency != ResultSet.CONCUR_UPDATABLE) {
+            throw new SQLException("MacroDB: unknown result set concurrency " + concurrency, SqlStates.INVALID_ARGUMENT);
+        }
+        if (holdability != ResultSet.HOLD_CURSORS_OVER_COMMIT && holdability != ResultSet.CLOSE_CURSORS_AT_COMMIT) {
+            throw new SQLException("MacroDB: unknown result set holdability " + holdability, SqlStates.INVALID_ARGUMENT);
+        }
+    }
+
+    @Override public Statement createStatement() throws SQLException {
+        return createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+    }
+
+    @Override public Statement createStatement(int type, int concurrency) throws SQLException {
+        return createStatement(type, concurrency, getHoldability());
+    }
+
+    @Override public Statement createStatement(int type, int concurrency, int hold) throws SQLException {
+        checkOpen();
+        checkResultSetType(type, concurrency, hold);
+        return new MacroStatement(this, type, concurrency, hold);
+    }
+
+    @Override public PreparedStatement prepareStatement(String sql) throws SQLException {
+        return prepareStatement(sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+    }
+
+    @Override public PreparedStatement prepareStatement(String sql, int type, int concurrency) throws SQLException {
+        return prepareStatement(sql, type, concurrency, getHoldability());
+    }
+
+    @Override public PreparedStatement prepareStatement(String sql, int type, int concurrency, int hold) throws SQLException {
+        checkOpen();
+        checkResultSetType(type, concurrency, hold);
+        return new MacroPreparedStatement(this, sql, type, concurrency, hold, GeneratedKeys.NONE);
+    }
+
+    @Override public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
+        checkOpen();
+        if (autoGeneratedKeys != Statement.RETURN_GENERATED_KEYS && autoGeneratedKeys != Statement.NO_GENERATED_KEYS) {
+            throw new SQLException("MacroDB: autoGeneratedKeys must be Statement.RETURN_GENERATED_KEYS or NO_GENERATED_KEYS",
+                    SqlStates.INVALID_ARGUMENT);
+        }
+        return new MacroPreparedStatement(this, sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, getHoldability(),
+                autoGeneratedKeys == Statement.RETURN_GENERATED_KEYS ? GeneratedKeys.ALL : GeneratedKeys.NONE);
+    }
+
+    @Override public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
+        checkOpen();
+        return new MacroPreparedStatement(this, sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, getHoldability(),
+                GeneratedKeys.of(columnIndexes));
+    }
+
+    @Override public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
+        checkOpen();
+        return new MacroPreparedStatement(this, sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, getHoldability(),
+                GeneratedKeys.of(columnNames));
+    }
+
+    @Override public CallableStatement prepareCall(String sql) throws SQLException {
+        return prepareCall(sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+    }
+
+    @Override public CallableStatement prepareCall(String sql, int type, int concurrency) throws SQLException {
+        return prepareCall(sql, type, concurrency, getHoldability());
+    }
+
+    @Override public CallableStatement prepareCall(String sql, int type, int concurrency, int hold) throws SQLException {
+        checkOpen();
+        checkResultSetType(type, concurrency, hold);
+        if (statementMode()) {
+            throw SqlStates.unsupported("a procedure call may do anything, so statement propagation cannot replay it"
+                    + " safely; connect with propagation=row to use CallableStatement");
+        }
+        return new MacroCallableStatement(this, sql, type, concurrency, hold);
+    }
+
+    @Override public String nativeSQL(String sql) throws SQLException {
+        checkOpen();
+        return primarySession().connection().nativeSQL(sql);
+    }
+
+    // ================================================================= metadata and settings
+
+    @Override public DatabaseMetaData getMetaData() throws SQLException {
+        checkOpen();
+        return new MacroDatabaseMetaData(this, primarySession().connection().getMetaData());
+    }
+
+    @Override public void setCatalog(String catalog) throws SQLException {
+        checkOpen();
+        // The engines have one catalog per database; like them, MacroDB ignores a request to switch.
+    }
+
+    @Override public String getCatalog() throws SQLException {
+        checkOpen();
+        return primarySession().connection().getCatalog();
+    }
+
+    @Override public void setSchema(String s) throws SQLException {
+        checkOpen();
+        primarySession().connection().setSchema(s); // validates the name now, as the engine would
+        schema = s;
+        settings = null;
+        if (tx == Tx.READ && !readSession.isPrimary()) readSession.sync(settings(), autoCommit);
+    }
+
+    @Override public String getSchema() throws SQLException {
+        checkOpen();
+        return primarySession().connection().getSchema();
+    }
+
+    @Override public void setHoldability(int h) throws SQLException {
+        checkOpen();
+        if (h != ResultSet.HOLD_CURSORS_OVER_COMMIT && h != ResultSet.CLOSE_CURSORS_AT_COMMIT) {
+            throw new SQLException("MacroDB: unknown holdability " + h, SqlStates.INVALID_ARGUMENT);
+        }
+        holdability = h;
+        settings = null;
+    }
+
+    @Override public int getHoldability() throws SQLException {
+        checkOpen();
+        return holdability;
+    }
+
+    @Override public SQLWarning getWarnings() throws SQLException {
+        checkOpen();
+        return warnings;
+    }
+
+    @Override public void clearWarnings() throws SQLException {
+        checkOpen();
+        warnings = null;
+    }
+
+    @Override public Map<String, Class<?>> getTypeMap() throws SQLException {
+        checkOpen();
+        return typeMap == null ? new HashMap<>() : typeMap;
+    }
+
+    @Override public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+        checkOpen();
+        typeMap = map;
+    }
+
+    @Override public Clob createClob() throws SQLException {
+        checkOpen();
+        return primarySession().connection().createClob();
+    }
+
+    @Override public Blob createBlob() throws SQLException {
+        checkOpen();
+        return primarySession().connection().createBlob();
+    }
+
+    @Override public NClob createNClob() throws SQLException {
+        checkOpen();
+        return primarySession().connection().createNClob();
+    }
+
+    @Override public SQLXML createSQLXML() throws SQLException {
+        checkOpen();
+        return primarySession().connection().createSQLXML();
+    }
+
+    @Override public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
+        checkOpen();
+        return primarySession().connection().createArrayOf(typeName, elements);
+    }
+
+    @Override public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
+        checkOpen();
+        return primarySession().connection().createStruct(typeName, attributes);
+    }
+
+    @Override public boolean isValid(int timeout) throws SQLException {
+        if (timeout < 0) throw new SQLException("MacroDB: timeout must not be negative", SqlStates.INVALID_ARGUMENT);
+        return !closed && db.primary().isActive();
+    }
+
+    @Override public void setClientInfo(String name, String value) throws SQLClientInfoException {
+        if (closed) throw new SQLClientInfoException("MacroDB: the connection is closed", SqlStates.CONNECTION_DOES_NOT_EXIST, 0, Map.of());
+        if (value == null) clientInfo.remove(name);
+        else clientInfo.setProperty(name, value);
+    }
+
+    @Override public void setClientInfo(Properties properties) throws SQLClientInfoException {
+        if (closed) throw new SQLClientInfoException("MacroDB: the connection is closed", SqlStates.CONNECTION_DOES_NOT_EXIST, 0, Map.of());
+        clientInfo.clear();
+        if (properties != null) clientInfo.putAll(properties);
+    }
+
+    @Override public String getClientInfo(String name) throws SQLException {
+        checkOpen();
+        return clientInfo.getProperty(name);
+    }
+
+    @Override public Properties getClientInfo() throws SQLException {
+        checkOpen();
+        Properties p = new Properties();
+        p.putAll(clientInfo);
+        return p;
+    }
+
+    @Override public void abort(Executor executor) throws SQLException {
+        if (executor == null) throw new SQLException("MacroDB: abort needs an executor", SqlStates.INVALID_ARGUMENT);
+        if (closed) return;
+        executor.execute(() -> {
+            try {
+                close();
+            } catch (SQLException ignored) {
+                // abort is best effort by contract
+            }
+        });
+    }
+
+    @Override public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
+        checkOpen();
+        if (milliseconds < 0) throw new SQLException("MacroDB: timeout must not be negative", SqlStates.INVALID_ARGUMENT);
+        // Embedded engines have no network; waits are bounded by lockTimeout instead.
+    }
+
+    @Override public int getNetworkTimeout() throws SQLException {
+        checkOpen();
+        return 0;
+    }
+
+    // ================================================================= life
+
+    void checkOpen() throws SQLException {
+        if (closed) throw SqlStates.closed("connection");
+    }
+
+    @Override public boolean isClosed() { return closed; }
+
+    @Override public void close() throws SQLException {
+        if (closed) return;
+        try {
+            for (MacroStatement s : new ArrayList<>(statements)) s.closeQuietly();
+            if (tx != Tx.NONE) rollbackQuietly(); // JDBC leaves this to the driver; rolling back loses nothing committed
+            for (Session s : new ArrayList<>(holds.keySet())) {
+                holds.remove(s);
+                try {
+                    if (!s.connection().getAutoCommit()) s.connection().rollback();
+                } catch (SQLException e) {
+                    s.markBroken();
+                }
+                s.replica().release(s);
+            }
+            if (primary != null) {
+                try {
+                    primary.connection().rollback();
+                } catch (SQLException e) {
+                    primary.markBroken();
+                }
+                db.primary().release(primary);
+                primary = null;
+            }
+        } finally {
+            closed = true;
+            ReplicaSets.release(db);
+        }
+    }
+
+    @Override public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) return iface.cast(this);
+        if (primary != null && iface.isInstance(primary.connection())) return iface.cast(primary.connection());
+        throw new SQLException("MacroDB: a MacroConnection does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
+    }
+
+    @Override public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this);
+    }
+
+    @Override public String toString() {
+        return "MacroConnection[" + config.url() + ", tx=" + tx + ", lastCommit=v" + lastCommitVersion + "]";
+    }
+}

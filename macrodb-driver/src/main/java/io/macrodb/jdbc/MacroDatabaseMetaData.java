@@ -1,0 +1,68 @@
+package io.macrodb.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+
+/**
+ * The primary's metadata (every replica has the same schema), with the MacroDB connection as its
+ * connection and MacroDB's name and version alongside the engine's.
+ */
+final class MacroDatabaseMetaData extends DelegatingDatabaseMetaData {
+    private final MacroConnection connection;
+
+    MacroDatabaseMetaData(MacroConnection connection, DatabaseMetaData delegate) {
+        super(delegate);
+        this.connection = connection;
+    }
+
+    @Override public Connection getConnection() {
+        return connection;
+    }
+
+    @Override public String getURL() {
+        return connection.config().url();
+    }
+
+    @Override public String getDriverName() {
+        return "MacroDB over " + safe(() -> delegate.getDriverName());
+    }
+
+    @Override public String getDriverVersion() {
+        return MacroDriver.VERSION + " (" + safe(() -> delegate.getDriverVersion()) + ")";
+    }
+
+    @Override public int getDriverMajorVersion() {
+        return MacroDriver.MAJOR;
+    }
+
+    @Override public int getDriverMinorVersion() {
+        return MacroDriver.MINOR;
+    }
+
+    @Override public boolean supportsBatchUpdates() {
+        return true;
+    }
+
+    private interface Get {
+        String get() throws SQLException;
+    }
+
+    private static String safe(Get g) {
+        try {
+            return g.get();
+        } catch (SQLException e) {
+            return "unknown";
+        }
+    }
+
+    @Override public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) return iface.cast(this);
+        if (iface.isInstance(delegate)) return iface.cast(delegate);
+        throw new SQLException("MacroDB: this metadata does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
+    }
+
+    @Override public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this) || iface.isInstance(delegate);
+    }
+}

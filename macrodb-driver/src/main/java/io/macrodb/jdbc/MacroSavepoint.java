@@ -1,0 +1,39 @@
+package io.macrodb.jdbc;
+
+import java.sql.SQLException;
+import java.sql.Savepoint;
+
+/**
+ * A savepoint of an update transaction: the engine's savepoint on the primary plus the position in
+ * the captured changes, so that rolling back to it drops exactly the later changes from what is
+ * propagated.
+ */
+final class MacroSavepoint implements Savepoint {
+    private final Savepoint physical;
+    private final int mark;
+    private final int generation;
+    private final String name;
+
+    MacroSavepoint(Savepoint physical, int mark, int generation, String name) {
+        this.physical = physical;
+        this.mark = mark;
+        this.generation = generation;
+        this.name = name;
+    }
+
+    Savepoint physical() { return physical; }
+    int mark() { return mark; }
+    int generation() { return generation; }
+
+    @Override public int getSavepointId() throws SQLException {
+        if (name != null) throw new SQLException("MacroDB: a named savepoint has no id; use getSavepointName()", SqlStates.INVALID_ARGUMENT);
+        return physical.getSavepointId();
+    }
+
+    @Override public String getSavepointName() throws SQLException {
+        if (name == null) throw new SQLException("MacroDB: an unnamed savepoint has no name; use getSavepointId()", SqlStates.INVALID_ARGUMENT);
+        return name;
+    }
+
+    @Override public String toString() { return "MacroSavepoint[" + (name != null ? name : "#" + mark) + "]"; }
+}

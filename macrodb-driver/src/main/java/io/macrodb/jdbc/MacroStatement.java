@@ -1,0 +1,545 @@
+package io.macrodb.jdbc;
+
+import io.macrodb.replica.Session;
+import io.macrodb.sql.Classification;
+import io.macrodb.sql.StatementKind;
+
+import java.sql.BatchUpdateException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * A statement that is not bound to a replica: each execution is classified and routed by its
+ * connection (see {@link MacroConnection}), then run on a physical statement created on the chosen
+ * session. Options set here (max rows, fetch size, timeouts) are applied to every physical
+ * statement.
+ */
+class MacroStatement implements Statement {
+    private static final Pattern TRUNCATE = Pattern.compile("(?is)\\s*(/\\*.*?\\*/\\s*|--[^\\n]*\\n\\s*)*TRUNCATE\\b.*");
+
+    final MacroConnection conn;
+    final int type;
+    final int concurrency;
+    final int holdability;
+
+    private int maxRows;
+    private long largeMaxRows;
+    private int fetchSize;
+    private int fetchDirection = ResultSet.FETCH_FORWARD;
+    private int queryTimeout;
+    private int maxFieldSize;
+    private boolean escapeProcessing = true;
+    private boolean poolable;
+    private boolean closeOnCompletion;
+    private String cursorName;
+    private final List<String> batch = new ArrayList<>();
+
+    /** The session and physical statement of the last execution. */
+    Session session;
+    Statement physical;
+    /** Whether {@link #physical} was made for one execution only (statement mode) and must be closed, not cached. */
+    boolean physicalIsOwn;
+    private MacroResultSet currentResult;
+    private long updateCount = -1;
+    private boolean closed;
+
+    MacroStatement(MacroConnection conn, int type, int concurrency, int holdability) {
+        this.conn = conn;
+        this.type = type;
+        this.concurrency = concurrency;
+        this.holdability = holdability;
+        conn.register(this);
+    }
+
+    // ================================================================= execution core
+
+    enum Expect { ANY, QUERY, UPDATE }
+
+    /**
+     * Classifies and routes {@code sql}, then runs {@code exec} on a physical statement for the
+     * chosen session. Subclasses pass the execution of their prepared statements.
+     */
+    final boolean executeRouted(String sql, Object[] params, GeneratedKeys keys, Expect expect, PhysicalExec exec) throws SQLException {
+        checkOpen();
+        closeCurrentResult();
+        updateCount = -1;
+        Classification c = conn.classify(sql);
+        StatementKind kind = c.kind();
+        if (kind == StatementKind.TRANSACTION || kind == StatementKind.SESSION && MacroConnection.isAutoCommitSet(sql)) {
+            expectNoResult(expect, sql);
+            detach();
+            updateCount = conn.transactionControl(sql);
+            return false;
+        }
+        if (kind == StatementKind.SESSION && MacroConnection.isSessionSet(sql)) {
+            expectNoResult(expect, sql);
+            detach();
+            conn.sessionStatement(sql);
+            updateCount = 0;
+            return false;
+        }
+        if (kind == StatementKind.DDL || kind == StatementKind.SESSION || TRUNCATE.matcher(sql).matches()) {
+            expectNoResult(expect, sql);
+            return conn.schemaChange(sql, params, s -> {
+                attach(s);
+                return finish(exec.run(physicalFor(s, sql), sql), expect, sql);
+            });
+        }
+        if (kind == StatementKind.CALL && conn.statementMode()) {
+            throw SqlStates.unsupported("a procedure call may do anything, so statement propagation cannot replay it safely;"
+                    + " connect with propagation=row to run " + SqlStates.abbreviate(sql));
+        }
+        boolean forceWrite = concurrency == ResultSet.CONCUR_UPDATABLE && kind == StatementKind.READ;
+        MacroConnection.Target t = conn.target(c, sql, forceWrite);
+        if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
+            return conn.run(t, s -> {
+                attach(s);
+                if (physical != null) {
+                    releasePhysical(physical);
+                    physical = null;
+                }
+                StatementModeWriter.Result r = conn.statementWriter().execute(this, s, sql, params, keys);
+                physical = r.statement();
+                physicalIsOwn = true;
+                return finish(r.hasResultSet(), expect, sql);
+            });
+        }
+        return conn.run(t, s -> {
+            attach(s);
+            return finish(exec.run(physicalFor(s, sql), sql), expect, sql);
+        });
+    }
+
+    /** What runs the statement on a physical statement. */
+    @FunctionalInterface
+    interface PhysicalExec {
+        boolean run(Statement physical, String sql) throws SQLException;
+    }
+
+    private static void expectNoResult(Expect expect, String sql) throws SQLException {
+        if (expect == Expect.QUERY) {
+            throw new SQLException("MacroDB: executeQuery needs a statement that returns rows, not " + SqlStates.abbreviate(sql)
+                    + "; use execute or executeUpdate", "07000");
+        }
+    }
+
+    private boolean finish(boolean hasResultSet, Expect expect, String sql) throws SQLException {
+        if (hasResultSet) {
+            if (expect == Expect.UPDATE) {
+                throw new SQLException("MacroDB: executeUpdate got rows from " + SqlStates.abbreviate(sql)
+                        + "; use executeQuery or execute", "07000");
+            }
+            currentResult = new MacroResultSet(this, physical.getResultSet());
+            updateCount = -1;
+        } else {
+            if (expect == Expect.QUERY) {
+                throw new SQLException("MacroDB: executeQuery needs a statement that returns rows, not "
+                        + SqlStates.abbreviate(sql) + "; use executeUpdate or execute", "07000");
+            }
+            updateCount = physical.getLargeUpdateCount();
+        }
+        return hasResultSet;
+    }
+
+    /** Binds this statement to {@code s}: a session other than the primary is held until detached. */
+    final void attach(Session s) throws SQLException {
+        if (session != s) {
+            detach();
+            session = s;
+            if (!s.isPrimary()) conn.hold(s);
+        }
+    }
+
+    /** The physical plain statement on {@code s}, created with this statement's options. */
+    Statement physicalFor(Session s, String sql) throws SQLException {
+        if (physical == null) {
+            physical = s.connection().createStatement(type, concurrency, holdability);
+            applyOptions(physical);
+        }
+        return physical;
+    }
+
+    final void applyOptions(Statement p) throws SQLException {
+        if (maxRows > 0) p.setMaxRows(maxRows);
+        if (largeMaxRows > 0) p.setLargeMaxRows(largeMaxRows);
+        if (fetchSize > 0) p.setFetchSize(fetchSize);
+        if (queryTimeout > 0) p.setQueryTimeout(queryTimeout);
+        if (maxFieldSize > 0) p.setMaxFieldSize(maxFieldSize);
+        if (!escapeProcessing) p.setEscapeProcessing(false);
+        if (cursorName != null) p.setCursorName(cursorName);
+    }
+
+    /** Lets go of the physical statement and the session. */
+    void detach() {
+        closeCurrentResult();
+        if (physical != null) {
+            releasePhysical(physical);
+            physical = null;
+        }
+        physicalIsOwn = false;
+        if (session != null) {
+            Session s = session;
+            session = null;
+            if (!s.isPrimary()) conn.unhold(s);
+        }
+    }
+
+    /** Closes (or, for pooled prepared statements, returns) a physical statement. */
+    void releasePhysical(Statement p) {
+        try {
+            p.close();
+        } catch (SQLException ignored) {
+            // a statement on a broken session; the session's fate is decided elsewhere
+        }
+    }
+
+    private void closeCurrentResult() {
+        if (currentResult != null) {
+            MacroResultSet r = currentResult;
+            currentResult = null;
+            r.closeQuietly();
+        }
+    }
+
+    /** Called by a result set of this statement when it is closed. */
+    void resultClosed(MacroResultSet rs) throws SQLException {
+        if (rs == currentResult) {
+            currentResult = null;
+            // a query on a secondary is done: let its session go back to the pool now
+            if (session != null && !session.isPrimary()) detach();
+        }
+        if (closeOnCompletion && currentResult == null) close();
+    }
+
+    // ================================================================= java.sql.Statement: execution
+
+    @Override public ResultSet executeQuery(String sql) throws SQLException {
+        checkNotPrepared();
+        executeRouted(sql, new Object[0], GeneratedKeys.NONE, Expect.QUERY, (p, q) -> p.execute(q));
+        return currentResult;
+    }
+
+    @Override public int executeUpdate(String sql) throws SQLException {
+        return toInt(executeLargeUpdate(sql));
+    }
+
+    @Override public int executeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
+        return toInt(executeLargeUpdate(sql, autoGeneratedKeys));
+    }
+
+    @Override public int executeUpdate(String sql, int[] columnIndexes) throws SQLException {
+        return toInt(executeLargeUpdate(sql, columnIndexes));
+    }
+
+    @Override public int executeUpdate(String sql, String[] columnNames) throws SQLException {
+        return toInt(executeLargeUpdate(sql, columnNames));
+    }
+
+    @Override public long executeLargeUpdate(String sql) throws SQLException {
+        return largeUpdate(sql, GeneratedKeys.NONE);
+    }
+
+    @Override public long executeLargeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
+        return largeUpdate(sql, keysFlag(autoGeneratedKeys));
+    }
+
+    @Override public long executeLargeUpdate(String sql, int[] columnIndexes) throws SQLException {
+        return largeUpdate(sql, GeneratedKeys.of(columnIndexes));
+    }
+
+    @Override public long executeLargeUpdate(String sql, String[] columnNames) throws SQLException {
+        return largeUpdate(sql, GeneratedKeys.of(columnNames));
+    }
+
+    private long largeUpdate(String sql, GeneratedKeys keys) throws SQLException {
+        checkNotPrepared();
+        executeRouted(sql, new Object[0], keys, Expect.UPDATE, keys::execute);
+        return Math.max(updateCount, 0);
+    }
+
+    @Override public boolean execute(String sql) throws SQLException {
+        checkNotPrepared();
+        return executeRouted(sql, new Object[0], GeneratedKeys.NONE, Expect.ANY, (p, q) -> p.execute(q));
+    }
+
+    @Override public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
+        checkNotPrepared();
+        GeneratedKeys keys = keysFlag(autoGeneratedKeys);
+        return executeRouted(sql, new Object[0], keys, Expect.ANY, keys::execute);
+    }
+
+    @Override public boolean execute(String sql, int[] columnIndexes) throws SQLException {
+        checkNotPrepared();
+        GeneratedKeys keys = GeneratedKeys.of(columnIndexes);
+        return executeRouted(sql, new Object[0], keys, Expect.ANY, keys::execute);
+    }
+
+    @Override public boolean execute(String sql, String[] columnNames) throws SQLException {
+        checkNotPrepared();
+        GeneratedKeys keys = GeneratedKeys.of(columnNames);
+        return executeRouted(sql, new Object[0], keys, Expect.ANY, keys::execute);
+    }
+
+    static GeneratedKeys keysFlag(int autoGeneratedKeys) throws SQLException {
+        if (autoGeneratedKeys == RETURN_GENERATED_KEYS) return GeneratedKeys.ALL;
+        if (autoGeneratedKeys == NO_GENERATED_KEYS) return GeneratedKeys.NONE;
+        throw new SQLException("MacroDB: autoGeneratedKeys must be Statement.RETURN_GENERATED_KEYS or NO_GENERATED_KEYS",
+                SqlStates.INVALID_ARGUMENT);
+    }
+
+    /** The String-taking execute methods are for plain statements; JDBC forbids them on a PreparedStatement. */
+    void checkNotPrepared() throws SQLException {
+        // overridden by MacroPreparedStatement
+    }
+
+    static int toInt(long n) {
+        return n > Integer.MAX_VALUE ? Statement.SUCCESS_NO_INFO : (int) n;
+    }
+
+    // ================================================================= batches
+
+    @Override public void addBatch(String sql) throws SQLException {
+        checkOpen();
+        checkNotPrepared();
+        if (sql == null) throw new SQLException("MacroDB: a batch statement cannot be null", SqlStates.INVALID_ARGUMENT);
+        batch.add(sql);
+    }
+
+    @Override public void clearBatch() throws SQLException {
+        checkOpen();
+        batch.clear();
+    }
+
+    @Override public int[] executeBatch() throws SQLException {
+        long[] n = executeLargeBatch();
+        int[] out = new int[n.length];
+        for (int i = 0; i < n.length; i++) out[i] = toInt(n[i]);
+        return out;
+    }
+
+    /**
+     * Runs the batch one statement at a time, so that a failing statement's captured changes are cut
+     * back exactly as for a single statement. Stops at the first failure with a
+     * BatchUpdateException whose counts cover the statements before it.
+     */
+    @Override public long[] executeLargeBatch() throws SQLException {
+        checkOpen();
+        List<String> todo = new ArrayList<>(batch);
+        batch.clear();
+        long[] counts = new long[todo.size()];
+        for (int i = 0; i < todo.size(); i++) {
+            try {
+                counts[i] = largeUpdate(todo.get(i), GeneratedKeys.NONE);
+            } catch (SQLException e) {
+                throw batchFailure(Arrays.copyOf(counts, i), e);
+            }
+        }
+        return counts;
+    }
+
+    static BatchUpdateException batchFailure(long[] done, SQLException e) {
+        return new BatchUpdateException("MacroDB: batch statement " + (done.length + 1) + " failed: " + e.getMessage(),
+                e.getSQLState(), e.getErrorCode(), done, e);
+    }
+
+    // ================================================================= results
+
+    @Override public ResultSet getResultSet() throws SQLException {
+        checkOpen();
+        return currentResult;
+    }
+
+    @Override public int getUpdateCount() throws SQLException {
+        checkOpen();
+        return updateCount > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) updateCount;
+    }
+
+    @Override public long getLargeUpdateCount() throws SQLException {
+        checkOpen();
+        return updateCount;
+    }
+
+    @Override public boolean getMoreResults() throws SQLException {
+        return getMoreResults(CLOSE_CURRENT_RESULT);
+    }
+
+    @Override public boolean getMoreResults(int current) throws SQLException {
+        checkOpen();
+        if (physical == null) {
+            updateCount = -1;
+            return false;
+        }
+        if (current == CLOSE_CURRENT_RESULT || current == CLOSE_ALL_RESULTS) closeCurrentResult();
+        else currentResult = null;
+        boolean rs = physical.getMoreResults(current);
+        if (rs) {
+            currentResult = new MacroResultSet(this, physical.getResultSet());
+            updateCount = -1;
+        } else {
+            updateCount = physical.getLargeUpdateCount();
+        }
+        return rs;
+    }
+
+    @Override public ResultSet getGeneratedKeys() throws SQLException {
+        checkOpen();
+        if (physical == null) {
+            throw new SQLException("MacroDB: no statement has run yet, so there are no generated keys", SqlStates.INVALID_TRANSACTION_STATE);
+        }
+        return new MacroResultSet(this, physical.getGeneratedKeys());
+    }
+
+    // ================================================================= options
+
+    @Override public int getMaxFieldSize() throws SQLException { checkOpen(); return maxFieldSize; }
+
+    @Override public void setMaxFieldSize(int max) throws SQLException {
+        checkOpen();
+        if (max < 0) throw negative("maxFieldSize");
+        maxFieldSize = max;
+        if (physical != null) physical.setMaxFieldSize(max);
+    }
+
+    @Override public int getMaxRows() throws SQLException { checkOpen(); return maxRows; }
+
+    @Override public void setMaxRows(int max) throws SQLException {
+        checkOpen();
+        if (max < 0) throw negative("maxRows");
+        maxRows = max;
+        largeMaxRows = max;
+        if (physical != null) physical.setMaxRows(max);
+    }
+
+    @Override public long getLargeMaxRows() throws SQLException { checkOpen(); return largeMaxRows; }
+
+    @Override public void setLargeMaxRows(long max) throws SQLException {
+        checkOpen();
+        if (max < 0) throw negative("maxRows");
+        largeMaxRows = max;
+        maxRows = (int) Math.min(max, Integer.MAX_VALUE);
+        if (physical != null) physical.setLargeMaxRows(max);
+    }
+
+    @Override public void setEscapeProcessing(boolean enable) throws SQLException {
+        checkOpen();
+        escapeProcessing = enable;
+        if (physical != null) physical.setEscapeProcessing(enable);
+    }
+
+    @Override public int getQueryTimeout() throws SQLException { checkOpen(); return queryTimeout; }
+
+    @Override public void setQueryTimeout(int seconds) throws SQLException {
+        checkOpen();
+        if (seconds < 0) throw negative("queryTimeout");
+        queryTimeout = seconds;
+        if (physical != null) physical.setQueryTimeout(seconds);
+    }
+
+    @Override public void cancel() throws SQLException {
+        checkOpen();
+        Statement p = physical;
+        if (p != null) p.cancel();
+    }
+
+    @Override public SQLWarning getWarnings() throws SQLException {
+        checkOpen();
+        return physical == null ? null : physical.getWarnings();
+    }
+
+    @Override public void clearWarnings() throws SQLException {
+        checkOpen();
+        if (physical != null) physical.clearWarnings();
+    }
+
+    @Override public void setCursorName(String name) throws SQLException {
+        checkOpen();
+        cursorName = name;
+    }
+
+    @Override public void setFetchDirection(int direction) throws SQLException {
+        checkOpen();
+        if (direction != ResultSet.FETCH_FORWARD && direction != ResultSet.FETCH_REVERSE && direction != ResultSet.FETCH_UNKNOWN) {
+            throw new SQLException("MacroDB: unknown fetch direction " + direction, SqlStates.INVALID_ARGUMENT);
+        }
+        fetchDirection = direction;
+    }
+
+    @Override public int getFetchDirection() throws SQLException { checkOpen(); return fetchDirection; }
+
+    @Override public void setFetchSize(int rows) throws SQLException {
+        checkOpen();
+        if (rows < 0) throw negative("fetchSize");
+        fetchSize = rows;
+        if (physical != null) physical.setFetchSize(rows);
+    }
+
+    @Override public int getFetchSize() throws SQLException { checkOpen(); return fetchSize; }
+
+    @Override public int getResultSetConcurrency() throws SQLException { checkOpen(); return concurrency; }
+
+    @Override public int getResultSetType() throws SQLException { checkOpen(); return type; }
+
+    @Override public int getResultSetHoldability() throws SQLException { checkOpen(); return holdability; }
+
+    @Override public Connection getConnection() throws SQLException { checkOpen(); return conn; }
+
+    @Override public void setPoolable(boolean p) throws SQLException { checkOpen(); poolable = p; }
+
+    @Override public boolean isPoolable() throws SQLException { checkOpen(); return poolable; }
+
+    @Override public void closeOnCompletion() throws SQLException { checkOpen(); closeOnCompletion = true; }
+
+    @Override public boolean isCloseOnCompletion() throws SQLException { checkOpen(); return closeOnCompletion; }
+
+    private static SQLException negative(String what) {
+        return new SQLException("MacroDB: " + what + " must not be negative", SqlStates.INVALID_ARGUMENT);
+    }
+
+    // ================================================================= life
+
+    final void checkOpen() throws SQLException {
+        if (closed) throw SqlStates.closed("statement");
+        conn.checkOpen();
+    }
+
+    @Override public boolean isClosed() { return closed || conn.isClosed(); }
+
+    @Override public void close() throws SQLException {
+        if (closed) return;
+        closed = true;
+        detach();
+        conn.unregister(this);
+    }
+
+    void closeQuietly() {
+        try {
+            close();
+        } catch (SQLException ignored) {
+            // closing on the way out
+        }
+    }
+
+    @Override public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) return iface.cast(this);
+        if (physical != null && iface.isInstance(physical)) return iface.cast(physical);
+        throw new SQLException("MacroDB: this statement does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
+    }
+
+    @Override public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this);
+    }
+
+    @Override public String toString() {
+        return getClass().getSimpleName() + (session == null ? "" : " on " + session.replica()) + (closed ? " (closed)" : "");
+    }
+
+    static String lower(String s) { return s.toLowerCase(Locale.ROOT); }
+}

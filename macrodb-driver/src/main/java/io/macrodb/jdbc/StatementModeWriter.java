@@ -1,0 +1,100 @@
+package io.macrodb.jdbc;
+
+import io.macrodb.log.StatementChange;
+import io.macrodb.log.TableShape;
+import io.macrodb.replica.Session;
+import io.macrodb.sql.Dialect;
+import io.macrodb.sql.InsertShape;
+import io.macrodb.sql.Rewrite;
+import io.macrodb.sql.Slot;
+import io.macrodb.sql.StatementRewriter;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Statement propagation (the paper's): each write statement of an update transaction is made
+ * deterministic on the primary, run there, and recorded for replay on the secondaries in commit
+ * order. Non-deterministic expressions are evaluated once on the primary and bound as parameters
+ * (the rewriter decides which can be, and refuses the rest); an insert that would take identity
+ * values from the engine is refused, because a rolled-back transaction consumes identity values on
+ * the primary only and the replicas would then number rows differently.
+ */
+final class StatementModeWriter {
+    private final MacroConnection conn;
+    private final StatementRewriter rewriter;
+
+    record Result(Statement statement, boolean hasResultSet) {}
+
+    StatementModeWriter(MacroConnection conn, Dialect dialect) {
+        this.conn = conn;
+        this.rewriter = new StatementRewriter(dialect);
+    }
+
+    Result execute(MacroStatement owner, Session s, String sql, Object[] params, GeneratedKeys keys) throws SQLException {
+        Rewrite rw = rewriter.rewrite(sql);
+        checkIdentity(rw.insert(), s, sql);
+        Object[] all = new Object[rw.slots().size()];
+        for (int i = 0; i < all.length; i++) {
+            Slot slot = rw.slots().get(i);
+            if (slot instanceof Slot.Param p) {
+                if (p.originalIndex() > params.length) {
+                    throw new SQLException("MacroDB: parameter " + p.originalIndex() + " of " + SqlStates.abbreviate(sql)
+                            + " is not set", "07001");
+                }
+                all[i] = params[p.originalIndex() - 1];
+            } else if (slot instanceof Slot.Evaluate e) {
+                all[i] = evaluate(s, e.expression());
+            }
+        }
+        PreparedStatement ps = keys.prepare(s.connection(), rw.sql(), ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY,
+                owner.holdability);
+        boolean ok = false;
+        try {
+            owner.applyOptions(ps);
+            for (int i = 0; i < all.length; i++) ps.setObject(i + 1, all[i]);
+            boolean hasResultSet = ps.execute();
+            conn.changes().addStatement(new StatementChange(rw.sql(), all, false));
+            ok = true;
+            return new Result(ps, hasResultSet);
+        } finally {
+            if (!ok) ps.close();
+        }
+    }
+
+    private static Object evaluate(Session s, String expression) throws SQLException {
+        try (Statement st = s.connection().createStatement();
+             ResultSet rs = st.executeQuery("VALUES (" + expression + ")")) {
+            rs.next();
+            return io.macrodb.capture.Values.detach(rs.getObject(1));
+        }
+    }
+
+    private void checkIdentity(InsertShape insert, Session s, String sql) throws SQLException {
+        if (insert == null) return;
+        String name = insert.table();
+        String schema;
+        String table;
+        int dot = name.lastIndexOf('.');
+        if (dot >= 0) {
+            schema = name.substring(0, dot);
+            table = name.substring(dot + 1);
+        } else {
+            schema = s.connection().getSchema();
+            table = name;
+        }
+        TableShape shape = conn.replicaSet().shape(schema, table);
+        if (shape == null || shape.identityColumn() == null) return;
+        boolean explicit = insert.columns().isEmpty() && !insert.fromQuery()
+                || insert.columns().stream().anyMatch(c -> c.equalsIgnoreCase(shape.identityColumn()));
+        if (!explicit) {
+            throw SqlStates.unsupported("statement propagation cannot replicate an insert into " + shape
+                    + " that lets the engine generate " + shape.identityColumn() + ": a rolled-back transaction consumes"
+                    + " identity values on the primary only, so the replicas would number rows differently. Give "
+                    + shape.identityColumn() + " a value in the INSERT, or connect with propagation=row: "
+                    + SqlStates.abbreviate(sql));
+        }
+    }
+}

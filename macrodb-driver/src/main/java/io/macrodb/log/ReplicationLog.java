@@ -1,0 +1,115 @@
+package io.macrodb.log;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The one shared replication log. Committers append {@link ChangeRecord}s in version order (the
+ * caller serialises appends: they happen inside the commit critical section); each secondary's
+ * applier reads at its own {@link Cursor}. Appending is one volatile write plus a wake-up of readers
+ * that parked; nothing is copied per reader. Memory is released by the garbage collector once every
+ * cursor has moved past a record, because the log itself keeps only the tail.
+ */
+public final class ReplicationLog {
+    private volatile ChangeRecord tail;
+    private final List<Cursor> cursors = new CopyOnWriteArrayList<>();
+
+    /** A log whose last applied version is {@code startVersion}. */
+    public ReplicationLog(long startVersion) {
+        this.tail = new ChangeRecord(startVersion, System.nanoTime(), List.of());
+    }
+
+    /** The version of the newest record. */
+    public long lastVersion() { return tail.version(); }
+
+    /**
+     * Appends a record. Must be called by one thread at a time (the commit critical section) with
+     * {@code record.version() == lastVersion() + 1}.
+     */
+    public void append(ChangeRecord record) {
+        ChangeRecord t = tail;
+        if (record.version() != t.version() + 1) {
+            throw new IllegalStateException("log gap: appending v" + record.version() + " after v" + t.version());
+        }
+        t.link(record);
+        tail = record;
+        for (Cursor c : cursors) c.wake();
+    }
+
+    /** A new cursor positioned after the newest record (the caller is already at that version). */
+    public Cursor openCursor() {
+        Cursor c = new Cursor(this, tail);
+        cursors.add(c);
+        return c;
+    }
+
+    /**
+     * One reader's position. Not thread-safe: a cursor belongs to one applier thread.
+     */
+    public static final class Cursor implements AutoCloseable {
+        private static final int SPINS = 200;
+        private final ReplicationLog log;
+        private ChangeRecord last;
+        private volatile Thread parked;
+
+        private Cursor(ReplicationLog log, ChangeRecord start) {
+            this.log = log;
+            this.last = start;
+        }
+
+        /** Version of the last record this cursor consumed. */
+        public long position() { return last.version(); }
+
+        /** The last record consumed (the log's starting point for a new cursor). */
+        public ChangeRecord current() { return last; }
+
+        /** The first record not yet consumed, or null; does not consume it. */
+        public ChangeRecord peek() { return last.next(); }
+
+        /** Records strictly ahead of this cursor. */
+        public long lag() { return log.lastVersion() - last.version(); }
+
+        /** Marks {@code record} (which must be reachable from this cursor) as consumed. */
+        public void advanceTo(ChangeRecord record) {
+            Objects.requireNonNull(record);
+            if (record.version() <= last.version()) throw new IllegalArgumentException("cursor moves forward only");
+            last = record;
+        }
+
+        /**
+         * Waits until a record is available or {@code timeoutNanos} passed: spins briefly, then parks
+         * until an append wakes it.
+         *
+         * @return the next record, or null on timeout or interrupt
+         */
+        public ChangeRecord awaitNext(long timeoutNanos) {
+            ChangeRecord n = last.next();
+            for (int i = 0; n == null && i < SPINS; i++) {
+                Thread.onSpinWait();
+                n = last.next();
+            }
+            if (n != null) return n;
+            long deadline = System.nanoTime() + timeoutNanos;
+            parked = Thread.currentThread();
+            try {
+                while ((n = last.next()) == null) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || Thread.currentThread().isInterrupted()) return null;
+                    LockSupport.parkNanos(this, left);
+                }
+                return n;
+            } finally {
+                parked = null;
+            }
+        }
+
+        void wake() {
+            Thread t = parked;
+            if (t != null) LockSupport.unpark(t);
+        }
+
+        @Override public void close() { log.cursors.remove(this); }
+    }
+}

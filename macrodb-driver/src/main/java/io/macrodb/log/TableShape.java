@@ -1,0 +1,65 @@
+package io.macrodb.log;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The replicated shape of one table: its qualified name, the columns a change record carries (in
+ * the engine's ordinal order, generated columns excluded) and which of them form the primary key.
+ * Immutable; a DDL statement produces a new shape rather than changing an old one, so records that
+ * were captured before the DDL keep describing what they were captured against.
+ */
+public final class TableShape {
+    private final String schema;
+    private final String table;
+    private final List<String> columns;
+    private final int[] keyIndexes;
+    private final boolean alwaysIdentity;
+    private final int ordinalCount;
+    private final int[] keyOrdinals;
+    private final String identityColumn;
+
+    /**
+     * @param columns        replicated (non-generated) columns in ordinal order
+     * @param keyIndexes     positions in {@code columns} of the primary key columns (empty if none)
+     * @param keyOrdinals    0-based positions of the key columns in the engine's full row, as a
+     *                       trigger sees it
+     * @param ordinalCount   number of columns in the engine's full row
+     * @param alwaysIdentity whether an identity column is GENERATED ALWAYS (inserts then need
+     *                       {@code OVERRIDING SYSTEM VALUE})
+     * @param identityColumn the identity (auto-increment) column, or null
+     */
+    public TableShape(String schema, String table, List<String> columns, int[] keyIndexes,
+                      int[] keyOrdinals, int ordinalCount, boolean alwaysIdentity, String identityColumn) {
+        this.schema = Objects.requireNonNull(schema);
+        this.table = Objects.requireNonNull(table);
+        this.columns = List.copyOf(columns);
+        this.keyIndexes = keyIndexes.clone();
+        this.keyOrdinals = keyOrdinals.clone();
+        this.ordinalCount = ordinalCount;
+        this.alwaysIdentity = alwaysIdentity;
+        this.identityColumn = identityColumn;
+    }
+
+    public String schema() { return schema; }
+    public String table() { return table; }
+    public List<String> columns() { return columns; }
+    public int[] keyIndexes() { return keyIndexes.clone(); }
+    public int keyCount() { return keyIndexes.length; }
+    public int keyIndex(int i) { return keyIndexes[i]; }
+    public int keyOrdinal(int i) { return keyOrdinals[i]; }
+    public int ordinalCount() { return ordinalCount; }
+    public boolean hasKey() { return keyIndexes.length > 0; }
+    public boolean alwaysIdentity() { return alwaysIdentity; }
+    /** The identity (auto-increment) column, or null if the table has none. */
+    public String identityColumn() { return identityColumn; }
+
+    /** {@code "SCHEMA"."TABLE"} with SQL-standard quoting, usable on every supported engine. */
+    public String qualifiedName() { return quote(schema) + "." + quote(table); }
+
+    public static String quote(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    @Override public String toString() { return schema + "." + table; }
+}

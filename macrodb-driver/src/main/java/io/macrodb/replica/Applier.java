@@ -1,0 +1,186 @@
+package io.macrodb.replica;
+
+import io.macrodb.capture.CaptureContext;
+import io.macrodb.engine.Engine;
+import io.macrodb.log.Change;
+import io.macrodb.log.ChangeRecord;
+import io.macrodb.log.ReplicationLog;
+import io.macrodb.log.RowChanges;
+import io.macrodb.log.StatementChange;
+import io.macrodb.log.TableShape;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one thread that writes into a secondary. It takes records from the shared log in version
+ * order at its own cursor and applies them; when it is behind it applies several records in one
+ * engine transaction (group apply) and publishes only the last version, so readers never see a
+ * state between two versions. An apply that fails is rolled back and retried, never skipped; one
+ * that keeps failing takes the replica out of the rotation.
+ */
+final class Applier implements Runnable {
+    private static final Logger LOG = Logger.getLogger(Applier.class.getName());
+    private static final int MAX_ATTEMPTS = 20;
+
+    private final Replica replica;
+    private final Engine engine;
+    private final ReplicationLog.Cursor cursor;
+    private final Connection session;
+    private final int maxGroup;
+    private final RowWriter writer;
+    private final AtomicLong appliedRecords = new AtomicLong();
+    private final AtomicLong groups = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
+    private volatile ChangeRecord lastApplied;
+    private volatile boolean running = true;
+    private Thread thread;
+
+    Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup) {
+        this.replica = replica;
+        this.engine = engine;
+        this.cursor = cursor;
+        this.session = session;
+        this.maxGroup = maxGroup;
+        this.writer = new RowWriter(session);
+        this.lastApplied = cursor.current();
+    }
+
+    void start(String name) {
+        thread = new Thread(this, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    long appliedRecords() { return appliedRecords.get(); }
+    long groups() { return groups.get(); }
+    long retries() { return retries.get(); }
+
+    long stalenessNanos() {
+        ChangeRecord next = lastApplied.next();
+        return next == null ? 0 : Math.max(0, System.nanoTime() - next.commitNanos());
+    }
+
+    @Override public void run() {
+        CaptureContext.enter(CaptureContext.APPLYING);
+        try {
+            while (running) {
+                ChangeRecord first = cursor.awaitNext(TimeUnit.MILLISECONDS.toNanos(200));
+                if (first == null) continue;
+                ChangeRecord last = groupEnd(first);
+                if (!applyWithRetries(first, last)) return;
+            }
+        } finally {
+            CaptureContext.restore(null);
+            writer.close();
+            try {
+                session.close();
+            } catch (SQLException ignored) {
+                // shutting down
+            }
+        }
+    }
+
+    /** The last record of the group that starts at {@code first}: DDL is applied alone. */
+    private ChangeRecord groupEnd(ChangeRecord first) {
+        if (isDdl(first)) return first;
+        ChangeRecord last = first;
+        int n = 1;
+        ChangeRecord next;
+        while (n < maxGroup && (next = last.next()) != null && !isDdl(next)) {
+            last = next;
+            n++;
+        }
+        return last;
+    }
+
+    private static boolean isDdl(ChangeRecord r) {
+        for (Change c : r.changes()) {
+            if (c instanceof StatementChange s && s.ddl()) return true;
+        }
+        return false;
+    }
+
+    private boolean applyWithRetries(ChangeRecord first, ChangeRecord last) {
+        for (int attempt = 1; running; attempt++) {
+            try {
+                apply(first, last);
+                return true;
+            } catch (SQLException | RuntimeException e) {
+                retries.incrementAndGet();
+                rollbackQuietly();
+                writer.clear();
+                boolean retryable = e instanceof SQLException se && engine.isRetryable(se);
+                if (attempt >= MAX_ATTEMPTS || !retryable && attempt >= 3) {
+                    replica.setState(ReplicaState.FAILED, "applying v" + first.version() + "..v" + last.version()
+                            + " failed " + attempt + " times: " + e);
+                    LOG.log(Level.WARNING, replica + " left the rotation", e);
+                    running = false;
+                    return false;
+                }
+                try {
+                    Thread.sleep(Math.min(200, 1L << Math.min(attempt, 7)));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    replica.setState(ReplicaState.FAILED, "applier interrupted");
+                    running = false;
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void apply(ChangeRecord first, ChangeRecord last) throws SQLException {
+        int records = 0;
+        boolean ddl = false;
+        for (ChangeRecord r = first; ; r = r.next()) {
+            for (Change c : r.changes()) {
+                if (c instanceof RowChanges rc) writer.apply(rc);
+                else if (c instanceof StatementChange sc) {
+                    writer.apply(sc);
+                    ddl |= sc.ddl();
+                }
+            }
+            records++;
+            if (r == last) break;
+        }
+        session.commit();
+        if (ddl) {
+            // Every replica carries the capture triggers too (they refuse writes by readers, and a
+            // promoted secondary needs them), installed by each applier after the DDL that made a table.
+            for (TableShape t : engine.tables(session)) engine.installCapture(session, t);
+            session.commit();
+        }
+        cursor.advanceTo(last);
+        lastApplied = last;
+        appliedRecords.addAndGet(records);
+        groups.incrementAndGet();
+        replica.gate().publish(last.version());
+    }
+
+    private void rollbackQuietly() {
+        try {
+            session.rollback();
+        } catch (SQLException ignored) {
+            // a broken session fails the next attempt, which is what decides the replica's fate
+        }
+    }
+
+    void stop() {
+        running = false;
+        if (thread != null) {
+            thread.interrupt();
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        cursor.close();
+    }
+}

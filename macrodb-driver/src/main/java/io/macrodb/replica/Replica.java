@@ -1,0 +1,115 @@
+package io.macrodb.replica;
+
+import io.macrodb.engine.Engine;
+import io.macrodb.log.VersionGate;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One copy of the database in one engine instance: its URL, its published version (the number of
+ * update transactions it has committed), its pool of idle sessions, and for a secondary the applier
+ * that pulls the replication log into it.
+ */
+public final class Replica {
+    private static final Logger LOG = Logger.getLogger(Replica.class.getName());
+    private static final int MAX_IDLE = 64;
+
+    private final int index;
+    private final String url;
+    private final Properties connectProperties;
+    private final Engine engine;
+    private final long lockTimeoutMillis;
+    private final VersionGate gate;
+    private final AtomicInteger activeReaders = new AtomicInteger();
+    private final ConcurrentLinkedDeque<Session> idle = new ConcurrentLinkedDeque<>();
+    private volatile ReplicaState state = ReplicaState.STARTING;
+    private volatile String stateReason = "starting";
+    private volatile Applier applier;
+
+    Replica(int index, String url, Properties connectProperties, Engine engine, long lockTimeoutMillis, long version) {
+        this.index = index;
+        this.url = url;
+        this.connectProperties = connectProperties;
+        this.engine = engine;
+        this.lockTimeoutMillis = lockTimeoutMillis;
+        this.gate = new VersionGate(version);
+    }
+
+    /** 0 for the primary, 1..N-1 for secondaries. */
+    public int index() { return index; }
+    public boolean isPrimary() { return index == 0; }
+    public String url() { return url; }
+    public VersionGate gate() { return gate; }
+    public long version() { return gate.version(); }
+    public ReplicaState state() { return state; }
+    public String stateReason() { return stateReason; }
+    public boolean isActive() { return state == ReplicaState.ACTIVE; }
+    /** Read-only transactions running here now (what the least-active balancer compares). */
+    public int activeReaders() { return activeReaders.get(); }
+    public void readerStarted() { activeReaders.incrementAndGet(); }
+    public void readerEnded() { activeReaders.decrementAndGet(); }
+
+    /** Applied-but-unpublished work aside, how far behind the newest committed record this replica's data is. */
+    public long stalenessNanos() {
+        Applier a = applier;
+        return a == null ? 0 : a.stalenessNanos();
+    }
+
+    Applier applier() { return applier; }
+    void attach(Applier a) { this.applier = a; }
+
+    void setState(ReplicaState s, String reason) {
+        ReplicaState old = this.state;
+        this.state = s;
+        this.stateReason = reason;
+        if (old != s) {
+            LOG.log(s == ReplicaState.FAILED ? Level.WARNING : Level.FINE, () -> this + ": " + old + " -> " + s + " (" + reason + ")");
+        }
+        if (s != ReplicaState.ACTIVE) gate.wakeAll();
+    }
+
+    /** A new physical connection with MacroDB's session settings. */
+    Connection open() throws SQLException {
+        Connection c = DriverManager.getConnection(url, connectProperties);
+        try {
+            engine.configureSession(c, lockTimeoutMillis);
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    /** An idle session from the pool, or a new one. */
+    public Session borrow() throws SQLException {
+        Session s;
+        while ((s = idle.pollFirst()) != null) {
+            if (!s.isBroken()) return s;
+            s.closeQuietly();
+        }
+        return new Session(this, open());
+    }
+
+    /** Returns a session that has no open transaction and no statement of its borrower left open. */
+    public void release(Session s) {
+        if (s.isBroken() || s.isDedicated() || state == ReplicaState.CLOSED || idle.size() >= MAX_IDLE) {
+            s.closeQuietly();
+            return;
+        }
+        idle.offerFirst(s);
+    }
+
+    void closeIdle() {
+        Session s;
+        while ((s = idle.pollFirst()) != null) s.closeQuietly();
+    }
+
+    @Override public String toString() { return (isPrimary() ? "primary" : "secondary " + index) + " (" + url + ")"; }
+}

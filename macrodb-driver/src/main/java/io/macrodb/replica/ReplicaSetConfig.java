@@ -1,0 +1,19 @@
+package io.macrodb.replica;
+
+import io.macrodb.engine.Engine;
+import io.macrodb.engine.EngineUrl;
+import io.macrodb.engine.Propagation;
+
+import java.util.Properties;
+
+/**
+ * What a replica set is built from; fixed for its life.
+ *
+ * @param url              the primary's engine URL (the application's URL after {@code jdbc:macrodb:})
+ * @param connectProperties user, password and engine properties passed to every engine connection
+ * @param replicas         total replicas, primary included (at least 1)
+ * @param applyGroup       most records a behind secondary applies in one engine transaction
+ */
+public record ReplicaSetConfig(Engine engine, EngineUrl url, Properties connectProperties, int replicas,
+                               Propagation propagation, long lockTimeoutMillis, int applyGroup) {
+}

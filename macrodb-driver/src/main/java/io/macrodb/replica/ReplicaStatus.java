@@ -1,0 +1,15 @@
+package io.macrodb.replica;
+
+/**
+ * A snapshot of one replica for operators and tests.
+ *
+ * @param lag            versions this replica is behind the primary (0 for the primary)
+ * @param stalenessMillis how long ago the oldest change it has not applied was committed
+ * @param appliedRecords  log records applied (secondaries)
+ * @param applyGroups     engine transactions those were applied in (records/groups = group size)
+ * @param applyRetries    apply attempts that failed and were retried
+ */
+public record ReplicaStatus(int index, String role, String url, ReplicaState state, String stateReason, long version,
+                            long lag, double stalenessMillis, int activeReaders, long appliedRecords, long applyGroups,
+                            long applyRetries) {
+}

@@ -1,0 +1,123 @@
+package io.macrodb.replica;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One physical engine connection on one replica, with the session settings applied to it so far.
+ * MacroDB keeps per-session state in step lazily: a client connection's settings are applied to a
+ * session when the session is first used for it ({@link #sync}), not on every replica eagerly.
+ * A session is used by one client connection at a time.
+ */
+public final class Session {
+    private final Replica replica;
+    private final Connection connection;
+    private int isolation = -1;
+    private String schema;
+    private Boolean autoCommit;
+    private int holdability = -1;
+    /** Session-level SET statements replayed on this session; a session that has any is never pooled. */
+    private final List<String> sessionStatements = new ArrayList<>();
+    private boolean broken;
+    /** Idle prepared statements by SQL and options: a hot statement is prepared once per session. */
+    private final java.util.Map<String, java.util.ArrayDeque<java.sql.PreparedStatement>> prepared = new java.util.HashMap<>();
+    private int preparedCount;
+    private static final int MAX_PREPARED = 256;
+
+    Session(Replica replica, Connection connection) {
+        this.replica = replica;
+        this.connection = connection;
+    }
+
+    public Replica replica() { return replica; }
+    public Connection connection() { return connection; }
+    public boolean isPrimary() { return replica.isPrimary(); }
+
+    /** Desired per-session settings of a client connection. */
+    public record Settings(int isolation, String schema, int holdability, List<String> sessionStatements) {}
+
+    /** Applies what differs between {@code wanted} and what this session has. */
+    public void sync(Settings wanted, boolean physicalAutoCommit) throws SQLException {
+        if (autoCommit == null || autoCommit != physicalAutoCommit) {
+            connection.setAutoCommit(physicalAutoCommit);
+            autoCommit = physicalAutoCommit;
+        }
+        if (wanted.isolation() != isolation && wanted.isolation() >= 0) {
+            connection.setTransactionIsolation(wanted.isolation());
+            isolation = wanted.isolation();
+        }
+        if (wanted.schema() != null && !Objects.equals(wanted.schema(), schema)) {
+            connection.setSchema(wanted.schema());
+            schema = wanted.schema();
+        }
+        if (wanted.holdability() != holdability && wanted.holdability() > 0) {
+            connection.setHoldability(wanted.holdability());
+            holdability = wanted.holdability();
+        }
+        List<String> stmts = wanted.sessionStatements();
+        if (stmts.size() > sessionStatements.size()) {
+            try (java.sql.Statement s = connection.createStatement()) {
+                for (int i = sessionStatements.size(); i < stmts.size(); i++) {
+                    s.execute(stmts.get(i));
+                    sessionStatements.add(stmts.get(i));
+                }
+            }
+        }
+    }
+
+    /** Records that {@code sql} already ran on this session (the statement that introduced it). */
+    public void noteSessionStatement(String sql) { sessionStatements.add(sql); }
+
+    /** Whether this session carries state of one client connection and so must not be pooled. */
+    public boolean isDedicated() { return !sessionStatements.isEmpty(); }
+
+    /** An idle prepared statement for {@code key}, or null. */
+    public java.sql.PreparedStatement takePrepared(String key) {
+        java.util.ArrayDeque<java.sql.PreparedStatement> q = prepared.get(key);
+        if (q == null || q.isEmpty()) return null;
+        preparedCount--;
+        return q.pollFirst();
+    }
+
+    /** Keeps a prepared statement whose parameters are cleared and whose results are closed. */
+    public void returnPrepared(String key, java.sql.PreparedStatement ps) throws SQLException {
+        if (preparedCount >= MAX_PREPARED) {
+            ps.close();
+            return;
+        }
+        prepared.computeIfAbsent(key, k -> new java.util.ArrayDeque<>(2)).offerFirst(ps);
+        preparedCount++;
+    }
+
+    /** Closes every cached prepared statement (after DDL, which may invalidate them). */
+    public void clearPrepared() {
+        for (java.util.ArrayDeque<java.sql.PreparedStatement> q : prepared.values()) {
+            for (java.sql.PreparedStatement ps : q) {
+                try {
+                    ps.close();
+                } catch (SQLException ignored) {
+                    // closing
+                }
+            }
+        }
+        prepared.clear();
+        preparedCount = 0;
+    }
+
+    public void markBroken() { broken = true; }
+    public boolean isBroken() { return broken; }
+
+    void closeQuietly() {
+        clearPrepared();
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // closing a broken session can fail; nothing more to do
+        }
+    }
+
+    @Override public String toString() { return "session on " + replica; }
+}

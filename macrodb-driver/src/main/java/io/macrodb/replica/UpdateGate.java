@@ -1,0 +1,91 @@
+package io.macrodb.replica;
+
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Keeps schema changes apart from update transactions: many update transactions may be open at once,
+ * and a schema change runs only when none is. Unlike a read-write lock, entering and leaving need
+ * not happen on the same thread (a JDBC connection may move between threads mid-transaction), and
+ * the common path is one atomic increment.
+ */
+final class UpdateGate {
+    private final AtomicInteger active = new AtomicInteger();
+    private volatile boolean exclusivePending;
+    private final Object monitor = new Object();
+
+    /** Enters an update transaction, waiting while a schema change is pending or running. */
+    void enter(long timeoutMillis) throws SQLException {
+        if (!exclusivePending) {
+            active.incrementAndGet();
+            if (!exclusivePending) return;
+            leave();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        synchronized (monitor) {
+            while (exclusivePending) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new SQLTransactionRollbackException("MacroDB: an update transaction waited " + timeoutMillis
+                            + " ms for a schema change to finish; retry it (lockTimeout sets the bound)", "40001");
+                }
+                waitNanos(left);
+            }
+            active.incrementAndGet();
+        }
+    }
+
+    void leave() {
+        if (active.decrementAndGet() == 0 && exclusivePending) {
+            synchronized (monitor) {
+                monitor.notifyAll();
+            }
+        }
+    }
+
+    /** Waits until no update transaction is open and blocks new ones; release with {@link #exitExclusive}. */
+    void enterExclusive(long timeoutMillis) throws SQLException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        synchronized (monitor) {
+            while (exclusivePending) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) throw exclusiveTimeout(timeoutMillis);
+                waitNanos(left);
+            }
+            exclusivePending = true;
+            while (active.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    exclusivePending = false;
+                    monitor.notifyAll();
+                    throw exclusiveTimeout(timeoutMillis);
+                }
+                waitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+            }
+        }
+    }
+
+    void exitExclusive() {
+        synchronized (monitor) {
+            exclusivePending = false;
+            monitor.notifyAll();
+        }
+    }
+
+    int active() { return active.get(); }
+
+    private static SQLException exclusiveTimeout(long timeoutMillis) {
+        return new SQLTransactionRollbackException("MacroDB: a schema change waited " + timeoutMillis
+                + " ms for open update transactions to end; end them (commit or rollback) and retry", "40001");
+    }
+
+    private void waitNanos(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.timedWait(monitor, nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.macrodb.route;
+
+import io.macrodb.replica.Replica;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Picks one secondary among those fresh enough for a read-only transaction. */
+public interface Balancer {
+
+    /** @param candidates active secondaries that satisfy the consistency level, never empty */
+    Replica pick(List<Replica> candidates);
+
+    /** Fewest read-only transactions running now; ties go to the freshest. The default. */
+    Balancer LEAST_ACTIVE = candidates -> {
+        Replica best = null;
+        for (Replica r : candidates) {
+            if (best == null || r.activeReaders() < best.activeReaders()
+                    || r.activeReaders() == best.activeReaders() && r.version() > best.version()) {
+                best = r;
+            }
+        }
+        return best;
+    };
+
+    /** Highest version; ties go to the least active. */
+    Balancer FRESHEST = candidates -> {
+        Replica best = null;
+        for (Replica r : candidates) {
+            if (best == null || r.version() > best.version()
+                    || r.version() == best.version() && r.activeReaders() < best.activeReaders()) {
+                best = r;
+            }
+        }
+        return best;
+    };
+
+    /** Each in turn. */
+    static Balancer roundRobin() {
+        AtomicInteger next = new AtomicInteger();
+        return candidates -> candidates.get(Math.floorMod(next.getAndIncrement(), candidates.size()));
+    }
+
+    static Balancer parse(String name) {
+        return switch (name.trim().toLowerCase(Locale.ROOT)) {
+            case "leastactive", "least-active" -> LEAST_ACTIVE;
+            case "freshest" -> FRESHEST;
+            case "roundrobin", "round-robin" -> roundRobin();
+            default -> throw new IllegalArgumentException("balancer='" + name + "' is not one of leastActive, freshest, roundRobin");
+        };
+    }
+}

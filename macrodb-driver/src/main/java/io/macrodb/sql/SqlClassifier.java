@@ -1,0 +1,455 @@
+package io.macrodb.sql;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.macrodb.sql.SqlLexer.Lexed;
+import io.macrodb.sql.SqlLexer.Token;
+import io.macrodb.sql.SqlLexer.Type;
+import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.select.PlainSelect;
+import net.sf.jsqlparser.statement.select.Select;
+import net.sf.jsqlparser.statement.show.ShowTablesStatement;
+import net.sf.jsqlparser.util.TablesNamesFinder;
+
+/**
+ * Classifies SQL text for routing. A statement is a pure read only if JSqlParser parses it as a query AND a
+ * token-level scan of the whole text finds nothing that writes, locks, touches a sequence, reads session
+ * state, or calls a function outside the whitelist in {@link SqlFunctions}. Both checks must agree; anything
+ * unknown is not a pure read. Thread-safe; never throws.
+ */
+public final class SqlClassifier {
+    static final int CACHE_MAX_ENTRIES = 10_000;
+    private static final int CACHE_MAX_SQL_LENGTH = 16 * 1024;
+
+    private final Dialect dialect;
+    private final ConcurrentHashMap<String, Classification> cache = new ConcurrentHashMap<>();
+
+    public SqlClassifier(Dialect dialect) {
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /** Classifies {@code sql}; thread-safe, never throws (null gives UNKNOWN). */
+    public Classification classify(String sql) {
+        if (sql == null) {
+            return Classification.notPure(StatementKind.UNKNOWN, Set.of(), "null SQL");
+        }
+        Classification c = cache.get(sql);
+        if (c != null) {
+            return c;
+        }
+        try {
+            c = compute(sql);
+        } catch (Throwable t) { // StackOverflowError on absurd nesting, parser bugs, ...
+            c = Classification.notPure(StatementKind.UNKNOWN, Set.of(), "classification failed: " + t.getClass().getSimpleName());
+        }
+        if (sql.length() <= CACHE_MAX_SQL_LENGTH) {
+            if (cache.size() >= CACHE_MAX_ENTRIES) {
+                cache.clear();
+            }
+            cache.put(sql, c);
+        }
+        return c;
+    }
+
+    int cacheSize() {
+        return cache.size();
+    }
+
+    private Classification compute(String sql) {
+        Lexed lx = SqlLexer.lex(sql);
+        if (lx.error() != null) {
+            return Classification.notPure(keywordKind(lx.tokens(), dialect), Set.of(), "cannot tokenise: " + lx.error());
+        }
+        List<List<Token>> stmts = SqlLexer.splitStatements(lx.tokens());
+        if (stmts.isEmpty()) {
+            return Classification.notPure(StatementKind.UNKNOWN, Set.of(), "empty statement");
+        }
+        if (stmts.size() > 1) {
+            Set<StatementKind> kinds = EnumSet.noneOf(StatementKind.class);
+            Set<String> tables = new LinkedHashSet<>();
+            for (List<Token> ts : stmts) {
+                Classification part = classifyOne(sql, ts);
+                kinds.add(part.kind());
+                tables.addAll(part.tables());
+            }
+            StatementKind kind = kinds.size() == 1 ? kinds.iterator().next() : StatementKind.UNKNOWN;
+            return Classification.notPure(kind, tables, "multiple statements (" + stmts.size() + ")");
+        }
+        return classifyOne(sql, stmts.get(0));
+    }
+
+    private Classification classifyOne(String sql, List<Token> ts) {
+        String text = sql.substring(ts.get(0).start(), ts.get(ts.size() - 1).end());
+        StatementKind kind = keywordKind(ts, dialect);
+        int first = firstWordIndex(ts);
+        String firstWord = first < 0 ? "" : ts.get(first).norm();
+        if (kind != StatementKind.READ) {
+            Statement st = JSqlParsing.parseOrNull(text);
+            Set<String> tables = st != null ? tablesOf(st) : heuristicTables(ts);
+            return Classification.notPure(kind, tables, describe(kind, firstWord));
+        }
+        if (firstWord.equals("EXPLAIN")) {
+            return classifyExplain(sql, ts, first);
+        }
+        ScanResult scan = scanQuery(ts, 0, ts.size());
+        Statement st = JSqlParsing.parseOrNull(text);
+        Set<String> tables = st != null ? tablesOf(st) : heuristicTables(ts);
+        if (scan.write) {
+            return Classification.notPure(StatementKind.WRITE, tables, scan.reason);
+        }
+        if (st == null) {
+            return Classification.notPure(StatementKind.READ, tables,
+                    scan.reason != null ? scan.reason : "not parseable by JSqlParser; treated as not pure");
+        }
+        if (st instanceof PlainSelect ps && ps.getIntoTables() != null && !ps.getIntoTables().isEmpty()) {
+            return Classification.notPure(StatementKind.WRITE, tables, "SELECT ... INTO");
+        }
+        if (scan.reason != null) {
+            return Classification.notPure(StatementKind.READ, tables, scan.reason);
+        }
+        if (firstWord.equals("SHOW")) {
+            if (dialect == Dialect.H2 && isKnownShow(ts, first)) {
+                return Classification.pure(tables);
+            }
+            return Classification.notPure(StatementKind.READ, tables, "unrecognised SHOW statement");
+        }
+        if (!(st instanceof Select)) {
+            return Classification.notPure(StatementKind.READ, tables,
+                    "parsed as " + st.getClass().getSimpleName() + ", not a query");
+        }
+        return Classification.pure(tables);
+    }
+
+    private Classification classifyExplain(String sql, List<Token> ts, int explainIdx) {
+        int k = explainIdx + 1;
+        boolean analyze = false;
+        while (k < ts.size() && ts.get(k).type() == Type.WORD
+                && Set.of("ANALYZE", "PLAN", "FOR", "ANALYSE").contains(ts.get(k).norm())) {
+            analyze |= ts.get(k).norm().startsWith("ANALY");
+            k++;
+        }
+        if (k >= ts.size()) {
+            return Classification.notPure(StatementKind.UNKNOWN, Set.of(), "EXPLAIN without statement");
+        }
+        List<Token> inner = ts.subList(k, ts.size());
+        StatementKind innerKind = keywordKind(inner, dialect);
+        if (innerKind != StatementKind.READ) {
+            StatementKind kind = analyze ? innerKind : StatementKind.READ;
+            return Classification.notPure(kind, heuristicTables(inner), "EXPLAIN of a non-query statement");
+        }
+        Classification c = classifyOne(sql, inner);
+        return c;
+    }
+
+    private static boolean isKnownShow(List<Token> ts, int showIdx) {
+        List<String> words = new ArrayList<>();
+        for (int k = showIdx + 1; k < ts.size(); k++) {
+            words.add(ts.get(k).type() == Type.WORD ? ts.get(k).norm() : "?");
+        }
+        if (words.equals(List.of("SCHEMAS")) || words.equals(List.of("TABLES"))) {
+            return true;
+        }
+        if (words.size() == 3 && words.get(0).equals("TABLES") && words.get(1).equals("FROM")) {
+            return ts.get(showIdx + 3).isName();
+        }
+        if (words.size() >= 3 && words.get(0).equals("COLUMNS") && words.get(1).equals("FROM")) {
+            // SHOW COLUMNS FROM t [FROM schema]: only names and FROM allowed
+            for (int k = showIdx + 3; k < ts.size(); k++) {
+                Token t = ts.get(k);
+                if (!(t.isName() || t.isSymbol('.') || t.isWord("FROM"))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ token scan
+
+    record ScanResult(String reason, boolean write) {}
+
+    /** Scans a query for anything that makes it not a pure read. */
+    private ScanResult scanQuery(List<Token> ts, int from, int to) {
+        String reason = null;
+        for (int i = from; i < to; i++) {
+            Token t = ts.get(i);
+            Token prev = i > from ? ts.get(i - 1) : null;
+            Token next = i + 1 < to ? ts.get(i + 1) : null;
+            Token next2 = i + 2 < to ? ts.get(i + 2) : null;
+            boolean call = next != null && next.isSymbol('(');
+            boolean qualified = prev != null && prev.isSymbol('.');
+            boolean qualifier = next != null && next.isSymbol('.');
+            if (t.isSymbol('@')) {
+                reason = first(reason, "reads a session variable (@...)");
+                continue;
+            }
+            if (t.type() == Type.QUOTED) {
+                if (call && !isAliasOrCteColumnList(ts, i, from, to)) {
+                    reason = first(reason, "calls quoted function " + t.text() + " (not on the whitelist)");
+                }
+                continue;
+            }
+            if (t.type() != Type.WORD) {
+                continue;
+            }
+            String w = t.norm();
+            // data change inside a query: H2 delta tables, data-modifying CTEs, SELECT INTO
+            if ((w.equals("FINAL") || w.equals("OLD") || w.equals("NEW")) && next != null && next.isWord("TABLE")) {
+                return new ScanResult("data change delta table (" + w + " TABLE)", true);
+            }
+            if (!qualified && !qualifier && !call
+                    && (w.equals("INSERT") || w.equals("DELETE") || w.equals("MERGE") || w.equals("UPSERT"))) {
+                return new ScanResult("contains a data change statement (" + w + ")", true);
+            }
+            if (w.equals("UPDATE") && !qualified && !qualifier) {
+                boolean lock = prev != null && (prev.isWord("FOR") || prev.isWord("KEY") || prev.isWord("NO"));
+                if (!lock) {
+                    return new ScanResult("contains a data change statement (UPDATE)", true);
+                }
+                reason = first(reason, "FOR UPDATE locks rows");
+                continue;
+            }
+            if (w.equals("INTO") && !qualified && !qualifier) {
+                reason = first(reason, "SELECT ... INTO");
+                continue;
+            }
+            if (w.equals("FOR") && next != null && next.type() == Type.WORD
+                    && Set.of("UPDATE", "SHARE", "NO", "KEY").contains(next.norm())) {
+                reason = first(reason, "FOR " + next.norm() + " locks rows");
+                continue;
+            }
+            if (SqlFunctions.LOCK_WORDS.contains(w) && !call && !qualified && !qualifier) {
+                reason = first(reason, "locking clause (" + w + ")");
+                continue;
+            }
+            if ((w.equals("NEXT") || w.equals("CURRENT")) && next != null && next.isWord("VALUE")
+                    && next2 != null && next2.isWord("FOR")) {
+                reason = first(reason, w + " VALUE FOR accesses a sequence");
+                continue;
+            }
+            if (SqlFunctions.SEQUENCE_WORDS.contains(w)) {
+                reason = first(reason, w + " accesses a sequence");
+                continue;
+            }
+            if (w.equals("INFORMATION_SCHEMA") && qualifier && next2 != null && next2.isName()
+                    && SqlFunctions.SESSION_TABLES.contains(next2.norm().toUpperCase(java.util.Locale.ROOT))) {
+                reason = first(reason, "reads per-session system table INFORMATION_SCHEMA." + next2.norm());
+                continue;
+            }
+            if (!call) {
+                if (SqlFunctions.SESSION_WORDS.contains(w) && !qualified && !qualifier) {
+                    reason = first(reason, w + " is session-specific");
+                }
+                continue;
+            }
+            // w is followed by '('
+            if (qualified) {
+                reason = first(reason, "calls schema-qualified function " + w + " (user-defined)");
+                continue;
+            }
+            if (isAliasOrCteColumnList(ts, i, from, to)) {
+                continue;
+            }
+            if (SqlFunctions.SESSION_FUNCTIONS.contains(w)) {
+                reason = first(reason, w + "() is session-specific or has side effects");
+                continue;
+            }
+            if ((w.equals("RAND") || w.equals("RANDOM")) && i + 2 < to && !ts.get(i + 2).isSymbol(')')) {
+                reason = first(reason, w + "(seed) changes the session's random generator");
+                continue;
+            }
+            if (SqlFunctions.SYNTAX_BEFORE_PAREN.contains(w) || pureFunction(w)) {
+                continue;
+            }
+            if (SqlFunctions.TYPE_WORDS.contains(w) && prev != null
+                    && (prev.isSymbol(',') || (prev.type() == Type.WORD
+                        && Set.of("CHARACTER", "CHAR", "BINARY", "NATIONAL", "LARGE", "NCHAR").contains(prev.norm())))) {
+                continue; // CONVERT(x, VARCHAR(10)), CHARACTER VARYING(10)
+            }
+            if (SqlFunctions.TABLE_FUNCTIONS.contains(w) && (w.equals("UNNEST") || dialect == Dialect.H2) && prev != null && (prev.isSymbol(',') || prev.isWord("FROM")
+                    || prev.isWord("JOIN") || prev.isWord("LATERAL"))) {
+                continue; // FROM UNNEST(...), FROM SYSTEM_RANGE(1, 10)
+            }
+            reason = first(reason, "function " + w + " is not on the side-effect-free whitelist");
+        }
+        return new ScanResult(reason, false);
+    }
+
+    private boolean pureFunction(String w) {
+        return SqlFunctions.PURE_COMMON.contains(w)
+                && !(dialect == Dialect.HSQLDB ? SqlFunctions.NOT_IN_HSQLDB : SqlFunctions.NOT_IN_H2).contains(w);
+    }
+
+    /** name( after AS (alias column list or type), or CTE "name(cols) AS (". */
+    static boolean isAliasOrCteColumnList(List<Token> ts, int i, int from, int to) {
+        if (i > from && ts.get(i - 1).isWord("AS")) {
+            return true;
+        }
+        int close = ts.get(i + 1).match();
+        return close > 0 && close + 2 < to && ts.get(close + 1).isWord("AS") && ts.get(close + 2).isSymbol('(');
+    }
+
+    private static String first(String existing, String candidate) {
+        return existing != null ? existing : candidate;
+    }
+
+    // ------------------------------------------------------------------ keyword kind
+
+    static int firstWordIndex(List<Token> ts) {
+        int k = 0;
+        while (k < ts.size() && (ts.get(k).isSymbol('(') || ts.get(k).isSymbol('{')
+                || ts.get(k).type() == Type.PARAM || ts.get(k).isSymbol('='))) {
+            k++;
+        }
+        return k < ts.size() && ts.get(k).type() == Type.WORD ? k : -1;
+    }
+
+    /** Conservative kind from the leading keyword(s); works on unparseable text. */
+    static StatementKind keywordKind(List<Token> ts, Dialect dialect) {
+        int k = firstWordIndex(ts);
+        if (k < 0) {
+            return StatementKind.UNKNOWN;
+        }
+        String w = ts.get(k).norm();
+        String next = k + 1 < ts.size() && ts.get(k + 1).type() == Type.WORD ? ts.get(k + 1).norm() : "";
+        switch (w) {
+            case "SELECT": case "VALUES": case "TABLE": case "EXPLAIN":
+                return StatementKind.READ;
+            case "SHOW":
+                return dialect == Dialect.H2 ? StatementKind.READ : StatementKind.UNKNOWN;
+            case "WITH":
+                return withIsDataChange(ts, k) ? StatementKind.WRITE : StatementKind.READ;
+            case "INSERT": case "UPDATE": case "DELETE": case "MERGE": case "REPLACE": case "UPSERT": case "TRUNCATE":
+                return StatementKind.WRITE;
+            case "CREATE": case "ALTER": case "DROP": case "COMMENT": case "GRANT": case "REVOKE": case "ANALYZE":
+            case "CHECKPOINT": case "RENAME": case "RUNSCRIPT": case "PERFORM":
+                return StatementKind.DDL;
+            case "COMMIT": case "ROLLBACK": case "SAVEPOINT": case "RELEASE": case "LOCK":
+                return StatementKind.TRANSACTION;
+            case "START":
+                return next.equals("TRANSACTION") ? StatementKind.TRANSACTION : StatementKind.UNKNOWN;
+            case "BEGIN":
+                return next.equals("ATOMIC") || next.equals("NOT") ? StatementKind.UNKNOWN : StatementKind.TRANSACTION;
+            case "PREPARE":
+                return next.equals("COMMIT") ? StatementKind.TRANSACTION : StatementKind.UNKNOWN;
+            case "SET":
+                return Set.of("DATABASE", "TABLE", "FILES", "PASSWORD", "SALT", "INITIAL").contains(next)
+                        ? StatementKind.DDL : StatementKind.SESSION;
+            case "USE": case "RESET": case "DECLARE": case "CONNECT": case "DISCONNECT":
+                return StatementKind.SESSION;
+            case "CALL": case "EXEC": case "EXECUTE":
+                return StatementKind.CALL;
+            default:
+                return StatementKind.UNKNOWN;
+        }
+    }
+
+    /** True when the main statement after a WITH clause changes data (depth-0 DML keyword). */
+    private static boolean withIsDataChange(List<Token> ts, int withIdx) {
+        int depth0 = ts.get(withIdx).depth();
+        for (int k = withIdx + 1; k < ts.size(); k++) {
+            Token t = ts.get(k);
+            if (t.type() != Type.WORD || t.depth() != depth0) {
+                continue;
+            }
+            Token prev = ts.get(k - 1);
+            if (prev.isSymbol('.')) {
+                continue;
+            }
+            switch (t.norm()) {
+                case "INSERT": case "DELETE": case "MERGE": case "UPSERT": case "REPLACE":
+                    if (k + 1 < ts.size() && ts.get(k + 1).isSymbol('(')) {
+                        break; // function call
+                    }
+                    return true;
+                case "UPDATE":
+                    if (!(prev.isWord("FOR") || prev.isWord("KEY") || prev.isWord("NO"))) {
+                        return true;
+                    }
+                    break;
+                default:
+                    break;
+            }
+        }
+        return false;
+    }
+
+    private static String describe(StatementKind kind, String firstWord) {
+        return switch (kind) {
+            case WRITE -> "data change (" + firstWord + ")";
+            case DDL -> "DDL (" + firstWord + ")";
+            case TRANSACTION -> "transaction control (" + firstWord + ")";
+            case SESSION -> "session statement (" + firstWord + ")";
+            case CALL -> "procedure call (" + firstWord + ")";
+            case UNKNOWN -> "unrecognised statement" + (firstWord.isEmpty() ? "" : " (" + firstWord + ")");
+            case READ -> "not a pure read";
+        };
+    }
+
+    // ------------------------------------------------------------------ tables
+
+    static Set<String> tablesOf(Statement st) {
+        try {
+            Set<String> raw = new TablesNamesFinder<Void>().getTables(st);
+            Set<String> out = new LinkedHashSet<>();
+            for (String name : raw) {
+                String n = normaliseQualified(name);
+                if (n != null) {
+                    out.add(n);
+                }
+            }
+            return out;
+        } catch (Throwable e) {
+            return Set.of();
+        }
+    }
+
+    /** Normalises a dotted name as JSqlParser prints it: unquoted parts upper-cased, quotes stripped. */
+    static String normaliseQualified(String name) {
+        SqlLexer.Lexed lx = SqlLexer.lex(name);
+        if (lx.error() != null || lx.tokens().isEmpty()) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder();
+        int end = SqlLexer.readQualifiedName(lx.tokens(), 0, sb);
+        return end == lx.tokens().size() ? sb.toString() : null;
+    }
+
+    /** Best-effort table names for statements JSqlParser cannot parse. */
+    static Set<String> heuristicTables(List<Token> ts) {
+        Set<String> out = new LinkedHashSet<>();
+        for (int k = 0; k + 1 < ts.size(); k++) {
+            Token t = ts.get(k);
+            if (t.type() != Type.WORD) {
+                continue;
+            }
+            if (Set.of("FROM", "JOIN", "INTO", "UPDATE", "TABLE").contains(t.norm())) {
+                if (k > 0 && (ts.get(k - 1).isSymbol('.'))) {
+                    continue;
+                }
+                Token n = ts.get(k + 1);
+                if (n.type() == Type.WORD && Set.of("SELECT", "TABLE", "VALUES", "LATERAL", "UNNEST", "ONLY", "IF", "FINAL", "OLD", "NEW")
+                        .contains(n.norm())) {
+                    continue;
+                }
+                StringBuilder sb = new StringBuilder();
+                int end = SqlLexer.readQualifiedName(ts, k + 1, sb);
+                if (end > k + 1 && !(end < ts.size() && ts.get(end).isSymbol('(') && !t.isWord("INTO"))) {
+                    out.add(sb.toString());
+                }
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,213 @@
+package io.macrodb.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SqlClassifierTest {
+    private final SqlClassifier h2 = new SqlClassifier(Dialect.H2);
+    private final SqlClassifier hs = new SqlClassifier(Dialect.HSQLDB);
+
+    private static void pure(SqlClassifier c, String sql) {
+        Classification r = c.classify(sql);
+        assertEquals(StatementKind.READ, r.kind(), () -> sql + " -> " + r);
+        assertTrue(r.pureRead(), () -> sql + " -> " + r);
+        assertNull(r.reason(), sql);
+    }
+
+    private static Classification notPure(SqlClassifier c, String sql, StatementKind kind) {
+        Classification r = c.classify(sql);
+        assertEquals(kind, r.kind(), () -> sql + " -> " + r);
+        assertFalse(r.pureRead(), () -> sql + " -> " + r);
+        assertNotNull(r.reason(), sql);
+        return r;
+    }
+
+    private SqlClassifier of(Dialect d) {
+        return d == Dialect.H2 ? h2 : hs;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "SELECT * FROM t WHERE a = ?",
+        "select a, count(*) from public.t group by a having count(*) > ?",
+        "/* leading */ -- comment\n  SELECT 1;",
+        "SELECT 1;;  ",
+        "SELECT 'FOR UPDATE', 'NEXT VALUE FOR s', 'x; DELETE FROM t' FROM t",
+        "SELECT 1 FROM t -- FOR UPDATE\n",
+        "SELECT 1 /* INTO x FOR UPDATE */ FROM t",
+        "SELECT \"FOR UPDATE\" FROM \"NEXTVAL_TABLE\"",
+        "WITH x(a) AS (SELECT 1) SELECT a FROM x",
+        "WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM x WHERE n < 3) SELECT n FROM x",
+        "SELECT * FROM \"My Table\" m JOIN t2 ON m.id = t2.id",
+        "VALUES (1, 2)",
+        "TABLE t",
+        "SELECT * FROM t1 UNION SELECT * FROM t2 EXCEPT SELECT * FROM t3",
+        "(SELECT 1) UNION (SELECT 2)",
+        "SELECT CAST(a AS VARCHAR(10)), CAST(b AS DECIMAL(10,2)), CAST(c AS CHARACTER VARYING(5)) FROM t",
+        "SELECT CURRENT_TIMESTAMP, NOW(), RAND(), CURRENT_DATE, LOCALTIMESTAMP, CURRENT_TIMESTAMP(3) FROM t",
+        "SELECT ROW_NUMBER() OVER (PARTITION BY a ORDER BY b), SUM(x) OVER w FROM t WINDOW w AS (ORDER BY b)",
+        "SELECT COALESCE(a, b), NULLIF(a, 0), CASE WHEN a > 0 THEN UPPER(b) ELSE LOWER(b) END FROM t",
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.id = t.id) AND a IN (?, ?)",
+        "SELECT * FROM t WHERE x > (SELECT MAX(y) FROM u)",
+        "SELECT * FROM t AS x(a, b)",
+        "SELECT * FROM t ORDER BY a LIMIT 10 OFFSET 5",
+        "SELECT * FROM t FETCH FIRST 10 ROWS ONLY",
+        "EXPLAIN SELECT * FROM t",
+        "EXPLAIN PLAN FOR SELECT * FROM t",
+        "SELECT * FROM INFORMATION_SCHEMA.TABLES",
+        "SELECT EXTRACT(YEAR FROM d), TRIM(BOTH ' ' FROM s), POSITION('a' IN s), SUBSTRING(s FROM 1 FOR 2) FROM t",
+        "SELECT * FROM UNNEST(ARRAY[1, 2])",
+    })
+    void pureReadsBothDialects(String sql) {
+        pure(h2, sql);
+        pure(hs, sql);
+    }
+
+    @Test
+    void h2Specific() {
+        pure(h2, "SHOW TABLES");
+        pure(h2, "SHOW SCHEMAS");
+        pure(h2, "SHOW COLUMNS FROM t");
+        pure(h2, "SELECT * FROM SYSTEM_RANGE(1, 10)");
+        pure(h2, "SELECT LISTAGG(a, ',') WITHIN GROUP (ORDER BY a) FROM t");
+        pure(h2, "SELECT COUNT(*) FILTER (WHERE a > 1) FROM t");
+        pure(h2, "SELECT RANDOM_UUID(), RANDOM(), SECURE_RAND(8)");
+        // HSQLDB has no SYSTEM_RANGE / RANDOM_UUID built-ins: a function of that name is a user function there
+        notPure(hs, "SELECT * FROM SYSTEM_RANGE(1, 10)", StatementKind.READ);
+        notPure(hs, "SELECT RANDOM_UUID()", StatementKind.READ);
+        notPure(hs, "SHOW TABLES", StatementKind.UNKNOWN);
+    }
+
+    @Test
+    void dataChangeDeltaTableIsWrite() {
+        Classification r = notPure(h2, "SELECT * FROM FINAL TABLE (INSERT INTO t VALUES (1))", StatementKind.WRITE);
+        assertTrue(r.tables().contains("T"), r.toString());
+        notPure(h2, "SELECT ID FROM OLD TABLE (DELETE FROM t WHERE a = ?)", StatementKind.WRITE);
+        notPure(h2, "SELECT * FROM NEW TABLE (UPDATE t SET a = 1)", StatementKind.WRITE);
+        notPure(h2, "SELECT * FROM FINAL TABLE (MERGE INTO t KEY(id) VALUES (1, 2))", StatementKind.WRITE);
+        notPure(h2, "WITH x AS (SELECT 1 AS a) INSERT INTO t SELECT a FROM x", StatementKind.WRITE);
+        notPure(h2, "SELECT a INTO b FROM t", StatementKind.WRITE);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void lockingSequencesSessionAndUnknownFunctionsAreNotPure(Dialect d) {
+        SqlClassifier c = of(d);
+        StatementKind r = StatementKind.READ;
+        notPure(c, "SELECT * FROM t FOR UPDATE", r);
+        notPure(c, "select * from t where a = ? for update of a nowait", r);
+        notPure(c, "SELECT * FROM t FOR SHARE", r);
+        notPure(c, "SELECT * FROM t WITH (UPDLOCK)", r);
+        notPure(c, "SELECT * FROM t FOR NO KEY UPDATE", r);
+        notPure(c, "SELECT NEXT VALUE FOR s", r);
+        notPure(c, "SELECT CURRENT VALUE FOR s", r);
+        notPure(c, "SELECT s.NEXTVAL FROM dual", r);
+        notPure(c, "SELECT PUBLIC.s.CURRVAL FROM dual", r);
+        notPure(c, "SELECT NEXTVAL('s')", r);
+        notPure(c, "SELECT a FROM t WHERE b IN (SELECT NEXT VALUE FOR s FROM dual)", r);
+        notPure(c, "WITH x AS (SELECT NEXT VALUE FOR s AS v) SELECT v FROM x", r);
+        notPure(c, "SELECT 1 UNION SELECT NEXT VALUE FOR s", r);
+        for (String f : new String[] {"IDENTITY()", "SCOPE_IDENTITY()", "LASTVAL()", "LAST_INSERT_ID()", "SESSION_ID()",
+                "LOCK_MODE()", "DISK_SPACE_USED('T')", "TRANSACTION_ID()", "DATABASE()", "USER()", "MEMORY_FREE()",
+                "CSVREAD('x.csv')", "FILE_READ('x')", "LOCK_TIMEOUT()", "RAND(42)"}) {
+            notPure(c, "SELECT " + f, r);
+            notPure(c, "SELECT a FROM t WHERE b = (SELECT " + f + " FROM dual)", r);
+        }
+        notPure(c, "SELECT CURRENT_USER", r);
+        notPure(c, "SELECT CURRENT_SCHEMA FROM t", r);
+        notPure(c, "SELECT myfunc(a) FROM t", r);
+        notPure(c, "SELECT PUBLIC.ABS(a) FROM t", r);
+        notPure(c, "SELECT \"ABS\"(a) FROM t", r);
+        notPure(c, "SELECT * FROM t WHERE a = @v", r);
+        notPure(c, "SELECT * FROM INFORMATION_SCHEMA.SESSIONS", r);
+        notPure(c, "SELECT 1; SELECT 2", r);
+        notPure(c, "EXPLAIN SELECT NEXT VALUE FOR s", r);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void kinds(Dialect d) {
+        SqlClassifier c = of(d);
+        notPure(c, "INSERT INTO t VALUES (?, CURRENT_TIMESTAMP, ?)", StatementKind.WRITE);
+        notPure(c, "update t set a = 1", StatementKind.WRITE);
+        notPure(c, "DELETE FROM t WHERE a = ?", StatementKind.WRITE);
+        notPure(c, "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = s.a", StatementKind.WRITE);
+        notPure(c, "MERGE INTO t KEY(id) VALUES (1, 2)", StatementKind.WRITE);
+        notPure(c, "TRUNCATE TABLE t", StatementKind.WRITE);
+        notPure(c, "REPLACE INTO t VALUES (1)", StatementKind.WRITE);
+        notPure(c, "CREATE TABLE t(id INT PRIMARY KEY)", StatementKind.DDL);
+        notPure(c, "ALTER TABLE t ADD COLUMN b INT", StatementKind.DDL);
+        notPure(c, "DROP TABLE t", StatementKind.DDL);
+        notPure(c, "COMMENT ON TABLE t IS 'x'", StatementKind.DDL);
+        notPure(c, "GRANT SELECT ON t TO u", StatementKind.DDL);
+        notPure(c, "REVOKE SELECT ON t FROM u", StatementKind.DDL);
+        notPure(c, "CREATE ALIAS f FOR \"java.lang.Math.abs\"", StatementKind.DDL);
+        notPure(c, "CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW CALL \"x.Y\"", StatementKind.DDL);
+        notPure(c, "ANALYZE", StatementKind.DDL);
+        notPure(c, "CHECKPOINT", StatementKind.DDL);
+        notPure(c, "CHECKPOINT DEFRAG", StatementKind.DDL);
+        notPure(c, "SET DATABASE SQL SYNTAX ORA TRUE", d == Dialect.HSQLDB ? StatementKind.DDL : StatementKind.DDL);
+        notPure(c, "COMMIT", StatementKind.TRANSACTION);
+        notPure(c, "ROLLBACK TO SAVEPOINT sp", StatementKind.TRANSACTION);
+        notPure(c, "SAVEPOINT sp", StatementKind.TRANSACTION);
+        notPure(c, "RELEASE SAVEPOINT sp", StatementKind.TRANSACTION);
+        notPure(c, "START TRANSACTION", StatementKind.TRANSACTION);
+        notPure(c, "BEGIN", StatementKind.TRANSACTION);
+        notPure(c, "SET SCHEMA s", StatementKind.SESSION);
+        notPure(c, "SET AUTOCOMMIT FALSE", StatementKind.SESSION);
+        notPure(c, "USE s", StatementKind.SESSION);
+        notPure(c, "CALL abs(1)", StatementKind.CALL);
+        notPure(c, "CALL my_proc(?, ?)", StatementKind.CALL);
+        notPure(c, "{call my_proc(?)}", StatementKind.CALL);
+        notPure(c, "{?= call my_func(?)}", StatementKind.CALL);
+        notPure(c, "EXEC my_proc", StatementKind.CALL);
+        notPure(c, "FROBNICATE everything", StatementKind.UNKNOWN);
+        notPure(c, "", StatementKind.UNKNOWN);
+        notPure(c, "   ;  -- nothing", StatementKind.UNKNOWN);
+        notPure(c, "SELECT 'unterminated", StatementKind.READ);
+        notPure(c, "SELECT * FROM t WHERE (a = 1", StatementKind.READ);
+        notPure(c, "SELECT FROM WHERE", StatementKind.READ);
+        notPure(c, "INSERT INTO t VALUES (1); SELECT 1", StatementKind.UNKNOWN);
+        notPure(c, "EXPLAIN ANALYZE INSERT INTO t VALUES (1)", StatementKind.WRITE);
+        assertEquals(StatementKind.UNKNOWN, c.classify(null).kind());
+    }
+
+    @Test
+    void tables() {
+        assertEquals(Set.of("PUBLIC.T", "U"), h2.classify("select * from public.t join u on t.a = u.a").tables());
+        assertEquals(Set.of("My Table", "T2"), hs.classify("SELECT * FROM \"My Table\", t2").tables());
+        assertEquals(Set.of("T"), h2.classify("UPDATE t SET a = 1").tables());
+        assertTrue(h2.classify("WITH x(a) AS (SELECT 1) SELECT a FROM x").tables().isEmpty());
+    }
+
+    @Test
+    void cacheIsUsedAndBounded() {
+        SqlClassifier c = new SqlClassifier(Dialect.H2);
+        Classification a = c.classify("SELECT 1 FROM t");
+        assertSame(a, c.classify("SELECT 1 FROM t"));
+        for (int i = 0; i < SqlClassifier.CACHE_MAX_ENTRIES + 50; i++) {
+            c.classify("SELECT " + i);
+        }
+        assertTrue(c.cacheSize() <= SqlClassifier.CACHE_MAX_ENTRIES);
+    }
+
+    @Test
+    void neverThrowsOnNastyInput() {
+        String deep = "SELECT " + "(".repeat(5000) + "1" + ")".repeat(5000);
+        assertFalse(h2.classify(deep).pureRead() && h2.classify(deep).kind() != StatementKind.READ);
+        notPure(h2, "SELECT /* unterminated", StatementKind.READ);
+        notPure(h2, "SELECT /* a /* nested */ */ 1", StatementKind.READ);
+        notPure(h2, "SELECT \"unterminated", StatementKind.READ);
+    }
+}
