@@ -24,7 +24,7 @@ public final class H2Engine implements Engine {
     static final String TRIGGER_PREFIX = "MACRODB_CAPTURE_";
     /** URL settings that belong to the primary's storage or connection, not to a secondary in memory. */
     private static final Set<String> PRIMARY_ONLY = Set.of("ACCESS_MODE_DATA", "AUTO_SERVER", "AUTO_SERVER_PORT",
-            "AUTO_RECONNECT", "FILE_LOCK", "DB_CLOSE_ON_EXIT", "CIPHER", "IFEXISTS", "IFEXISTS", "RECOVER",
+            "AUTO_RECONNECT", "FILE_LOCK", "DB_CLOSE_ON_EXIT", "CIPHER", "IFEXISTS", "RECOVER",
             "PAGE_SIZE", "CACHE_SIZE", "WRITE_DELAY", "DB_CLOSE_DELAY", "TRACE_LEVEL_FILE", "USER", "PASSWORD");
 
     @Override public String name() { return "h2"; }

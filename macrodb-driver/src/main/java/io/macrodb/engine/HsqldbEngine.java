@@ -119,8 +119,14 @@ public final class HsqldbEngine implements Engine {
             boolean auto = to.getAutoCommit();
             to.setAutoCommit(false);
             try (Statement s = to.createStatement()) {
+                boolean lobSchema = false;
                 for (String line : lines) {
                     if (line.isBlank()) continue;
+                    if (line.startsWith("SET SCHEMA ")) {
+                        // HSQLDB's own LOB store (SYSTEM_LOBS) is written by the engine, not by the script
+                        lobSchema = line.startsWith("SET SCHEMA SYSTEM_LOBS");
+                    }
+                    if (lobSchema) continue;
                     try {
                         s.execute(line);
                     } catch (SQLException e) {

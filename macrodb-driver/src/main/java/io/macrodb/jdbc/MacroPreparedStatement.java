@@ -37,11 +37,7 @@ class MacroPreparedStatement extends MacroStatement implements PreparedStatement
     }
 
     @Override Statement physicalFor(Session s, String ignored) throws SQLException {
-        if (physical != null && physicalIsOwn) {
-            releasePhysical(physical);
-            physical = null;
-            physicalIsOwn = false;
-        }
+        dropOwnPhysical();
         if (physical == null) {
             PreparedStatement p = s.takePrepared(cacheKey);
             if (p == null) p = keys.prepare(s.connection(), sql, type, concurrency, holdability);

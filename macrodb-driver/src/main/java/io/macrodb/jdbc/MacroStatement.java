@@ -160,11 +160,21 @@ class MacroStatement implements Statement {
 
     /** The physical plain statement on {@code s}, created with this statement's options. */
     Statement physicalFor(Session s, String sql) throws SQLException {
+        dropOwnPhysical();
         if (physical == null) {
             physical = s.connection().createStatement(type, concurrency, holdability);
             applyOptions(physical);
         }
         return physical;
+    }
+
+    /** A statement-mode physical statement served one execution; the next one gets a normal physical statement. */
+    final void dropOwnPhysical() {
+        if (physical != null && physicalIsOwn) {
+            releasePhysical(physical);
+            physical = null;
+            physicalIsOwn = false;
+        }
     }
 
     final void applyOptions(Statement p) throws SQLException {
