@@ -37,6 +37,18 @@ public interface Engine {
     /** Installs the change-capture triggers on {@code table} unless they are there already. */
     void installCapture(Connection c, TableShape table) throws SQLException;
 
+    /**
+     * Makes every user table's capture triggers current after a schema change (new tables get
+     * them; engines whose triggers remember a table's name re-create them).
+     *
+     * @return the shapes of all user tables
+     */
+    default List<TableShape> refreshCapture(Connection c) throws SQLException {
+        List<TableShape> tables = tables(c);
+        for (TableShape t : tables) installCapture(c, t);
+        return tables;
+    }
+
     /** Removes the capture triggers of every table (persistent primaries, on clean shutdown). */
     void removeCapture(Connection c) throws SQLException;
 

@@ -70,6 +70,18 @@ public final class H2Engine implements Engine {
         }
     }
 
+    /**
+     * H2 gives a trigger its table's name once, at creation, and ALTER TABLE rebuilds a table under a
+     * temporary name whose triggers keep that name; so after a schema change every capture trigger is
+     * created afresh.
+     */
+    @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
+        removeCapture(c);
+        List<TableShape> tables = tables(c);
+        for (TableShape t : tables) installCapture(c, t);
+        return tables;
+    }
+
     @Override public void removeCapture(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(

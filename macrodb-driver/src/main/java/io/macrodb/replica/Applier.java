@@ -7,7 +7,6 @@ import io.macrodb.log.ChangeRecord;
 import io.macrodb.log.ReplicationLog;
 import io.macrodb.log.RowChanges;
 import io.macrodb.log.StatementChange;
-import io.macrodb.log.TableShape;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -38,6 +37,7 @@ final class Applier implements Runnable {
     private final AtomicLong retries = new AtomicLong();
     private volatile ChangeRecord lastApplied;
     private volatile boolean running = true;
+    private volatile boolean paused;
     private Thread thread;
 
     Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup) {
@@ -56,6 +56,10 @@ final class Applier implements Runnable {
         thread.start();
     }
 
+    void setPaused(boolean p) { paused = p; }
+
+    boolean isPaused() { return paused; }
+
     long appliedRecords() { return appliedRecords.get(); }
     long groups() { return groups.get(); }
     long retries() { return retries.get(); }
@@ -71,6 +75,10 @@ final class Applier implements Runnable {
             while (running) {
                 ChangeRecord first = cursor.awaitNext(TimeUnit.MILLISECONDS.toNanos(200));
                 if (first == null) continue;
+                if (paused) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                    continue;
+                }
                 ChangeRecord last = groupEnd(first);
                 if (!applyWithRetries(first, last)) return;
             }
@@ -153,7 +161,7 @@ final class Applier implements Runnable {
         if (ddl) {
             // Every replica carries the capture triggers too (they refuse writes by readers, and a
             // promoted secondary needs them), installed by each applier after the DDL that made a table.
-            for (TableShape t : engine.tables(session)) engine.installCapture(session, t);
+            engine.refreshCapture(session);
             session.commit();
         }
         cursor.advanceTo(last);

@@ -91,7 +91,7 @@ public final class ReplicaSet {
                 try {
                     engine.configureSecondary(ac, cfg.propagation());
                     engine.copy(pc, ac);
-                    for (TableShape t : engine.tables(ac)) engine.installCapture(ac, t);
+                    engine.refreshCapture(ac);
                     ac.setAutoCommit(false);
                 } catch (SQLException e) {
                     ac.close();
@@ -155,10 +155,7 @@ public final class ReplicaSet {
         synchronized (catalog) {
             Connection c = catalog.connection();
             shapes.clear();
-            for (TableShape t : engine().tables(c)) {
-                engine().installCapture(c, t);
-                shapes.put(t.schema() + '\u0000' + t.table(), t);
-            }
+            for (TableShape t : engine().refreshCapture(c)) shapes.put(t.schema() + '\u0000' + t.table(), t);
         }
     }
 
@@ -274,6 +271,21 @@ public final class ReplicaSet {
                     a == null ? 0 : a.appliedRecords(), a == null ? 0 : a.groups(), a == null ? 0 : a.retries()));
         }
         return out;
+    }
+
+    /**
+     * Stops (or resumes) applying the log on secondary {@code index}: the replica stays in the
+     * rotation, falls behind, and read-only transactions that need newer data go elsewhere. For
+     * operators (hold a secondary still, e.g. to copy it) and for tests that need a lagging replica.
+     */
+    public void pauseApplying(int index, boolean paused) {
+        for (Replica r : secondaries) {
+            if (r.index() == index && r.applier() != null) {
+                r.applier().setPaused(paused);
+                return;
+            }
+        }
+        throw new IllegalArgumentException("no secondary with index " + index + "; secondaries are 1.." + secondaries.size());
     }
 
     /**

@@ -1,0 +1,217 @@
+package io.macrodb;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The read consistency levels of DESIGN.md §3. {@code strict}: a read-only transaction that begins
+ * after a commit returned sees that commit (real-time order). {@code session}: a connection sees its
+ * own commits. Deterministic cases pause a secondary's applier so that it is certainly stale; the
+ * concurrent cases check the register under load.
+ */
+class ConsistencyTest {
+
+    private static long readCounter(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT n FROM reg WHERE id = 1")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static void setup(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE reg (id INT PRIMARY KEY, n BIGINT NOT NULL)");
+            s.execute("INSERT INTO reg VALUES (1, 0)");
+        }
+    }
+
+    private static void increment(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.executeUpdate("UPDATE reg SET n = n + 1 WHERE id = 1");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void strictReadAfterCommitSeesItEvenWhenTheSecondaryIsStale(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=2&readWait=20");
+        try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
+            setup(writer);
+            MacroConnection mr = TestDb.macro(reader);
+            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
+            mr.replicaSet().pauseApplying(1, true);
+            try {
+                increment(writer);
+                reader.setReadOnly(true);
+                reader.setAutoCommit(false);
+                assertEquals(1, readCounter(reader), "a strict read that began after the commit must see it");
+                assertTrue(mr.currentReplica().isPrimary(), "the stale secondary could not serve it, so the primary did");
+                reader.commit();
+            } finally {
+                mr.replicaSet().pauseApplying(1, false);
+            }
+            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
+            reader.setAutoCommit(true);
+            assertEquals(1, readCounter(reader));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void boundedStalenessMayReadTheStaleSecondaryButSessionSeesItsOwnCommit(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=2&readWait=20");
+        try (Connection writer = TestDb.open(url);
+             Connection bounded = TestDb.open(url.replace("readWait=20", "readWait=20&consistency=bounded:5"));
+             Connection session = TestDb.open(url.replace("readWait=20", "readWait=20&consistency=session"))) {
+            setup(writer);
+            MacroConnection mb = TestDb.macro(bounded);
+            assertTrue(mb.replicaSet().awaitCaughtUp(5_000));
+            mb.replicaSet().pauseApplying(1, true);
+            try {
+                increment(writer);
+                bounded.setReadOnly(true);
+                // One version behind is within bounded:5, so the stale secondary serves it: the check
+                // below is what a strict read would fail, which shows the strict test above can fail.
+                assertEquals(0, readCounter(bounded));
+                bounded.setReadOnly(false);
+
+                // session: another connection's commit need not be visible...
+                session.setReadOnly(true);
+                assertEquals(0, readCounter(session));
+                // ...but its own commit must be.
+                session.setReadOnly(false);
+                increment(session);
+                session.setReadOnly(true);
+                assertEquals(2, readCounter(session));
+            } finally {
+                mb.replicaSet().pauseApplying(1, false);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void realTimeOrderUnderLoad(String engine) throws Exception {
+        checkRegister(engine, "strict", false);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void readYourWritesUnderLoad(String engine) throws Exception {
+        checkRegister(engine, "session", true);
+    }
+
+    /**
+     * Writers increment a register and, after commit() returns, publish the value they committed.
+     * strict: every reader's read-only transaction that starts later must see at least the highest
+     * published value. session: each writer also reads in read-only mode right after its own commit
+     * and must see at least what it committed.
+     */
+    private void checkRegister(String engine, String consistency, boolean ownWritesOnly) throws Exception {
+        String url = TestDb.url(engine, "replicas=3&consistency=" + consistency);
+        try (Connection admin = TestDb.open(url)) {
+            setup(admin);
+            AtomicLong acknowledged = new AtomicLong();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong checks = new AtomicLong();
+            AtomicLong onSecondaries = new AtomicLong();
+            ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                futures.add(pool.submit(() -> {
+                    try (Connection c = TestDb.open(url)) {
+                        MacroConnection mc = TestDb.macro(c);
+                        while (!stop.get()) {
+                            long committed;
+                            c.setReadOnly(false);
+                            c.setAutoCommit(false);
+                            long[] value = new long[1];
+                            TestDb.inTransaction(c, tx -> {
+                                increment(tx);
+                                value[0] = readCounter(tx);
+                            });
+                            committed = value[0];
+                            acknowledged.accumulateAndGet(committed, Math::max);
+                            if (ownWritesOnly) {
+                                c.setReadOnly(true);
+                                long seen = readCounter(c);
+                                if (!mc.currentReplica().isPrimary()) onSecondaries.incrementAndGet();
+                                c.commit();
+                                checks.incrementAndGet();
+                                if (seen < committed) violations.add("own commit " + committed + " not seen: " + seen);
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            if (!ownWritesOnly) {
+                for (int r = 0; r < 2; r++) {
+                    futures.add(pool.submit(() -> {
+                        try (Connection c = TestDb.open(url)) {
+                            MacroConnection mc = TestDb.macro(c);
+                            c.setReadOnly(true);
+                            c.setAutoCommit(false);
+                            while (!stop.get()) {
+                                long before = acknowledged.get();
+                                long seen = readCounter(c);
+                                if (!mc.currentReplica().isPrimary()) onSecondaries.incrementAndGet();
+                                c.commit();
+                                checks.incrementAndGet();
+                                if (seen < before) violations.add("read began after commit " + before + " returned but saw " + seen);
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            Thread.sleep(2_000);
+            stop.set(true);
+            pool.shutdown();
+            for (Future<?> f : futures) f.get(60, TimeUnit.SECONDS);
+            System.out.println(engine + " " + consistency + ": " + checks + " checks, " + onSecondaries + " on secondaries, "
+                    + violations.size() + " violations");
+            assertTrue(violations.isEmpty(), () -> new ArrayList<>(violations).subList(0, Math.min(5, violations.size())).toString());
+            assertTrue(onSecondaries.get() > 10, "reads must run on secondaries for this test to mean anything");
+            TestDb.assertConverged(admin);
+        }
+    }
+
+    @Test
+    void aReadOnlyTransactionCannotWrite() throws Exception {
+        String url = TestDb.url("h2", "replicas=2");
+        try (Connection c = TestDb.open(url)) {
+            setup(c);
+            c.setReadOnly(true);
+            SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> increment(c));
+            assertEquals("25006", e.getSQLState());
+            assertTrue(e.getMessage().contains("setReadOnly(false)"), e.getMessage());
+            c.setReadOnly(false);
+            assertEquals(0, readCounter(c));
+            assertFalse(c.isReadOnly());
+            TestDb.assertConverged(c);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package io.macrodb.testing;
+
+import io.macrodb.jdbc.MacroConnection;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Helpers shared by the driver's tests: fresh database URLs, convergence checks, seeds, retries. */
+public final class TestDb {
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+
+    private TestDb() {}
+
+    /** A URL for a new, private in-memory database of {@code engine} with the given MacroDB options. */
+    public static String url(String engine, String options) {
+        String name = "t" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());
+        return "jdbc:macrodb:" + engine + ":mem:" + name + (options == null || options.isEmpty() ? "" : "?" + options);
+    }
+
+    public static Connection open(String url) throws SQLException {
+        return DriverManager.getConnection(url, "sa", "");
+    }
+
+    public static MacroConnection macro(Connection c) throws SQLException {
+        return c.unwrap(MacroConnection.class);
+    }
+
+    /**
+     * Waits for every secondary to apply everything, then asserts that every replica has the same
+     * content checksum as the primary.
+     */
+    public static List<String> assertConverged(Connection c) throws SQLException {
+        MacroConnection mc = macro(c);
+        assertTrue(mc.replicaSet().awaitCaughtUp(30_000), () -> "secondaries did not catch up: " + mc.replicaStatus());
+        List<String> sums = mc.replicaSet().checksums();
+        for (int i = 1; i < sums.size(); i++) {
+            int idx = i;
+            assertEquals(sums.get(0), sums.get(i), () -> "replica " + idx + " diverged from the primary: " + sums + " " + mc.replicaStatus());
+        }
+        return sums;
+    }
+
+    /** The seed for a randomized test: -Dmacrodb.seed=N reproduces a run. Printed so a failure can be replayed. */
+    public static long seed(String test) {
+        long seed = Long.getLong("macrodb.seed", System.nanoTime());
+        System.out.println(test + " seed=" + seed + " (rerun with -Dmacrodb.seed=" + seed + ")");
+        return seed;
+    }
+
+    /** Work inside one transaction. */
+    @FunctionalInterface
+    public interface Work {
+        void run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} as one transaction (autocommit off), retrying on SQLState 40001 as a correct
+     * client must; rolls back and rethrows anything else.
+     */
+    public static void inTransaction(Connection c, Work work) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                work.run(c);
+                c.commit();
+                return;
+            } catch (SQLException e) {
+                try {
+                    c.rollback();
+                } catch (SQLException ignored) {
+                    // the connection reports the original failure
+                }
+                if (!"40001".equals(e.getSQLState()) || attempt >= 50) throw e;
+            }
+        }
+    }
+}
