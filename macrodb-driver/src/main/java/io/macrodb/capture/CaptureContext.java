@@ -13,6 +13,8 @@ import java.sql.SQLException;
  */
 public abstract class CaptureContext {
     private static final ThreadLocal<CaptureContext> CURRENT = new ThreadLocal<>();
+    /** The last refusal raised by a trigger in this thread, kept because engines may rewrap it. */
+    private static final ThreadLocal<SQLException> REFUSAL = new ThreadLocal<>();
 
     /** Applying the log on a secondary: the rows are already accounted for, ignore them. */
     public static final CaptureContext APPLYING = new CaptureContext() {
@@ -48,13 +50,29 @@ public abstract class CaptureContext {
      */
     public abstract void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException;
 
+    /**
+     * The refusal a capture trigger raised in this thread since the last call, or null. The engine
+     * reports a trigger's exception in its own words (HSQLDB: "General error"); this is the exception
+     * with MacroDB's SQLState and message that the application should see instead.
+     */
+    public static SQLException takeRefusal() {
+        SQLException e = REFUSAL.get();
+        if (e != null) REFUSAL.remove();
+        return e;
+    }
+
     /** Called by triggers: routes the row to the current context or fails the statement. */
     static void fire(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
         CaptureContext ctx = CURRENT.get();
-        if (ctx == null) {
-            throw new SQLException("MacroDB: " + schema + "." + table + " was changed outside MacroDB; every write to a"
-                    + " replicated database must go through its jdbc:macrodb: URL", "55000");
+        try {
+            if (ctx == null) {
+                throw new SQLException("MacroDB: " + schema + "." + table + " was changed outside MacroDB; every write to a"
+                        + " replicated database must go through its jdbc:macrodb: URL", "55000");
+            }
+            ctx.onRow(schema, table, oldRow, newRow);
+        } catch (SQLException e) {
+            REFUSAL.set(e);
+            throw e;
         }
-        ctx.onRow(schema, table, oldRow, newRow);
     }
 }

@@ -23,13 +23,7 @@ public final class HsqldbCaptureTrigger implements org.hsqldb.trigger.Trigger {
         } catch (SQLException e) {
             // HSQLDB's trigger interface has no checked exceptions; it turns a runtime exception into
             // a failed statement.
-            throw new CaptureException(e);
+            throw new CaptureRefusal(e);
         }
-    }
-
-    /** Carries a capture refusal out of an HSQLDB trigger. */
-    public static final class CaptureException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        public CaptureException(SQLException cause) { super(cause.getMessage(), cause); }
     }
 }

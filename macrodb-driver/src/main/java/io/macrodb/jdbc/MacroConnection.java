@@ -199,6 +199,7 @@ public final class MacroConnection implements Connection {
      * deadlock rolls the whole transaction back and is reported as SQLState 40001.
      */
     <T> T run(Target t, Exec<T> body) throws SQLException {
+        CaptureContext.takeRefusal(); // forget a refusal some earlier, unrelated failure left behind
         if (t.update()) {
             int mark = changes.mark();
             CaptureContext prev = CaptureContext.enter(changes);
@@ -227,6 +228,11 @@ public final class MacroConnection implements Connection {
 
     /** Translates an execution failure; retryable engine conditions end the transaction. */
     private SQLException afterFailure(Exception e) throws SQLException {
+        SQLException refusal = CaptureContext.takeRefusal();
+        if (refusal != null) {
+            if (e != refusal) refusal.setNextException(e instanceof SQLException s ? s : new SQLException(e));
+            return refusal;
+        }
         SQLException se = e instanceof SQLException s ? s : unwrapCapture(e);
         if (db.engine().isRetryable(se) && tx != Tx.NONE) {
             rollbackQuietly();
@@ -560,11 +566,11 @@ public final class MacroConnection implements Connection {
         }
         Session s = tx == Tx.UPDATE ? primary : readSession;
         Savepoint phys = name == null ? s.connection().setSavepoint() : s.connection().setSavepoint(name);
-        return new MacroSavepoint(phys, tx == Tx.UPDATE ? changes.mark() : 0, savepointGeneration, name);
+        return new MacroSavepoint(this, phys, tx == Tx.UPDATE ? changes.mark() : 0, savepointGeneration, name);
     }
 
     private MacroSavepoint own(Savepoint sp) throws SQLException {
-        if (!(sp instanceof MacroSavepoint m) || m.generation() != savepointGeneration || tx == Tx.NONE) {
+        if (!(sp instanceof MacroSavepoint m) || m.owner() != this || m.generation() != savepointGeneration || tx == Tx.NONE) {
             throw new SQLException("MacroDB: this savepoint does not belong to the current transaction of this connection",
                     SqlStates.INVALID_SAVEPOINT);
         }

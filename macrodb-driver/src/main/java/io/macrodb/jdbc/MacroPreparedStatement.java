@@ -63,10 +63,14 @@ class MacroPreparedStatement extends MacroStatement implements PreparedStatement
 
     private boolean run(Expect expect) throws SQLException {
         Bindings b = bindings;
-        return executeRouted(sql, b.values(), keys, expect, (p, q) -> {
+        return executeRouted(sql, b.values(), keys, expect, (p, q, e) -> {
             PreparedStatement ps = (PreparedStatement) p;
             b.applyTo(ps);
-            return ps.execute();
+            return switch (e) {
+                case QUERY -> new Outcome(ps.executeQuery(), -1);
+                case UPDATE -> new Outcome(null, ps.executeLargeUpdate());
+                case ANY -> Outcome.of(ps, ps.execute());
+            };
         });
     }
 

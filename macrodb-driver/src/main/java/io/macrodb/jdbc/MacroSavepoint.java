@@ -9,18 +9,21 @@ import java.sql.Savepoint;
  * propagated.
  */
 final class MacroSavepoint implements Savepoint {
+    private final MacroConnection owner;
     private final Savepoint physical;
     private final int mark;
     private final int generation;
     private final String name;
 
-    MacroSavepoint(Savepoint physical, int mark, int generation, String name) {
+    MacroSavepoint(MacroConnection owner, Savepoint physical, int mark, int generation, String name) {
+        this.owner = owner;
         this.physical = physical;
         this.mark = mark;
         this.generation = generation;
         this.name = name;
     }
 
+    MacroConnection owner() { return owner; }
     Savepoint physical() { return physical; }
     int mark() { return mark; }
     int generation() { return generation; }

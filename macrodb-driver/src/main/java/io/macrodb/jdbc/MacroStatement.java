@@ -90,7 +90,7 @@ class MacroStatement implements Statement {
             expectNoResult(expect, sql);
             return conn.schemaChange(sql, params, s -> {
                 attach(s);
-                return finish(exec.run(physicalFor(s, sql), sql), expect, sql);
+                return finish(exec.run(physicalFor(s, sql), sql, expect));
             });
         }
         if (kind == StatementKind.CALL && conn.statementMode()) {
@@ -100,6 +100,7 @@ class MacroStatement implements Statement {
         boolean forceWrite = concurrency == ResultSet.CONCUR_UPDATABLE && kind == StatementKind.READ;
         MacroConnection.Target t = conn.target(c, sql, forceWrite);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
+            expectNoResult(expect, sql);
             return conn.run(t, s -> {
                 attach(s);
                 if (physical != null) {
@@ -109,19 +110,30 @@ class MacroStatement implements Statement {
                 StatementModeWriter.Result r = conn.statementWriter().execute(this, s, sql, params, keys);
                 physical = r.statement();
                 physicalIsOwn = true;
-                return finish(r.hasResultSet(), expect, sql);
+                return finish(r.hasResultSet() ? new Outcome(physical.getResultSet(), -1) : new Outcome(null, physical.getLargeUpdateCount()));
             });
         }
         return conn.run(t, s -> {
             attach(s);
-            return finish(exec.run(physicalFor(s, sql), sql), expect, sql);
+            return finish(exec.run(physicalFor(s, sql), sql, expect));
         });
     }
 
-    /** What runs the statement on a physical statement. */
+    /** What one execution produced: a result set, or an update count. */
+    record Outcome(ResultSet resultSet, long updateCount) {
+        static Outcome of(Statement p, boolean hasResultSet) throws SQLException {
+            return hasResultSet ? new Outcome(p.getResultSet(), -1) : new Outcome(null, p.getLargeUpdateCount());
+        }
+    }
+
+    /**
+     * Runs the statement on a physical statement with the engine's own method for {@code expect}
+     * (executeQuery, executeUpdate or execute), so that the engine refuses a mismatch before it
+     * changes anything, exactly as it would without MacroDB.
+     */
     @FunctionalInterface
     interface PhysicalExec {
-        boolean run(Statement physical, String sql) throws SQLException;
+        Outcome run(Statement physical, String sql, Expect expect) throws SQLException;
     }
 
     private static void expectNoResult(Expect expect, String sql) throws SQLException {
@@ -131,22 +143,14 @@ class MacroStatement implements Statement {
         }
     }
 
-    private boolean finish(boolean hasResultSet, Expect expect, String sql) throws SQLException {
-        if (hasResultSet) {
-            if (expect == Expect.UPDATE) {
-                throw new SQLException("MacroDB: executeUpdate got rows from " + SqlStates.abbreviate(sql)
-                        + "; use executeQuery or execute", "07000");
-            }
-            currentResult = new MacroResultSet(this, physical.getResultSet());
+    private boolean finish(Outcome outcome) {
+        if (outcome.resultSet() != null) {
+            currentResult = new MacroResultSet(this, outcome.resultSet());
             updateCount = -1;
-        } else {
-            if (expect == Expect.QUERY) {
-                throw new SQLException("MacroDB: executeQuery needs a statement that returns rows, not "
-                        + SqlStates.abbreviate(sql) + "; use executeUpdate or execute", "07000");
-            }
-            updateCount = physical.getLargeUpdateCount();
+            return true;
         }
-        return hasResultSet;
+        updateCount = outcome.updateCount();
+        return false;
     }
 
     /** Binds this statement to {@code s}: a session other than the primary is held until detached. */
@@ -233,7 +237,7 @@ class MacroStatement implements Statement {
 
     @Override public ResultSet executeQuery(String sql) throws SQLException {
         checkNotPrepared();
-        executeRouted(sql, new Object[0], GeneratedKeys.NONE, Expect.QUERY, (p, q) -> p.execute(q));
+        executeRouted(sql, new Object[0], GeneratedKeys.NONE, Expect.QUERY, plain(GeneratedKeys.NONE));
         return currentResult;
     }
 
@@ -271,31 +275,40 @@ class MacroStatement implements Statement {
 
     private long largeUpdate(String sql, GeneratedKeys keys) throws SQLException {
         checkNotPrepared();
-        executeRouted(sql, new Object[0], keys, Expect.UPDATE, keys::execute);
+        executeRouted(sql, new Object[0], keys, Expect.UPDATE, plain(keys));
         return Math.max(updateCount, 0);
     }
 
     @Override public boolean execute(String sql) throws SQLException {
         checkNotPrepared();
-        return executeRouted(sql, new Object[0], GeneratedKeys.NONE, Expect.ANY, (p, q) -> p.execute(q));
+        return executeRouted(sql, new Object[0], GeneratedKeys.NONE, Expect.ANY, plain(GeneratedKeys.NONE));
     }
 
     @Override public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
         checkNotPrepared();
         GeneratedKeys keys = keysFlag(autoGeneratedKeys);
-        return executeRouted(sql, new Object[0], keys, Expect.ANY, keys::execute);
+        return executeRouted(sql, new Object[0], keys, Expect.ANY, plain(keys));
     }
 
     @Override public boolean execute(String sql, int[] columnIndexes) throws SQLException {
         checkNotPrepared();
         GeneratedKeys keys = GeneratedKeys.of(columnIndexes);
-        return executeRouted(sql, new Object[0], keys, Expect.ANY, keys::execute);
+        return executeRouted(sql, new Object[0], keys, Expect.ANY, plain(keys));
     }
 
     @Override public boolean execute(String sql, String[] columnNames) throws SQLException {
         checkNotPrepared();
         GeneratedKeys keys = GeneratedKeys.of(columnNames);
-        return executeRouted(sql, new Object[0], keys, Expect.ANY, keys::execute);
+        return executeRouted(sql, new Object[0], keys, Expect.ANY, plain(keys));
+    }
+
+    /** Execution of a plain statement's SQL with the engine method matching what the caller expects. */
+    private static PhysicalExec plain(GeneratedKeys keys) {
+        return (p, q, expect) -> switch (expect) {
+            case QUERY -> new Outcome(p.executeQuery(q), -1);
+            case UPDATE -> new Outcome(null, keys.executeLargeUpdate(p, q));
+            case ANY -> Outcome.of(p, keys.execute(p, q));
+        };
     }
 
     static GeneratedKeys keysFlag(int autoGeneratedKeys) throws SQLException {
