@@ -29,6 +29,38 @@ class BoundedWaitTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"h2", "hsqldb"})
+    void aRowLockHeldByAnIdleTransactionFailsTheWaiterWithinTheBound(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=2&lockTimeout=1000");
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            try (Connection holder = TestDb.open(url); Connection waiter = TestDb.open(url)) {
+                try (Statement s = holder.createStatement()) {
+                    s.execute("CREATE TABLE hot (id INT PRIMARY KEY, n INT)");
+                    s.execute("INSERT INTO hot VALUES (1, 0)");
+                }
+                holder.setAutoCommit(false);
+                try (Statement s = holder.createStatement()) {
+                    s.executeUpdate("UPDATE hot SET n = 1 WHERE id = 1");
+                }
+                waiter.setAutoCommit(false);
+                long start = System.nanoTime();
+                SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> {
+                    try (Statement s = waiter.createStatement()) {
+                        s.executeUpdate("UPDATE hot SET n = 2 WHERE id = 1");
+                    }
+                });
+                long millis = (System.nanoTime() - start) / 1_000_000;
+                System.out.println(engine + ": waiter failed after " + millis + " ms: " + e.getSQLState() + " " + e.getMessage());
+                assertEquals("40001", e.getSQLState(), e.getMessage());
+                org.junit.jupiter.api.Assertions.assertTrue(millis < 10_000, "bounded by lockTimeout: " + millis);
+                holder.commit();
+                waiter.rollback();
+                TestDb.assertConverged(holder);
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
     void readThenUpdateOfOneRowAtSerializableFinishes(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=2&lockTimeout=500");
         int sessions = 3;

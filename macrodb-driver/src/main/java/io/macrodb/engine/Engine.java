@@ -55,6 +55,13 @@ public interface Engine {
     /** Copies every schema object and row of {@code from} into the empty database of {@code to}. */
     void copy(Connection from, Connection to) throws SQLException;
 
+    /**
+     * Whether lock waits can only be bounded by cancelling the waiting statement (the engine has no
+     * lock timeout of its own). MacroDB then cancels an update statement that runs longer than
+     * {@code lockTimeout}.
+     */
+    default boolean boundsLockWaitsByCancel() { return false; }
+
     /** Whether an exception means a lock wait timed out or a deadlock was broken (retryable). */
     boolean isRetryable(SQLException e);
 

@@ -67,8 +67,12 @@ public final class HsqldbEngine implements Engine {
     }
 
     @Override public void configureSession(Connection c, long lockTimeoutMillis) {
-        // HSQLDB has no lock timeout; MVCC mode detects deadlocks and rolls one party back instead.
+        // HSQLDB has no lock timeout: MVCC detects deadlocks, and a wait for a lock held by an idle
+        // transaction is ended by cancelling the statement (see boundsLockWaitsByCancel).
     }
+
+    /** A writer waiting for a row lock in MVCC mode waits until the holder ends, however long; Statement.cancel() ends the wait. */
+    @Override public boolean boundsLockWaitsByCancel() { return true; }
 
     static String triggerName(String event, TableShape t) {
         return "MACRODB_CAPTURE:" + event + ":" + t.schema().length() + ":" + t.schema() + t.table();

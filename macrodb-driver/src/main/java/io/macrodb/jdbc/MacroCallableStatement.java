@@ -42,22 +42,22 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
 
     @Override public boolean execute() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> delegate.execute());
+        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::execute));
     }
 
     @Override public ResultSet executeQuery() throws SQLException {
         checkOpen();
-        return wrap(conn.call(sql, s -> delegate.executeQuery()));
+        return wrap(conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeQuery)));
     }
 
     @Override public int executeUpdate() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> delegate.executeUpdate());
+        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeUpdate));
     }
 
     @Override public long executeLargeUpdate() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> delegate.executeLargeUpdate());
+        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeLargeUpdate));
     }
 
     @Override public void addBatch() throws SQLException {
@@ -71,12 +71,12 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
 
     @Override public int[] executeBatch() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> delegate.executeBatch());
+        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeBatch));
     }
 
     @Override public long[] executeLargeBatch() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> delegate.executeLargeBatch());
+        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeLargeBatch));
     }
 
     private static SQLException notHere() {

@@ -98,6 +98,7 @@ public final class MacroConnection implements Connection {
     private Session readSession;
     private TransactionChanges changes;
     private long lastCommitVersion;
+    private Replica lastReplica;
     private final Map<String, Savepoint> namedSavepoints = new HashMap<>();
     private int savepointGeneration;
 
@@ -131,6 +132,9 @@ public final class MacroConnection implements Connection {
 
     /** The options this connection was opened with. */
     public MacroConfig config() { return config; }
+
+    /** Where the last statement of this connection ran (also after an autocommit statement ended); null before the first. */
+    public Replica lastReplica() { return lastReplica; }
 
     /** Where the current transaction runs: null if none is open. */
     public Replica currentReplica() {
@@ -200,6 +204,7 @@ public final class MacroConnection implements Connection {
      */
     <T> T run(Target t, Exec<T> body) throws SQLException {
         CaptureContext.takeRefusal(); // forget a refusal some earlier, unrelated failure left behind
+        lastReplica = t.session().replica();
         if (t.update()) {
             int mark = changes.mark();
             CaptureContext prev = CaptureContext.enter(changes);
@@ -224,6 +229,17 @@ public final class MacroConnection implements Connection {
             CaptureContext.restore(prev);
             if (autoCommit && tx == Tx.READ) endRead(true);
         }
+    }
+
+    /**
+     * Runs one physical execution; on an engine without lock timeouts, an update statement is
+     * cancelled when it outlives {@code lockTimeout}.
+     */
+    <T> T guarded(Session s, Statement physical, LockWaitGuard.Call<T> call) throws SQLException {
+        if (tx == Tx.UPDATE && s.isPrimary() && db.engine().boundsLockWaitsByCancel()) {
+            return LockWaitGuard.run(physical, config.lockTimeoutMillis(), call);
+        }
+        return call.run();
     }
 
     /** Translates an execution failure; retryable engine conditions end the transaction. */

@@ -90,7 +90,8 @@ class MacroStatement implements Statement {
             expectNoResult(expect, sql);
             return conn.schemaChange(sql, params, s -> {
                 attach(s);
-                return finish(exec.run(physicalFor(s, sql), sql, expect));
+                Statement p = physicalFor(s, sql);
+                return finish(exec.run(p, sql, expect));
             });
         }
         if (kind == StatementKind.CALL && conn.statementMode()) {
@@ -115,7 +116,8 @@ class MacroStatement implements Statement {
         }
         return conn.run(t, s -> {
             attach(s);
-            return finish(exec.run(physicalFor(s, sql), sql, expect));
+            Statement p = physicalFor(s, sql);
+            return finish(conn.guarded(s, p, () -> exec.run(p, sql, expect)));
         });
     }
 

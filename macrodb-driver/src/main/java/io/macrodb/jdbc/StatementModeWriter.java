@@ -55,7 +55,7 @@ final class StatementModeWriter {
         try {
             owner.applyOptions(ps);
             for (int i = 0; i < all.length; i++) ps.setObject(i + 1, all[i]);
-            boolean hasResultSet = ps.execute();
+            boolean hasResultSet = conn.guarded(s, ps, ps::execute);
             conn.changes().addStatement(new StatementChange(rw.sql(), all, false));
             ok = true;
             return new Result(ps, hasResultSet);

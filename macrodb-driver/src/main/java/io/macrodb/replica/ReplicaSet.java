@@ -260,14 +260,19 @@ public final class ReplicaSet {
 
     /** Versions, lag and apply counters of every replica, primary first. */
     public List<ReplicaStatus> status() {
+        // Secondaries first: a secondary never passes the primary, so reading the primary last
+        // keeps every reported lag >= 0 while versions move.
+        long[] versions = new long[secondaries.size()];
+        for (int i = 0; i < versions.length; i++) versions[i] = secondaries.get(i).version();
         long pv = version();
         List<ReplicaStatus> out = new ArrayList<>();
         out.add(new ReplicaStatus(0, "primary", primary.url(), primary.state(), primary.stateReason(), pv, 0, 0,
                 primary.activeReaders(), 0, 0, 0));
-        for (Replica r : secondaries) {
+        for (int i = 0; i < versions.length; i++) {
+            Replica r = secondaries.get(i);
             Applier a = r.applier();
-            out.add(new ReplicaStatus(r.index(), "secondary", r.url(), r.state(), r.stateReason(), r.version(),
-                    pv - r.version(), r.stalenessNanos() / 1e6, r.activeReaders(),
+            out.add(new ReplicaStatus(r.index(), "secondary", r.url(), r.state(), r.stateReason(), versions[i],
+                    pv - versions[i], r.stalenessNanos() / 1e6, r.activeReaders(),
                     a == null ? 0 : a.appliedRecords(), a == null ? 0 : a.groups(), a == null ? 0 : a.retries()));
         }
         return out;

@@ -12,10 +12,17 @@ public interface Balancer {
     /** @param candidates active secondaries that satisfy the consistency level, never empty */
     Replica pick(List<Replica> candidates);
 
-    /** Fewest read-only transactions running now; ties go to the freshest. The default. */
+    /**
+     * Fewest read-only transactions running now; ties go to the freshest, then to a random one (so
+     * that idle, equally fresh secondaries share the load instead of the first taking it all). The
+     * default.
+     */
     Balancer LEAST_ACTIVE = candidates -> {
         Replica best = null;
-        for (Replica r : candidates) {
+        int n = candidates.size();
+        int start = n == 1 ? 0 : java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
+        for (int i = 0; i < n; i++) {
+            Replica r = candidates.get((start + i) % n);
             if (best == null || r.activeReaders() < best.activeReaders()
                     || r.activeReaders() == best.activeReaders() && r.version() > best.version()) {
                 best = r;
@@ -24,10 +31,13 @@ public interface Balancer {
         return best;
     };
 
-    /** Highest version; ties go to the least active. */
+    /** Highest version; ties go to the least active, then to a random one. */
     Balancer FRESHEST = candidates -> {
         Replica best = null;
-        for (Replica r : candidates) {
+        int n = candidates.size();
+        int start = n == 1 ? 0 : java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
+        for (int i = 0; i < n; i++) {
+            Replica r = candidates.get((start + i) % n);
             if (best == null || r.version() > best.version()
                     || r.version() == best.version() && r.activeReaders() < best.activeReaders()) {
                 best = r;
