@@ -16,6 +16,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What one update transaction has changed so far on the primary, kept in the order it happened so
@@ -32,10 +33,33 @@ public final class TransactionChanges extends CaptureContext {
     /** A key the transaction touched: its old key (update/delete) and new key (insert/update). */
     private record RowEvent(TableShape shape, Key oldKey, Key newKey) {}
 
-    /** Key values with array-aware equality. */
+    /**
+     * Key values with value equality: arrays by content, numbers by numeric value (a trigger and a
+     * result set may hand the same key back as different Number classes).
+     */
     private record Key(Object[] values) {
-        @Override public boolean equals(Object o) { return o instanceof Key k && Arrays.deepEquals(values, k.values); }
-        @Override public int hashCode() { return Arrays.deepHashCode(values); }
+        @Override public boolean equals(Object o) {
+            if (!(o instanceof Key k) || k.values.length != values.length) return false;
+            for (int i = 0; i < values.length; i++) {
+                if (!Objects.deepEquals(canonical(values[i]), canonical(k.values[i]))) return false;
+            }
+            return true;
+        }
+
+        @Override public int hashCode() {
+            int h = 1;
+            for (Object v : values) h = 31 * h + Arrays.deepHashCode(new Object[] {canonical(v)});
+            return h;
+        }
+
+        private static Object canonical(Object v) {
+            if (v instanceof java.math.BigDecimal d) return d.signum() == 0 ? java.math.BigDecimal.ZERO : d.stripTrailingZeros();
+            if (v instanceof Byte || v instanceof Short || v instanceof Integer || v instanceof Long) {
+                return java.math.BigDecimal.valueOf(((Number) v).longValue());
+            }
+            if (v instanceof java.math.BigInteger b) return new java.math.BigDecimal(b);
+            return v;
+        }
     }
 
     public TransactionChanges(Propagation propagation, ShapeResolver shapes) {
@@ -90,10 +114,11 @@ public final class TransactionChanges extends CaptureContext {
 
     /**
      * The changes to ship, computed inside the open transaction on the primary session {@code c}.
-     * Row mode: per table (first-touched first), the keys that existed before the transaction and
-     * the final image of every touched row that exists now.
+     * Row mode: per table (first-touched first), the final image of every touched row that exists
+     * now, split by whether its key existed before the transaction, and the keys that existed
+     * before and exist no more.
      */
-    public List<Change> build(Connection c) throws SQLException {
+    public List<Change> build(Connection c, StatementCache cache) throws SQLException {
         List<Change> out = new ArrayList<>();
         if (propagation == Propagation.STATEMENT) {
             for (Object e : events) out.add((StatementChange) e);
@@ -109,38 +134,47 @@ public final class TransactionChanges extends CaptureContext {
                 touched.put(ev.shape, keys);
                 order.add(ev.shape);
             }
-            // value: whether the key may exist on a secondary (it existed before this transaction)
+            // value: whether the key existed before this transaction (its first event was not an insert)
             if (ev.oldKey != null) keys.putIfAbsent(ev.oldKey, Boolean.TRUE);
             if (ev.newKey != null) keys.putIfAbsent(ev.newKey, Boolean.FALSE);
         }
         for (TableShape shape : order) {
             LinkedHashMap<Key, Boolean> keys = touched.get(shape);
+            List<Object[]> images = readImages(c, cache, shape, keys.keySet());
+            List<Object[]> updates = new ArrayList<>();
+            List<Object[]> inserts = new ArrayList<>();
+            java.util.Set<Key> present = new java.util.HashSet<>();
+            for (Object[] row : images) {
+                Object[] k = new Object[shape.keyCount()];
+                for (int i = 0; i < k.length; i++) k[i] = row[shape.keyIndex(i)];
+                Key key = new Key(k);
+                present.add(key);
+                if (Boolean.TRUE.equals(keys.get(key))) updates.add(row);
+                else inserts.add(row);
+            }
             List<Object[]> deletes = new ArrayList<>();
             for (Map.Entry<Key, Boolean> k : keys.entrySet()) {
-                if (k.getValue()) deletes.add(k.getKey().values);
+                if (k.getValue() && !present.contains(k.getKey())) deletes.add(k.getKey().values);
             }
-            List<Object[]> rows = readImages(c, shape, keys.keySet());
-            if (!deletes.isEmpty() || !rows.isEmpty()) out.add(new RowChanges(shape, deletes, rows));
+            if (!deletes.isEmpty() || !updates.isEmpty() || !inserts.isEmpty()) {
+                out.add(new RowChanges(shape, deletes, updates, inserts));
+            }
         }
         return out;
     }
 
-    private static final int IN_CHUNK = 64;
+    private static final int IN_CHUNK = 16;
 
-    private static List<Object[]> readImages(Connection c, TableShape shape, java.util.Collection<Key> keys) throws SQLException {
+    private static List<Object[]> readImages(Connection c, StatementCache cache, TableShape shape,
+                                             java.util.Collection<Key> keys) throws SQLException {
         List<Object[]> rows = new ArrayList<>(keys.size());
-        StringBuilder select = new StringBuilder("SELECT ");
         List<String> cols = shape.columns();
-        for (int i = 0; i < cols.size(); i++) select.append(i == 0 ? "" : ", ").append(TableShape.quote(cols.get(i)));
-        select.append(" FROM ").append(shape.qualifiedName()).append(" WHERE ");
-        if (shape.keyCount() == 1) {
-            String keyCol = TableShape.quote(cols.get(shape.keyIndex(0)));
-            List<Key> all = new ArrayList<>(keys);
-            int chunk = Math.min(IN_CHUNK, all.size());
-            StringBuilder sql = new StringBuilder(select).append(keyCol).append(" IN (");
-            for (int i = 0; i < chunk; i++) sql.append(i == 0 ? "?" : ", ?");
-            sql.append(')');
-            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        int chunk = keys.size() == 1 ? 1 : IN_CHUNK;
+        String sql = shape.selectByKeySql(chunk);
+        PreparedStatement ps = cache.prepare(sql);
+        try {
+            if (shape.keyCount() == 1) {
+                List<Key> all = new ArrayList<>(keys);
                 for (int from = 0; from < all.size(); from += chunk) {
                     for (int i = 0; i < chunk; i++) {
                         // pad the last chunk by repeating its last key: same statement, same rows
@@ -148,21 +182,17 @@ public final class TransactionChanges extends CaptureContext {
                     }
                     readInto(ps, cols.size(), rows);
                 }
-            }
-        } else {
-            for (int i = 0; i < shape.keyCount(); i++) {
-                select.append(i == 0 ? "" : " AND ").append(TableShape.quote(cols.get(shape.keyIndex(i)))).append(" = ?");
-            }
-            try (PreparedStatement ps = c.prepareStatement(select.toString())) {
+            } else {
                 for (Key k : keys) {
                     for (int i = 0; i < k.values.length; i++) ps.setObject(i + 1, k.values[i]);
                     readInto(ps, cols.size(), rows);
                 }
             }
+        } finally {
+            cache.release(sql, ps);
         }
         return rows;
     }
-
     private static void readInto(PreparedStatement ps, int n, List<Object[]> rows) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

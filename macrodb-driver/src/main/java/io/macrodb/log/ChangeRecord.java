@@ -11,13 +11,20 @@ public final class ChangeRecord {
     private final long version;
     private final long commitNanos;
     private final List<Change> changes;
+    private final boolean ddl;
     private volatile ChangeRecord next;
 
     public ChangeRecord(long version, long commitNanos, List<Change> changes) {
         this.version = version;
         this.commitNanos = commitNanos;
         this.changes = List.copyOf(changes);
+        boolean d = false;
+        for (Change c : changes) d |= c instanceof StatementChange s && s.ddl();
+        this.ddl = d;
     }
+
+    /** Whether the record changes the schema (secondaries apply such a record alone). */
+    public boolean isDdl() { return ddl; }
 
     public long version() { return version; }
     /** {@link System#nanoTime()} when the primary committed; used by time-bounded staleness. */

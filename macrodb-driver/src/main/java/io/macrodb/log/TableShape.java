@@ -61,5 +61,24 @@ public final class TableShape {
         return '"' + identifier.replace("\"", "\"\"") + '"';
     }
 
+    /**
+     * {@code SELECT <columns> FROM <table> WHERE <key> IN (?, ...)} with {@code chunk} placeholders
+     * for a one-column key, or {@code WHERE k1 = ? AND k2 = ?} for a composite key.
+     */
+    public String selectByKeySql(int chunk) {
+        StringBuilder sb = new StringBuilder("SELECT ");
+        for (int i = 0; i < columns.size(); i++) sb.append(i == 0 ? "" : ", ").append(quote(columns.get(i)));
+        sb.append(" FROM ").append(qualifiedName()).append(" WHERE ");
+        if (keyIndexes.length == 1) {
+            sb.append(quote(columns.get(keyIndexes[0]))).append(" IN (");
+            for (int i = 0; i < chunk; i++) sb.append(i == 0 ? "?" : ", ?");
+            return sb.append(')').toString();
+        }
+        for (int i = 0; i < keyIndexes.length; i++) {
+            sb.append(i == 0 ? "" : " AND ").append(quote(columns.get(keyIndexes[i]))).append(" = ?");
+        }
+        return sb.toString();
+    }
+
     @Override public String toString() { return schema + "." + table; }
 }

@@ -106,23 +106,25 @@ final class Applier implements Runnable {
         return last;
     }
 
-    private static boolean isDdl(ChangeRecord r) {
-        for (Change c : r.changes()) {
-            if (c instanceof StatementChange s && s.ddl()) return true;
-        }
-        return false;
-    }
+    private static boolean isDdl(ChangeRecord r) { return r.isDdl(); }
 
     private boolean applyWithRetries(ChangeRecord first, ChangeRecord last) {
+        boolean safe = false;
         for (int attempt = 1; running; attempt++) {
             try {
-                apply(first, last);
+                apply(first, last, safe);
                 return true;
             } catch (SQLException | RuntimeException e) {
                 retries.incrementAndGet();
                 rollbackQuietly();
                 writer.clear();
                 boolean retryable = e instanceof SQLException se && engine.isRetryable(se);
+                if (!safe && e instanceof SQLException se && se.getSQLState() != null && se.getSQLState().startsWith("23")) {
+                    // a transaction swapped unique values between rows: apply this group the safe way
+                    safe = true;
+                    attempt--;
+                    continue;
+                }
                 if (attempt >= MAX_ATTEMPTS || !retryable && attempt >= 3) {
                     replica.setState(ReplicaState.FAILED, "applying v" + first.version() + "..v" + last.version()
                             + " failed " + attempt + " times: " + e);
@@ -143,12 +145,12 @@ final class Applier implements Runnable {
         return false;
     }
 
-    private void apply(ChangeRecord first, ChangeRecord last) throws SQLException {
+    private void apply(ChangeRecord first, ChangeRecord last, boolean safe) throws SQLException {
         int records = 0;
         boolean ddl = false;
         for (ChangeRecord r = first; ; r = r.next()) {
             for (Change c : r.changes()) {
-                if (c instanceof RowChanges rc) writer.apply(rc);
+                if (c instanceof RowChanges rc) writer.apply(rc, safe);
                 else if (c instanceof StatementChange sc) {
                     writer.apply(sc);
                     ddl |= sc.ddl();

@@ -198,11 +198,12 @@ public final class ReplicaSet {
      */
     public long commit(Session session, TransactionChanges changes) throws SQLException {
         Connection c = session.connection();
-        List<Change> built = changes.isEmpty() ? List.of() : changes.build(c);
-        if (built.isEmpty()) {
+        if (changes.isEmpty()) {
             c.commit();
             return 0;
         }
+        // With no secondary there is nobody to ship to (yet): the version still counts the commit.
+        List<Change> built = secondaries.isEmpty() ? List.of() : changes.build(c, session);
         commitLock.lock();
         try {
             c.commit();

@@ -22,35 +22,96 @@ final class RowWriter implements AutoCloseable {
 
     RowWriter(Connection c) { this.c = c; }
 
-    void apply(RowChanges rc) throws SQLException {
-        PreparedStatement[] ps = prepared.get(rc.shape());
-        if (ps == null) {
-            ps = new PreparedStatement[] {c.prepareStatement(deleteSql(rc.shape())), c.prepareStatement(insertSql(rc.shape()))};
-            prepared.put(rc.shape(), ps);
-        }
+    /**
+     * Applies one table's changes. Fast: delete, update, insert exactly what changed. Safe (after a
+     * unique-constraint collision in the fast order): delete every touched key, then insert every
+     * final image, which cannot collide because the final images satisfied the constraints on the
+     * primary.
+     */
+    void apply(RowChanges rc, boolean safe) throws SQLException {
         TableShape shape = rc.shape();
-        if (!rc.deleteKeys().isEmpty()) {
-            PreparedStatement del = ps[0];
-            for (Object[] key : rc.deleteKeys()) {
-                for (int i = 0; i < key.length; i++) del.setObject(i + 1, key[i]);
-                del.addBatch();
-            }
-            del.executeBatch();
+        PreparedStatement[] ps = prepared.get(shape);
+        if (ps == null) {
+            ps = new PreparedStatement[] {c.prepareStatement(deleteSql(shape)), c.prepareStatement(updateSql(shape)),
+                c.prepareStatement(insertSql(shape))};
+            prepared.put(shape, ps);
         }
-        if (!rc.rows().isEmpty()) {
-            PreparedStatement ins = ps[1];
-            int n = shape.columns().size();
-            for (Object[] row : rc.rows()) {
-                for (int i = 0; i < n; i++) ins.setObject(i + 1, row[i]);
-                ins.addBatch();
+        if (safe) {
+            deleteKeys(ps[0], rc.touchedKeys());
+            insertRows(ps[2], shape, rc.images());
+            return;
+        }
+        deleteKeys(ps[0], rc.deletes());
+        if (!rc.updates().isEmpty()) {
+            PreparedStatement upd = ps[1];
+            int[] order = updateOrder(shape);
+            for (Object[] row : rc.updates()) {
+                for (int i = 0; i < order.length; i++) upd.setObject(i + 1, row[order[i]]);
+                upd.addBatch();
             }
-            int[] counts = ins.executeBatch();
-            for (int count : counts) {
-                if (count != 1 && count != PreparedStatement.SUCCESS_NO_INFO) {
-                    throw new SQLException("MacroDB: inserting a row image into " + shape + " affected " + count + " rows", "XX000");
-                }
+            checkCounts(upd.executeBatch(), shape, "updating");
+        }
+        insertRows(ps[2], shape, rc.inserts());
+    }
+
+    private static void deleteKeys(PreparedStatement del, java.util.List<Object[]> keys) throws SQLException {
+        if (keys.isEmpty()) return;
+        for (Object[] key : keys) {
+            for (int i = 0; i < key.length; i++) del.setObject(i + 1, key[i]);
+            del.addBatch();
+        }
+        del.executeBatch();
+    }
+
+    private static void insertRows(PreparedStatement ins, TableShape shape, java.util.List<Object[]> rows) throws SQLException {
+        if (rows.isEmpty()) return;
+        int n = shape.columns().size();
+        for (Object[] row : rows) {
+            for (int i = 0; i < n; i++) ins.setObject(i + 1, row[i]);
+            ins.addBatch();
+        }
+        checkCounts(ins.executeBatch(), shape, "inserting");
+    }
+
+    /** Exactly one row per image, or the secondary has diverged: fail the apply rather than go on. */
+    private static void checkCounts(int[] counts, TableShape shape, String what) throws SQLException {
+        for (int count : counts) {
+            if (count != 1 && count != PreparedStatement.SUCCESS_NO_INFO) {
+                throw new SQLException("MacroDB: " + what + " a row image of " + shape + " affected " + count
+                        + " rows; this secondary no longer matches the primary", "XX000");
             }
         }
+    }
+
+    /** Parameter order of {@link #updateSql}: the non-key columns, then the key columns. */
+    private static int[] updateOrder(TableShape t) {
+        int n = t.columns().size();
+        int[] order = new int[n];
+        int k = 0;
+        java.util.Set<Integer> keys = new java.util.HashSet<>();
+        for (int i = 0; i < t.keyCount(); i++) keys.add(t.keyIndex(i));
+        for (int i = 0; i < n; i++) if (!keys.contains(i)) order[k++] = i;
+        for (int i = 0; i < t.keyCount(); i++) order[k++] = t.keyIndex(i);
+        return order;
+    }
+
+    static String updateSql(TableShape t) {
+        StringBuilder sb = new StringBuilder("UPDATE ").append(t.qualifiedName()).append(" SET ");
+        int[] order = updateOrder(t);
+        int nonKey = t.columns().size() - t.keyCount();
+        if (nonKey == 0) {
+            // a key-only table: nothing to update; a no-op that still matches the row keeps counts uniform
+            String k0 = TableShape.quote(t.columns().get(t.keyIndex(0)));
+            sb.append(k0).append(" = ").append(k0);
+        }
+        for (int i = 0; i < nonKey; i++) {
+            sb.append(i == 0 ? "" : ", ").append(TableShape.quote(t.columns().get(order[i]))).append(" = ?");
+        }
+        sb.append(" WHERE ");
+        for (int i = 0; i < t.keyCount(); i++) {
+            sb.append(i == 0 ? "" : " AND ").append(TableShape.quote(t.columns().get(t.keyIndex(i)))).append(" = ?");
+        }
+        return sb.toString();
     }
 
     void apply(StatementChange sc) throws SQLException {

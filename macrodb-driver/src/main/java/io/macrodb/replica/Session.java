@@ -12,7 +12,7 @@ import java.util.Objects;
  * session when the session is first used for it ({@link #sync}), not on every replica eagerly.
  * A session is used by one client connection at a time.
  */
-public final class Session {
+public final class Session implements io.macrodb.capture.StatementCache {
     private final Replica replica;
     private final Connection connection;
     private int isolation = -1;
@@ -90,6 +90,16 @@ public final class Session {
         }
         prepared.computeIfAbsent(key, k -> new java.util.ArrayDeque<>(2)).offerFirst(ps);
         preparedCount++;
+    }
+
+    @Override public java.sql.PreparedStatement prepare(String sql) throws SQLException {
+        java.sql.PreparedStatement ps = takePrepared(sql);
+        return ps != null ? ps : connection.prepareStatement(sql);
+    }
+
+    @Override public void release(String sql, java.sql.PreparedStatement ps) throws SQLException {
+        ps.clearParameters();
+        returnPrepared(sql, ps);
     }
 
     /** Closes every cached prepared statement (after DDL, which may invalidate them). */

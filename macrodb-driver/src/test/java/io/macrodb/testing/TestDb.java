@@ -75,7 +75,10 @@ public final class TestDb {
                 } catch (SQLException ignored) {
                     // the connection reports the original failure
                 }
-                if (!"40001".equals(e.getSQLState()) || attempt >= 50) throw e;
+                if (!"40001".equals(e.getSQLState()) || attempt >= 50) {
+                    if (attempt > 1) e.addSuppressed(new IllegalStateException("gave up after " + attempt + " attempts"));
+                    throw e;
+                }
             }
         }
     }
