@@ -107,6 +107,24 @@ public final class Catalog {
         return sb.toString();
     }
 
+    /** Drops every trigger in user schemas whose name is not LIKE {@code keepPattern}. */
+    static void dropTriggersExcept(Connection c, String keepPattern) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT TRIGGER_SCHEMA, TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS"
+                + " WHERE TRIGGER_NAME NOT LIKE ?")) {
+            ps.setString(1, keepPattern);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (isSystemSchema(rs.getString(1))) continue;
+                    drops.add("DROP TRIGGER " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)));
+                }
+            }
+        }
+        try (java.sql.Statement s = c.createStatement()) {
+            for (String d : drops) s.execute(d);
+        }
+    }
+
     /** Schemas that hold user objects. */
     public static Set<String> userSchemas(Connection c) throws SQLException {
         Set<String> out = new HashSet<>();

@@ -25,8 +25,8 @@ public interface Engine {
      */
     String secondaryUrl(EngineUrl primary, String uniqueName, int index);
 
-    /** Settings for the primary database, run once on its first session. */
-    void configurePrimary(Connection c, Propagation propagation) throws SQLException;
+    /** Settings for the primary database, run once on its first session; {@code url} is the application's. */
+    void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException;
 
     /** Settings for a secondary database, run once before anything is applied to it. */
     void configureSecondary(Connection c, Propagation propagation) throws SQLException;
@@ -48,6 +48,13 @@ public interface Engine {
         for (TableShape t : tables) installCapture(c, t);
         return tables;
     }
+
+    /**
+     * Drops the application's own triggers from a secondary in row propagation: their effects on
+     * the primary arrive as captured rows, and firing them again while applying would apply those
+     * effects twice.
+     */
+    void dropUserTriggers(Connection c) throws SQLException;
 
     /** Removes the capture triggers of every table (persistent primaries, on clean shutdown). */
     void removeCapture(Connection c) throws SQLException;

@@ -40,7 +40,7 @@ public final class H2Engine implements Engine {
         return "jdbc:h2:mem:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
     }
 
-    @Override public void configurePrimary(Connection c, Propagation propagation) {
+    @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) {
         // H2's MVStore is row-locking MVCC; row capture is correct under any isolation, and statement
         // mode serialises update transactions in MacroDB itself, so nothing to change here.
     }
@@ -82,10 +82,14 @@ public final class H2Engine implements Engine {
         return tables;
     }
 
+    @Override public void dropUserTriggers(Connection c) throws SQLException {
+        Catalog.dropTriggersExcept(c, TRIGGER_PREFIX + "%");
+    }
+
     @Override public void removeCapture(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT TRIGGER_SCHEMA, TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME LIKE ?")) {
+                "SELECT DISTINCT TRIGGER_SCHEMA, TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME LIKE ?")) {
             ps.setString(1, TRIGGER_PREFIX + "%");
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

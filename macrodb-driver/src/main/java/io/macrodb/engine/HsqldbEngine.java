@@ -28,7 +28,7 @@ import java.util.Set;
  */
 public final class HsqldbEngine implements Engine {
     private static final String[][] EVENTS = {{"I", "INSERT"}, {"U", "UPDATE"}, {"D", "DELETE"}};
-    private static final Set<String> PRIMARY_ONLY = Set.of("IFEXISTS", "CREATE", "SHUTDOWN", "READONLY",
+    private static final Set<String> PRIMARY_ONLY = Set.of("IFEXISTS", "CREATE", "SHUTDOWN", "READONLY", "HSQLDB.TX",
             "FILES_READONLY", "USER", "PASSWORD", "CRYPT_KEY", "CRYPT_TYPE", "CRYPT_PROVIDER");
     /** Script lines that restate what every new database has already (users, the PUBLIC schema). */
     private static final List<String> COPY_TOLERATED = List.of("CREATE USER", "ALTER USER", "GRANT", "CREATE SCHEMA PUBLIC",
@@ -46,8 +46,13 @@ public final class HsqldbEngine implements Engine {
         return "jdbc:hsqldb:mem:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
     }
 
-    @Override public void configurePrimary(Connection c, Propagation propagation) throws SQLException {
-        mvcc(c);
+    /**
+     * MVCC unless the application chose a transaction model in its URL ({@code ;hsqldb.tx=locks}):
+     * two-phase locking runs short update transactions faster on few cores, but its deadlocks are
+     * broken only when MacroDB cancels a statement after {@code lockTimeout}.
+     */
+    @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException {
+        if (url.setting("hsqldb.tx") == null) mvcc(c);
     }
 
     @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
@@ -99,10 +104,14 @@ public final class HsqldbEngine implements Engine {
         }
     }
 
+    @Override public void dropUserTriggers(Connection c) throws SQLException {
+        Catalog.dropTriggersExcept(c, "MACRODB_CAPTURE:%");
+    }
+
     @Override public void removeCapture(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT TRIGGER_SCHEMA, TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS"
+             ResultSet rs = s.executeQuery("SELECT DISTINCT TRIGGER_SCHEMA, TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS"
                      + " WHERE TRIGGER_NAME LIKE 'MACRODB_CAPTURE:%'")) {
             while (rs.next()) drops.add("DROP TRIGGER " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)));
         }

@@ -40,7 +40,10 @@ final class Applier implements Runnable {
     private volatile boolean paused;
     private Thread thread;
 
-    Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup) {
+    private final boolean rowPropagation;
+
+    Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup, boolean rowPropagation) {
+        this.rowPropagation = rowPropagation;
         this.replica = replica;
         this.engine = engine;
         this.cursor = cursor;
@@ -164,6 +167,7 @@ final class Applier implements Runnable {
             // Every replica carries the capture triggers too (they refuse writes by readers, and a
             // promoted secondary needs them), installed by each applier after the DDL that made a table.
             engine.refreshCapture(session);
+            if (rowPropagation) engine.dropUserTriggers(session);
             session.commit();
         }
         cursor.advanceTo(last);

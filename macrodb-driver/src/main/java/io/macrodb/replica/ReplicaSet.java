@@ -80,7 +80,7 @@ public final class ReplicaSet {
         try {
             Connection pc = catalog.connection();
             pc.setAutoCommit(true);
-            engine.configurePrimary(pc, cfg.propagation());
+            engine.configurePrimary(pc, cfg.propagation(), cfg.url());
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
             for (int i = 1; i < cfg.replicas(); i++) {
@@ -92,13 +92,14 @@ public final class ReplicaSet {
                     engine.configureSecondary(ac, cfg.propagation());
                     engine.copy(pc, ac);
                     engine.refreshCapture(ac);
+                    if (cfg.propagation() == Propagation.ROW) engine.dropUserTriggers(ac);
                     ac.setAutoCommit(false);
                 } catch (SQLException e) {
                     ac.close();
                     throw e;
                 }
                 ReplicationLog.Cursor cursor = log.openCursor();
-                Applier a = new Applier(r, engine, cursor, ac, cfg.applyGroup());
+                Applier a = new Applier(r, engine, cursor, ac, cfg.applyGroup(), cfg.propagation() == Propagation.ROW);
                 r.attach(a);
                 a.start("macrodb-applier-" + unique + "-r" + i);
                 r.setState(ReplicaState.ACTIVE, "built from the primary at v0");
