@@ -112,6 +112,36 @@ class ConsistencyTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"h2", "hsqldb"})
+    void timeBoundedStalenessAcceptsOnlyASecondaryBehindByLessThanTheBound(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=2&readWait=20");
+        try (Connection writer = TestDb.open(url);
+             Connection loose = TestDb.open(url.replace("readWait=20", "readWait=20&consistency=bounded:600000ms"));
+             Connection tight = TestDb.open(url.replace("readWait=20", "readWait=20&consistency=bounded:20ms"))) {
+            setup(writer);
+            MacroConnection ml = TestDb.macro(loose);
+            assertTrue(ml.replicaSet().awaitCaughtUp(5_000));
+            ml.replicaSet().pauseApplying(1, true);
+            try {
+                increment(writer);
+                Thread.sleep(100); // the secondary is now more than 20 ms behind the commit it misses
+                loose.setReadOnly(true);
+                loose.setAutoCommit(false);
+                assertEquals(0, readCounter(loose), "within ten minutes of staleness the paused secondary is fresh enough");
+                assertFalse(ml.currentReplica().isPrimary());
+                loose.commit();
+                tight.setReadOnly(true);
+                tight.setAutoCommit(false);
+                assertEquals(1, readCounter(tight), "100 ms behind is more than bounded:20ms allows");
+                assertTrue(TestDb.macro(tight).currentReplica().isPrimary());
+                tight.commit();
+            } finally {
+                ml.replicaSet().pauseApplying(1, false);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
     void realTimeOrderUnderLoad(String engine) throws Exception {
         checkRegister(engine, "strict", false);
     }
