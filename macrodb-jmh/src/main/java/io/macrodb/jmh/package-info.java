@@ -1,0 +1,2 @@
+/** JMH microbenchmarks of MacroDB's hot paths. */
+package io.macrodb.jmh;
