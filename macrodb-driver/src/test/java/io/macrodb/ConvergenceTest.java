@@ -178,6 +178,30 @@ class ConvergenceTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
+    void unqualifiedNamesResolveInTheConnectionsSchemaOnEveryReplica(String engine, String propagation) throws Exception {
+        try (Connection c = TestDb.open(TestDb.url(engine, "replicas=2&propagation=" + propagation))) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE SCHEMA app");
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)"); // in the default schema
+            }
+            c.setSchema("APP");
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)"); // APP.T, on every replica
+                s.execute("INSERT INTO t VALUES (1, 1)");
+                s.execute("UPDATE t SET v = 2 WHERE id = 1");
+            }
+            TestDb.assertConverged(c);
+            c.setReadOnly(true);
+            List<String> rows = new ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, v FROM t")) {
+                while (rs.next()) rows.add(rs.getInt(1) + ":" + rs.getInt(2));
+            }
+            assertEquals(List.of("1:2"), rows);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
     void rollbackToSavepointDropsExactlyTheLaterChanges(String engine, String propagation) throws Exception {
         String url = TestDb.url(engine, "replicas=2&propagation=" + propagation);
         try (Connection c = TestDb.open(url)) {

@@ -1,6 +1,6 @@
 package io.macrodb.capture;
 
-import io.macrodb.engine.Propagation;
+import io.macrodb.log.Propagation;
 import io.macrodb.log.Change;
 import io.macrodb.log.RowChanges;
 import io.macrodb.log.StatementChange;

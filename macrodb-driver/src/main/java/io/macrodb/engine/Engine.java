@@ -1,5 +1,7 @@
 package io.macrodb.engine;
 
+import io.macrodb.log.Propagation;
+
 import io.macrodb.log.TableShape;
 
 import java.sql.Connection;

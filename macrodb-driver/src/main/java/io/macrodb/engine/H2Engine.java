@@ -1,5 +1,7 @@
 package io.macrodb.engine;
 
+import io.macrodb.log.Propagation;
+
 import io.macrodb.capture.H2CaptureTrigger;
 import io.macrodb.log.TableShape;
 import io.macrodb.sql.Dialect;
@@ -129,7 +131,7 @@ public final class H2Engine implements Engine {
 
     @Override public boolean isRetryable(SQLException e) {
         int code = e.getErrorCode();
-        // 50200 LOCK_TIMEOUT_1, 40001 DEADLOCK_1, 90131 CONCURRENT_UPDATE_1, 40002 ROW_NOT_FOUND_IN_PRIMARY_INDEX (race with DDL)
+        // 50200 LOCK_TIMEOUT_1, 40001 DEADLOCK_1, 90131 CONCURRENT_UPDATE_1
         return code == 50200 || code == 40001 || code == 90131 || "40001".equals(e.getSQLState()) || "HYT00".equals(e.getSQLState());
     }
 }

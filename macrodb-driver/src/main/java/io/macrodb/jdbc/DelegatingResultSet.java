@@ -9,7 +9,7 @@ import java.sql.*;
  */
 @SuppressWarnings({"deprecation", "unchecked"})
 abstract class DelegatingResultSet implements java.sql.ResultSet {
-    protected final java.sql.ResultSet delegate;
+    protected java.sql.ResultSet delegate;
 
     protected DelegatingResultSet(java.sql.ResultSet delegate) {
         this.delegate = delegate;

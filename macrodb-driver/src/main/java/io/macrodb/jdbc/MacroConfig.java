@@ -3,7 +3,7 @@ package io.macrodb.jdbc;
 import io.macrodb.engine.Engine;
 import io.macrodb.engine.EngineUrl;
 import io.macrodb.engine.Engines;
-import io.macrodb.engine.Propagation;
+import io.macrodb.log.Propagation;
 import io.macrodb.replica.ReplicaSetConfig;
 import io.macrodb.route.Balancer;
 import io.macrodb.route.ReadConsistency;
@@ -36,6 +36,8 @@ public final class MacroConfig {
         o.put("readWait", "Milliseconds a read-only transaction waits for a secondary to catch up before running on the primary instead (default 5; 0 never waits).");
         o.put("lockTimeout", "Milliseconds any lock or turn wait may last before failing with SQLState 40001 (default 10000).");
         o.put("applyGroup", "Most log records a behind secondary applies in one engine transaction (default 256).");
+        o.put("optimisticReads", "true (default) or false: whether a transaction that never calls setReadOnly starts on a secondary"
+                + " and moves to the primary, re-checking its reads, at its first write.");
         OPTIONS = java.util.Collections.unmodifiableMap(o);
     }
 
@@ -50,6 +52,7 @@ public final class MacroConfig {
     private final long readWaitMillis;
     private final long lockTimeoutMillis;
     private final int applyGroup;
+    private final boolean optimisticReads;
 
     private MacroConfig(String url, Engine engine, EngineUrl engineUrl, Properties engineProperties, Map<String, String> o)
             throws SQLException {
@@ -69,6 +72,11 @@ public final class MacroConfig {
         this.readWaitMillis = intOption(o, "readWait", 5, 0, 3_600_000);
         this.lockTimeoutMillis = intOption(o, "lockTimeout", 10_000, 1, 3_600_000);
         this.applyGroup = intOption(o, "applyGroup", 256, 1, 100_000);
+        String opt = o.getOrDefault("optimisticReads", "true").trim().toLowerCase(Locale.ROOT);
+        if (!opt.equals("true") && !opt.equals("false")) {
+            throw SqlStates.rejected("optimisticReads='" + o.get("optimisticReads") + "' must be true or false");
+        }
+        this.optimisticReads = opt.equals("true");
     }
 
     static int defaultReplicas() {
@@ -177,9 +185,11 @@ public final class MacroConfig {
     public int replicas() { return replicas; }
     public Propagation propagation() { return propagation; }
     public ReadConsistency consistency() { return consistency; }
-    public Balancer balancer() { return Balancer.parse(balancer); }
+    /** The balancer option as given (parsed and validated when the connection was configured). */
+    public String balancerName() { return balancer; }
     public long readWaitMillis() { return readWaitMillis; }
     public long lockTimeoutMillis() { return lockTimeoutMillis; }
+    public boolean optimisticReads() { return optimisticReads; }
 
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup);

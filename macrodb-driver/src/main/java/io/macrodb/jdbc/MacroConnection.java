@@ -2,13 +2,16 @@ package io.macrodb.jdbc;
 
 import io.macrodb.capture.CaptureContext;
 import io.macrodb.capture.TransactionChanges;
-import io.macrodb.engine.Propagation;
+import io.macrodb.log.Propagation;
 import io.macrodb.replica.Replica;
 import io.macrodb.replica.ReplicaSet;
 import io.macrodb.replica.ReplicaSets;
 import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.replica.Session;
+import io.macrodb.route.Balancer;
 import io.macrodb.route.ReadRouter;
+import io.macrodb.route.ShapeLearning;
+import io.macrodb.sql.SqlFingerprint;
 import io.macrodb.sql.Classification;
 import io.macrodb.sql.SqlClassifier;
 import io.macrodb.sql.StatementKind;
@@ -74,9 +77,9 @@ public final class MacroConnection implements Connection {
     private static final Pattern BEGIN_SQL = Pattern.compile("(?is)\\s*(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?\\s*;?\\s*");
     private static final Pattern AUTOCOMMIT_SQL = Pattern.compile("(?is)\\s*SET\\s+AUTOCOMMIT\\s*(=|TO)?\\s*(TRUE|FALSE|ON|OFF|1|0)\\s*;?\\s*");
     /** SET statements that change only the session they run in; every other SET changes the database. */
-    private static final Pattern SESSION_SET = Pattern.compile("(?is)\\s*SET\\s+(SCHEMA|SCHEMA_SEARCH_PATH|PATH|LOCK_TIMEOUT"
+    private static final Pattern SESSION_SET = Pattern.compile("(?is)\\s*(USE\\s+\\S+\\s*;?\\s*|SET\\s+(SCHEMA|SCHEMA_SEARCH_PATH|PATH|LOCK_TIMEOUT"
             + "|QUERY_TIMEOUT|@|VARIABLE|TIME\\s+ZONE|TIME_ZONE|THROTTLE|LAZY_QUERY_EXECUTION|NON_KEYWORDS|BUILTIN_ALIAS_OVERRIDE"
-            + "|SESSION|ROLE|CATALOG|MAXROWS|IGNORECASE|VARIABLE_BINARY|QUERY_STATISTICS)\\b.*");
+            + "|SESSION|ROLE|CATALOG|MAXROWS|IGNORECASE|VARIABLE_BINARY|QUERY_STATISTICS)\\b.*)");
     private static final Map<io.macrodb.sql.Dialect, SqlClassifier> CLASSIFIERS = new ConcurrentHashMap<>();
 
     private final ReplicaSet db;
@@ -96,6 +99,15 @@ public final class MacroConnection implements Connection {
 
     private Tx tx = Tx.NONE;
     private Session readSession;
+    /** The READ transaction is an undeclared one that started on a secondary and may still write. */
+    private boolean optimistic;
+    /** Shape of the optimistic transaction's first statement (what the learning is keyed by). */
+    private String txShape;
+    private final List<TrackedRead> reads = new ArrayList<>();
+    /** Rows an optimistic transaction may still remember ({@value #REMEMBERED_ROWS} per transaction). */
+    private final int[] rowBudget = new int[1];
+    private static final int REMEMBERED_ROWS = 10_000;
+    private final ShapeLearning learning;
     private TransactionChanges changes;
     private long lastCommitVersion;
     private Replica lastReplica;
@@ -113,10 +125,12 @@ public final class MacroConnection implements Connection {
     MacroConnection(ReplicaSet db, MacroConfig config) {
         this.db = db;
         this.config = config;
-        this.router = new ReadRouter(db, config.consistency(), config.balancer(), config.readWaitMillis());
+        this.router = new ReadRouter(db, config.consistency(),
+                db.extension(Balancer.Shared.class, Balancer.Shared::new).get(config.balancerName()), config.readWaitMillis());
         this.classifier = CLASSIFIERS.computeIfAbsent(db.engine().dialect(), SqlClassifier::new);
         this.statementWriter = db.propagation() == Propagation.STATEMENT ? new StatementModeWriter(this, db.engine().dialect()) : null;
         this.schema = db.defaultSchema();
+        this.learning = db.extension(ShapeLearning.class, ShapeLearning::new);
     }
 
     // ================================================================= MacroDB's own API
@@ -126,6 +140,13 @@ public final class MacroConnection implements Connection {
 
     /** Versions, lag, state and apply counters of every replica, primary first. */
     public List<ReplicaStatus> replicaStatus() { return db.status(); }
+
+    /**
+     * What routing has learned about transactions that never declare themselves read-only, per
+     * shape of their first statement: how many started on a secondary, moved to the primary, failed
+     * there because what they read had changed, and whether the shape now goes to the primary first.
+     */
+    public List<ShapeLearning.ShapeStats> routingStats() { return learning.stats(); }
 
     /** Version of this connection's last committed update transaction (0 if none). */
     public long lastCommitVersion() { return lastCommitVersion; }
@@ -158,13 +179,17 @@ public final class MacroConnection implements Connection {
      *
      * @param forceWrite the statement must run as an update (updatable result set, a write in disguise)
      */
-    Target target(Classification c, String sql, boolean forceWrite) throws SQLException {
+    Target target(Classification c, String sql, boolean forceWrite, boolean trackable) throws SQLException {
         checkOpen();
         boolean write = forceWrite || !isReadKind(c);
         switch (tx) {
             case UPDATE:
                 return new Target(primary, true);
             case READ:
+                if (optimistic && (write || !c.pureRead() || !trackable)) {
+                    promote();
+                    return new Target(primary, true);
+                }
                 if (write) throw readOnlyViolation(sql);
                 return new Target(readSession, false);
             default:
@@ -175,12 +200,96 @@ public final class MacroConnection implements Connection {
             beginRead();
             return new Target(readSession, false);
         }
-        if (autoCommit && c.pureRead() && !forceWrite) {
-            beginRead();
-            return new Target(readSession, false);
+        if (c.pureRead() && !forceWrite) {
+            if (autoCommit) {
+                beginRead();
+                return new Target(readSession, false);
+            }
+            if (config.optimisticReads() && trackable && !db.secondaries().isEmpty()) {
+                String shape = SqlFingerprint.of(sql);
+                if (learning.startOptimistic(shape)) {
+                    beginRead();
+                    optimistic = true;
+                    txShape = shape;
+                    rowBudget[0] = REMEMBERED_ROWS;
+                    return new Target(readSession, false);
+                }
+            }
         }
         beginUpdate();
         return new Target(primary, true);
+    }
+
+    /** Whether reads of the current transaction are being remembered for a possible move to the primary. */
+    boolean tracking() {
+        return tx == Tx.READ && optimistic;
+    }
+
+    /** Remembers a read of the optimistic transaction, shown to the application through {@code rs}. */
+    void track(String sql, Bindings bindings, int holdability, MacroResultSet rs) {
+        TrackedRead read = new TrackedRead(sql, bindings, holdability);
+        reads.add(read);
+        rs.track(read, rowBudget);
+    }
+
+    /**
+     * Moves the optimistic transaction to the primary because it is about to write: starts an update
+     * transaction there, runs every read again and compares it with what the application was shown.
+     * Same results: the transaction goes on on the primary as if it had run there from the start
+     * (open result sets read on from the primary). Different results: it fails with 40001 and
+     * nothing has changed anywhere.
+     */
+    private void promote() throws SQLException {
+        Session secondary = readSession;
+        String shape = txShape;
+        List<TrackedRead> todo = new ArrayList<>(reads);
+        endRead(false);
+        beginUpdate();
+        String conflict = null;
+        try {
+            for (TrackedRead r : todo) {
+                if (r.tooLarge()) {
+                    learning.tooLarge(shape);
+                    conflict = "it read more than " + REMEMBERED_ROWS + " rows before its first write, too many to check"
+                            + " again on the primary (transactions starting like this one now start on the primary)";
+                    break;
+                }
+                if (!revalidate(r)) {
+                    conflict = "data it had read changed before its first write: " + SqlStates.abbreviate(r.sql());
+                    break;
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly();
+            throw e;
+        }
+        if (conflict != null) {
+            learning.conflicted(shape);
+            rollbackQuietly();
+            throw SqlStates.retryable("this transaction started on a secondary (it had not called setReadOnly) and "
+                    + conflict + "; nothing was changed, retry it", null);
+        }
+        learning.promoted(shape);
+    }
+
+    /** Runs a remembered read on the primary; true if it shows what the application saw. */
+    private boolean revalidate(TrackedRead r) throws SQLException {
+        PreparedStatement ps = primary.connection().prepareStatement(r.sql(), ResultSet.TYPE_FORWARD_ONLY,
+                ResultSet.CONCUR_READ_ONLY, r.holdability());
+        boolean keep = false;
+        try {
+            if (r.bindings() != null) r.bindings().applyTo(ps);
+            ResultSet rs = ps.executeQuery();
+            if (!r.sameAs(rs)) return false;
+            MacroResultSet open = r.openResult();
+            if (open != null) {
+                open.switchTo(rs, ps);
+                keep = true;
+            }
+            return true;
+        } finally {
+            if (!keep) ps.close();
+        }
     }
 
     private static boolean isReadKind(Classification c) {
@@ -279,6 +388,7 @@ public final class MacroConnection implements Connection {
             throw SqlStates.unsupported("statement propagation replays SQL, and a change made through an updatable result set"
                     + " has none; use an UPDATE statement, or connect with propagation=row");
         }
+        if (tx == Tx.READ && optimistic) promote();
         if (readOnly || tx == Tx.READ) throw readOnlyViolation("(a change through an updatable result set)");
         if (tx == Tx.NONE) beginUpdate();
         run(new Target(primary, true), s -> {
@@ -289,7 +399,7 @@ public final class MacroConnection implements Connection {
 
     /** Runs a procedure call's execution as (part of) an update transaction on the primary. */
     <T> T call(String sql, Exec<T> body) throws SQLException {
-        Target t = target(classify(sql), sql, true);
+        Target t = target(classify(sql), sql, true, false);
         return run(t, body);
     }
 
@@ -408,8 +518,12 @@ public final class MacroConnection implements Connection {
     /** Ends a read-only transaction: commit releases its snapshot, then the session may go back to its pool. */
     private void endRead(boolean commit) throws SQLException {
         Session s = readSession;
+        if (s.isPrimary()) db.awaitPublished();
         readSession = null;
         tx = Tx.NONE;
+        optimistic = false;
+        txShape = null;
+        reads.clear();
         s.replica().readerEnded();
         try {
             if (!s.connection().getAutoCommit()) {
@@ -422,7 +536,7 @@ public final class MacroConnection implements Connection {
     }
 
     private void beginUpdate() throws SQLException {
-        Session p = primarySession();
+        primarySession(); // opened and synced before the transaction takes its turn
         db.beginUpdate();
         changes = new TransactionChanges(db.propagation(), db::shape);
         tx = Tx.UPDATE;
@@ -579,6 +693,8 @@ public final class MacroConnection implements Connection {
         if (tx == Tx.NONE) {
             if (readOnly) beginRead();
             else beginUpdate();
+        } else if (tx == Tx.READ && optimistic) {
+            promote(); // a savepoint announces writes to come
         }
         Session s = tx == Tx.UPDATE ? primary : readSession;
         Savepoint phys = name == null ? s.connection().setSavepoint() : s.connection().setSavepoint(name);

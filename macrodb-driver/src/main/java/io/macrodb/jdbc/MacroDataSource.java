@@ -1,6 +1,6 @@
 package io.macrodb.jdbc;
 
-import io.macrodb.engine.Propagation;
+import io.macrodb.log.Propagation;
 
 import java.io.PrintWriter;
 import java.sql.Connection;

@@ -63,7 +63,7 @@ class MacroPreparedStatement extends MacroStatement implements PreparedStatement
 
     private boolean run(Expect expect) throws SQLException {
         Bindings b = bindings;
-        return executeRouted(sql, b.values(), keys, expect, (p, q, e) -> {
+        return executeRouted(sql, b.values(), b, keys, expect, (p, q, e) -> {
             PreparedStatement ps = (PreparedStatement) p;
             b.applyTo(ps);
             return switch (e) {

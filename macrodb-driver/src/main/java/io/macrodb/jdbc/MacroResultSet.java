@@ -15,6 +15,11 @@ final class MacroResultSet extends DelegatingResultSet {
     private final MacroConnection conn;
     private final java.util.function.Consumer<MacroResultSet> onClose;
     private boolean closed;
+    /** Set while this result belongs to an optimistic transaction's read on a secondary. */
+    private TrackedRead tracker;
+    private int[] trackBudget;
+    /** The primary's statement behind {@link #delegate} after the transaction moved there. */
+    private Statement moved;
 
     MacroResultSet(MacroStatement statement, ResultSet delegate) {
         this(statement, statement.conn, delegate, rs -> {
@@ -31,6 +36,39 @@ final class MacroResultSet extends DelegatingResultSet {
         this.statement = statement;
         this.conn = conn;
         this.onClose = onClose;
+    }
+
+    /** Remembers every row the application is shown, for a possible move to the primary. */
+    void track(TrackedRead read, int[] budget) {
+        this.tracker = read;
+        this.trackBudget = budget;
+        read.attach(this);
+    }
+
+    /**
+     * The transaction moved to the primary: read on from {@code primaryResult}, which the caller
+     * has positioned on the row this result set is on.
+     */
+    void switchTo(ResultSet primaryResult, Statement primaryStatement) {
+        ResultSet old = delegate;
+        delegate = primaryResult;
+        moved = primaryStatement;
+        tracker = null;
+        try {
+            old.close();
+        } catch (SQLException ignored) {
+            // the secondary's result is no longer needed
+        }
+    }
+
+    boolean isClosedQuietly() {
+        return closed;
+    }
+
+    @Override public boolean next() throws SQLException {
+        boolean hasRow = delegate.next();
+        if (tracker != null) tracker.advanced(delegate, hasRow, trackBudget);
+        return hasRow;
     }
 
     @Override public Statement getStatement() throws SQLException {
@@ -63,6 +101,7 @@ final class MacroResultSet extends DelegatingResultSet {
         closed = true;
         try {
             delegate.close();
+            if (moved != null) moved.close();
         } finally {
             onClose.accept(this);
         }
@@ -73,6 +112,7 @@ final class MacroResultSet extends DelegatingResultSet {
         closed = true;
         try {
             delegate.close();
+            if (moved != null) moved.close();
         } catch (SQLException ignored) {
             // closing on the way out
         }

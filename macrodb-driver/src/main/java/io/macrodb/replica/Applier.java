@@ -128,6 +128,7 @@ final class Applier implements Runnable {
                     attempt--;
                     continue;
                 }
+                if (!running) return false; // shutting down
                 if (attempt >= MAX_ATTEMPTS || !retryable && attempt >= 3) {
                     replica.setState(ReplicaState.FAILED, "applying v" + first.version() + "..v" + last.version()
                             + " failed " + attempt + " times: " + e);
@@ -136,10 +137,10 @@ final class Applier implements Runnable {
                     return false;
                 }
                 try {
-                    Thread.sleep(Math.min(200, 1L << Math.min(attempt, 7)));
+                    Thread.sleep(Math.min(200, 2L << attempt)); // 4, 8, ... 200 ms
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
-                    replica.setState(ReplicaState.FAILED, "applier interrupted");
+                    if (running) replica.setState(ReplicaState.FAILED, "applier interrupted");
                     running = false;
                     return false;
                 }
@@ -163,18 +164,36 @@ final class Applier implements Runnable {
             if (r == last) break;
         }
         session.commit();
-        if (ddl) {
-            // Every replica carries the capture triggers too (they refuse writes by readers, and a
-            // promoted secondary needs them), installed by each applier after the DDL that made a table.
-            engine.refreshCapture(session);
-            if (rowPropagation) engine.dropUserTriggers(session);
-            session.commit();
-        }
+        if (ddl) afterSchemaChange();
         cursor.advanceTo(last);
         lastApplied = last;
         appliedRecords.addAndGet(records);
         groups.incrementAndGet();
         replica.gate().publish(last.version());
+    }
+
+    /**
+     * Every replica carries the capture triggers too (they refuse writes by readers, and a promoted
+     * secondary will need them); in row propagation it carries none of the application's own. This
+     * runs after the DDL committed, is idempotent, and is retried on its own: retrying the whole
+     * apply would run the DDL twice.
+     */
+    private void afterSchemaChange() throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                engine.refreshCapture(session);
+                if (rowPropagation) engine.dropUserTriggers(session);
+                session.commit();
+                return;
+            } catch (SQLException e) {
+                rollbackQuietly();
+                if (attempt >= 3) {
+                    replica.setState(ReplicaState.FAILED, "refreshing capture triggers after a schema change failed: " + e);
+                    running = false;
+                    throw e;
+                }
+            }
+        }
     }
 
     private void rollbackQuietly() {

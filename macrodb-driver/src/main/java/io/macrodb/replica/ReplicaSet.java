@@ -4,7 +4,7 @@ import io.macrodb.capture.CaptureContext;
 import io.macrodb.capture.TransactionChanges;
 import io.macrodb.engine.Checksums;
 import io.macrodb.engine.Engine;
-import io.macrodb.engine.Propagation;
+import io.macrodb.log.Propagation;
 import io.macrodb.log.Change;
 import io.macrodb.log.ChangeRecord;
 import io.macrodb.log.ReplicationLog;
@@ -55,6 +55,7 @@ public final class ReplicaSet {
     private final Session catalog;
     private final String uniqueName;
     private String defaultSchema;
+    private final Map<Class<?>, Object> extensions = new ConcurrentHashMap<>();
     private int refs;
     private volatile boolean closed;
 
@@ -119,6 +120,15 @@ public final class ReplicaSet {
     public Propagation propagation() { return config.propagation(); }
     public Replica primary() { return primary; }
     public List<Replica> secondaries() { return secondaries; }
+    /**
+     * State that a layer above keeps per replicated database and shares between its connections
+     * (routing's per-shape learning, for one), created on first use. Keeps this package free of
+     * dependencies on the layers above it.
+     */
+    public <T> T extension(Class<T> type, java.util.function.Supplier<T> create) {
+        return type.cast(extensions.computeIfAbsent(type, k -> create.get()));
+    }
+
     /** The schema a new session starts in. */
     public String defaultSchema() { return defaultSchema; }
 
@@ -126,10 +136,13 @@ public final class ReplicaSet {
     public long version() { return primary.version(); }
 
     void checkCompatible(ReplicaSetConfig other) throws SQLException {
-        if (other.replicas() != config.replicas() || other.propagation() != config.propagation()) {
+        if (other.replicas() != config.replicas() || other.propagation() != config.propagation()
+                || other.lockTimeoutMillis() != config.lockTimeoutMillis() || other.applyGroup() != config.applyGroup()) {
             throw new SQLException("MacroDB: " + config.url().jdbcUrl() + " is already open with replicas="
-                    + config.replicas() + "&propagation=" + config.propagation().name().toLowerCase()
-                    + "; connect with the same options, or close every connection to it first", "08001");
+                    + config.replicas() + "&propagation=" + config.propagation().name().toLowerCase(java.util.Locale.ROOT)
+                    + "&lockTimeout=" + config.lockTimeoutMillis() + "&applyGroup=" + config.applyGroup()
+                    + " (options of the database, not of one connection); connect with the same values, or close every"
+                    + " connection to it first", "08001");
         }
     }
 
@@ -242,16 +255,18 @@ public final class ReplicaSet {
             } finally {
                 CaptureContext.restore(prev);
             }
-            refreshShapes();
+            // Logged before anything else can fail: the primary has it, so the secondaries must get it.
+            String schema = session.connection().getSchema();
             commitLock.lock();
             try {
                 long v = log.lastVersion() + 1;
-                log.append(new ChangeRecord(v, System.nanoTime(), List.of(new StatementChange(sql, params, true))));
+                log.append(new ChangeRecord(v, System.nanoTime(), List.of(new StatementChange(sql, params, true, schema))));
                 primary.gate().publish(v);
                 if (versionOut != null) versionOut[0] = v;
             } finally {
                 commitLock.unlock();
             }
+            refreshShapes();
             return result;
         } finally {
             updateGate.exitExclusive();
@@ -259,6 +274,17 @@ public final class ReplicaSet {
     }
 
     // ---------------------------------------------------------------- inspection
+
+    /**
+     * Returns once every commit that the primary engine has made is published. A read-only
+     * transaction that ran on the primary calls this before it ends: it may have seen a commit in
+     * the instant between the engine's commit and its publication, and a read the same client starts
+     * afterwards on a secondary must not see less.
+     */
+    public void awaitPublished() {
+        commitLock.lock();
+        commitLock.unlock();
+    }
 
     /** Versions, lag and apply counters of every replica, primary first. */
     public List<ReplicaStatus> status() {

@@ -2,7 +2,7 @@ package io.macrodb.replica;
 
 import io.macrodb.engine.Engine;
 import io.macrodb.engine.EngineUrl;
-import io.macrodb.engine.Propagation;
+import io.macrodb.log.Propagation;
 
 import java.util.Properties;
 

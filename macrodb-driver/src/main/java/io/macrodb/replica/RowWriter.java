@@ -19,6 +19,8 @@ import java.util.Map;
 final class RowWriter implements AutoCloseable {
     private final Connection c;
     private final Map<TableShape, PreparedStatement[]> prepared = new IdentityHashMap<>();
+    /** The applier session's current schema, as last set for a replayed statement. */
+    private String schema;
 
     RowWriter(Connection c) { this.c = c; }
 
@@ -37,11 +39,11 @@ final class RowWriter implements AutoCloseable {
             prepared.put(shape, ps);
         }
         if (safe) {
-            deleteKeys(ps[0], rc.touchedKeys());
+            deleteKeys(ps[0], shape, rc.touchedKeys(), false); // an earlier fast attempt was rolled back, but be lenient
             insertRows(ps[2], shape, rc.images());
             return;
         }
-        deleteKeys(ps[0], rc.deletes());
+        deleteKeys(ps[0], shape, rc.deletes(), true);
         if (!rc.updates().isEmpty()) {
             PreparedStatement upd = ps[1];
             int[] order = updateOrder(shape);
@@ -54,13 +56,15 @@ final class RowWriter implements AutoCloseable {
         insertRows(ps[2], shape, rc.inserts());
     }
 
-    private static void deleteKeys(PreparedStatement del, java.util.List<Object[]> keys) throws SQLException {
+    private static void deleteKeys(PreparedStatement del, TableShape shape, java.util.List<Object[]> keys, boolean mustExist)
+            throws SQLException {
         if (keys.isEmpty()) return;
         for (Object[] key : keys) {
             for (int i = 0; i < key.length; i++) del.setObject(i + 1, key[i]);
             del.addBatch();
         }
-        del.executeBatch();
+        int[] counts = del.executeBatch();
+        if (mustExist) checkCounts(counts, shape, "deleting");
     }
 
     private static void insertRows(PreparedStatement ins, TableShape shape, java.util.List<Object[]> rows) throws SQLException {
@@ -115,7 +119,11 @@ final class RowWriter implements AutoCloseable {
     }
 
     void apply(StatementChange sc) throws SQLException {
-        if (sc.ddl()) prepared.clear(); // shapes change; statements prepared against the old ones may be invalid
+        if (sc.ddl()) clear(); // shapes change; statements prepared against the old ones may be invalid
+        if (sc.schema() != null && !sc.schema().equals(schema)) {
+            c.setSchema(sc.schema());
+            schema = sc.schema();
+        }
         try (PreparedStatement ps = c.prepareStatement(sc.sql())) {
             Object[] p = sc.params();
             for (int i = 0; i < p.length; i++) ps.setObject(i + 1, p[i]);
@@ -142,7 +150,9 @@ final class RowWriter implements AutoCloseable {
         return sb.append(')').toString();
     }
 
+    /** Forgets prepared statements and the schema (after a failed attempt, the session's state is unknown). */
     void clear() {
+        schema = null;
         for (PreparedStatement[] ps : prepared.values()) {
             for (PreparedStatement p : ps) {
                 try {

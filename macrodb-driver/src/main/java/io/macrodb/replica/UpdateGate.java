@@ -57,12 +57,19 @@ final class UpdateGate {
             exclusivePending = true;
             while (active.get() > 0) {
                 long left = deadline - System.nanoTime();
-                if (left <= 0) {
+                SQLException failure = left <= 0 ? exclusiveTimeout(timeoutMillis) : null;
+                if (failure == null) {
+                    try {
+                        waitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+                    } catch (SQLException interrupted) {
+                        failure = interrupted;
+                    }
+                }
+                if (failure != null) {
                     exclusivePending = false;
                     monitor.notifyAll();
-                    throw exclusiveTimeout(timeoutMillis);
+                    throw failure;
                 }
-                waitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
             }
         }
     }
@@ -81,11 +88,12 @@ final class UpdateGate {
                 + " ms for open update transactions to end; end them (commit or rollback) and retry", "40001");
     }
 
-    private void waitNanos(long nanos) {
+    private void waitNanos(long nanos) throws SQLException {
         try {
             TimeUnit.NANOSECONDS.timedWait(monitor, nanos);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new SQLException("MacroDB: interrupted while waiting for a schema change or open update transactions", "08006", e);
         }
     }
 }

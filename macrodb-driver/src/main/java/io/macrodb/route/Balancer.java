@@ -52,6 +52,18 @@ public interface Balancer {
         return candidates -> candidates.get(Math.floorMod(next.getAndIncrement(), candidates.size()));
     }
 
+    /**
+     * The balancers of one replicated database, by name, shared by its connections (so that
+     * round-robin turns over the whole database's reads, not each connection's).
+     */
+    final class Shared {
+        private final java.util.concurrent.ConcurrentHashMap<String, Balancer> byName = new java.util.concurrent.ConcurrentHashMap<>();
+
+        public Balancer get(String name) {
+            return byName.computeIfAbsent(name.trim().toLowerCase(Locale.ROOT), Balancer::parse);
+        }
+    }
+
     static Balancer parse(String name) {
         return switch (name.trim().toLowerCase(Locale.ROOT)) {
             case "leastactive", "least-active" -> LEAST_ACTIVE;

@@ -1,7 +1,7 @@
 package io.macrodb.cli.demo;
 
 import io.macrodb.cli.TextTable;
-import io.macrodb.engine.Propagation;
+import io.macrodb.log.Propagation;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.jdbc.MacroDriver;
 import io.macrodb.replica.ReplicaStatus;

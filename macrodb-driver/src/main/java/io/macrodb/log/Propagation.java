@@ -1,4 +1,4 @@
-package io.macrodb.engine;
+package io.macrodb.log;
 
 /** How an update transaction is shipped to the secondaries (DESIGN.md §3). */
 public enum Propagation {
