@@ -32,20 +32,25 @@ final class LockWaitGuard {
     }
 
     static <T> T run(Statement physical, long timeoutMillis, Call<T> call) throws SQLException {
+        // The cancel and the end of the call exclude each other: a late timer must not cancel the
+        // next statement of the session (on HSQLDB a cancel ends the whole transaction).
         AtomicBoolean done = new AtomicBoolean();
         ScheduledFuture<?> timer = TIMER.schedule(() -> {
-            if (!done.get()) {
+            synchronized (done) {
+                if (done.get()) return;
                 try {
                     physical.cancel();
                 } catch (SQLException ignored) {
-                    // the statement finished or its session broke: nothing left to cancel
+                    // the session broke: nothing left to cancel
                 }
             }
         }, timeoutMillis, TimeUnit.MILLISECONDS);
         try {
             return call.run();
         } finally {
-            done.set(true);
+            synchronized (done) {
+                done.set(true);
+            }
             timer.cancel(false);
         }
     }

@@ -80,6 +80,19 @@ public final class MacroConnection implements Connection {
     private static final Pattern SESSION_SET = Pattern.compile("(?is)\\s*(USE\\s+\\S+\\s*;?\\s*|SET\\s+(SCHEMA|SCHEMA_SEARCH_PATH|PATH|LOCK_TIMEOUT"
             + "|QUERY_TIMEOUT|@|VARIABLE|TIME\\s+ZONE|TIME_ZONE|THROTTLE|LAZY_QUERY_EXECUTION|NON_KEYWORDS|BUILTIN_ALIAS_OVERRIDE"
             + "|SESSION|ROLE|CATALOG|MAXROWS|IGNORECASE|VARIABLE_BINARY|QUERY_STATISTICS)\\b.*)");
+    /**
+     * Database settings that secondaries keep their own values of: how they control transactions
+     * (always MVCC, so readers never block the applier) and exclusive mode.
+     */
+    private static final Pattern PRIMARY_ONLY_SET = Pattern.compile(
+            "(?is)\\s*SET\\s+(EXCLUSIVE|DATABASE\\s+TRANSACTION\\s+CONTROL|DATABASE\\s+TRANSACTION\\s+ROLLBACK)\\b.*");
+    /** In row propagation secondaries also keep foreign-key checks off: rows arrive as final images. */
+    private static final Pattern ROW_MODE_PRIMARY_ONLY_SET = Pattern.compile(
+            "(?is)\\s*SET\\s+(REFERENTIAL_INTEGRITY|DATABASE\\s+REFERENTIAL\\s+INTEGRITY)\\b.*");
+    private static final Pattern SCHEMA_SQL = Pattern.compile("(?is)\\s*(SET\\s+SCHEMA|USE)\\s+(\"(?:[^\"]|\"\")+\"|[A-Za-z_][\\w$]*)\\s*;?\\s*");
+    /** The name of the setting a session-level SET changes: a later SET of the same name replaces it. */
+    private static final Pattern SETTING_NAME = Pattern.compile(
+            "(?is)\\s*(SET\\s+(?:SESSION\\s+CHARACTERISTICS|SESSION\\s+AUTHORIZATION|SESSION\\s+\\w+|TIME\\s+ZONE|@\\w+|VARIABLE\\s+\\w+|\\w+))");
     private static final Map<io.macrodb.sql.Dialect, SqlClassifier> CLASSIFIERS = new ConcurrentHashMap<>();
 
     private final ReplicaSet db;
@@ -94,7 +107,10 @@ public final class MacroConnection implements Connection {
     private int isolation = TRANSACTION_READ_COMMITTED;
     private int holdability = ResultSet.HOLD_CURSORS_OVER_COMMIT;
     private String schema;
-    private final List<String> sessionStatements = new ArrayList<>();
+    /** The last session-level SET of each setting, in the order they were last set. */
+    private final java.util.LinkedHashMap<String, String> sessionStatements = new java.util.LinkedHashMap<>();
+    /** Secondary sessions that carry this connection's session-level SETs: kept, never pooled. */
+    private final Map<Replica, Session> ownSessions = new IdentityHashMap<>();
     private Session.Settings settings;
 
     private Tx tx = Tx.NONE;
@@ -110,6 +126,8 @@ public final class MacroConnection implements Connection {
     private final ShapeLearning learning;
     private TransactionChanges changes;
     private long lastCommitVersion;
+    /** The newest version this connection may have read: reads never go back before it. */
+    private long seenVersion;
     private Replica lastReplica;
     private final Map<String, Savepoint> namedSavepoints = new HashMap<>();
     private int savepointGeneration;
@@ -226,8 +244,8 @@ public final class MacroConnection implements Connection {
     }
 
     /** Remembers a read of the optimistic transaction, shown to the application through {@code rs}. */
-    void track(String sql, Bindings bindings, int holdability, MacroResultSet rs) {
-        TrackedRead read = new TrackedRead(sql, bindings, holdability);
+    void track(String sql, Bindings bindings, int holdability, long maxRows, int maxFieldSize, MacroResultSet rs) {
+        TrackedRead read = new TrackedRead(sql, bindings, holdability, maxRows, maxFieldSize);
         reads.add(read);
         rs.track(read, rowBudget);
     }
@@ -279,7 +297,8 @@ public final class MacroConnection implements Connection {
         boolean keep = false;
         try {
             if (r.bindings() != null) r.bindings().applyTo(ps);
-            ResultSet rs = ps.executeQuery();
+            r.applyOptions(ps);
+            ResultSet rs = guarded(primary, ps, ps::executeQuery);
             if (!r.sameAs(rs)) return false;
             MacroResultSet open = r.openResult();
             if (open != null) {
@@ -321,8 +340,14 @@ public final class MacroConnection implements Connection {
             try {
                 result = body.run(t.session());
             } catch (SQLException | RuntimeException e) {
-                changes.rollbackTo(mark);
-                throw afterFailure(e);
+                // Statement mode must forget the failed statement. Row mode keeps what the triggers
+                // saw: a key whose change the engine undid ships its current image (or nothing),
+                // which is right whatever the engine rolled back (all of it, or, as in a failed
+                // batch, only part).
+                if (statementMode()) changes.rollbackTo(mark);
+                SQLException failure = afterFailure(e);
+                if (autoCommit && tx == Tx.UPDATE) rollbackQuietly(); // the statement was the transaction
+                throw failure;
             } finally {
                 CaptureContext.restore(prev);
             }
@@ -421,7 +446,9 @@ public final class MacroConnection implements Connection {
         else if (tx == Tx.READ) endRead(true);
         Session p = primarySession();
         long[] version = new long[1];
-        T result = db.schemaChange(p, sql, params, () -> body.run(p), version);
+        boolean replicate = !(PRIMARY_ONLY_SET.matcher(sql).matches()
+                || !statementMode() && ROW_MODE_PRIMARY_ONLY_SET.matcher(sql).matches());
+        T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), version);
         if (version[0] > 0) lastCommitVersion = version[0];
         return result;
     }
@@ -480,13 +507,23 @@ public final class MacroConnection implements Connection {
      */
     boolean sessionStatement(String sql) throws SQLException {
         checkOpen();
+        Matcher schemaSet = SCHEMA_SQL.matcher(sql);
+        if (schemaSet.matches()) {
+            String name = schemaSet.group(2);
+            setSchema(name.startsWith("\"") ? name.substring(1, name.length() - 1).replace("\"\"", "\"")
+                    : name.toUpperCase(Locale.ROOT));
+            return false;
+        }
         Session p = primarySession();
         boolean result;
         try (Statement s = p.connection().createStatement()) {
             result = s.execute(sql);
         }
-        p.noteSessionStatement(sql);
-        sessionStatements.add(sql);
+        Matcher k = SETTING_NAME.matcher(sql);
+        String setting = k.lookingAt() ? k.group(1).toUpperCase(Locale.ROOT).replaceAll("\\s+", " ") : sql;
+        p.noteSessionStatement(setting, sql);
+        sessionStatements.remove(setting);
+        sessionStatements.put(setting, sql);
         settings = null;
         if (tx == Tx.READ && !readSession.isPrimary()) readSession.sync(settings(), autoCommit);
         return result;
@@ -495,19 +532,22 @@ public final class MacroConnection implements Connection {
     // ================================================================= transactions
 
     private void beginRead() throws SQLException {
-        Replica r = router.route(lastCommitVersion);
+        Replica r = router.route(Math.max(lastCommitVersion, seenVersion));
         Session s;
         if (r.isPrimary()) {
             s = primarySession();
         } else {
-            s = r.borrow();
+            s = ownSessions.get(r);
+            if (s == null) s = r.borrow();
             try {
                 s.sync(settings(), autoCommit);
             } catch (SQLException e) {
+                ownSessions.remove(r);
                 s.markBroken();
                 r.release(s);
                 throw e;
             }
+            if (s.isDedicated()) ownSessions.put(r, s);
             hold(s);
         }
         r.readerStarted();
@@ -518,7 +558,15 @@ public final class MacroConnection implements Connection {
     /** Ends a read-only transaction: commit releases its snapshot, then the session may go back to its pool. */
     private void endRead(boolean commit) throws SQLException {
         Session s = readSession;
-        if (s.isPrimary()) db.awaitPublished();
+        // What this transaction read is now "seen": a later read of this connection must not see less
+        // (monotonic reads). Waiting for publication makes the replica's version cover it.
+        if (s.isPrimary()) {
+            db.awaitPublished();
+            seenVersion = Math.max(seenVersion, db.version());
+        } else {
+            s.replica().awaitPublished();
+            seenVersion = Math.max(seenVersion, s.replica().version());
+        }
         readSession = null;
         tx = Tx.NONE;
         optimistic = false;
@@ -563,7 +611,10 @@ public final class MacroConnection implements Connection {
     }
 
     private Session.Settings settings() {
-        if (settings == null) settings = new Session.Settings(isolation, schema, holdability, List.copyOf(sessionStatements));
+        if (settings == null) {
+            settings = new Session.Settings(isolation, schema, holdability, java.util.Collections.unmodifiableMap(
+                    new java.util.LinkedHashMap<>(sessionStatements)));
+        }
         return settings;
     }
 
@@ -581,7 +632,10 @@ public final class MacroConnection implements Connection {
             } catch (SQLException e) {
                 s.markBroken();
             }
-            s.replica().release(s);
+            if (ownSessions.get(s.replica()) != s || s.isBroken()) {
+                ownSessions.remove(s.replica(), s);
+                s.replica().release(s);
+            }
         }
     }
 
@@ -938,15 +992,30 @@ public final class MacroConnection implements Connection {
         return p;
     }
 
+    /**
+     * Closes the connection from another thread while it may still be executing: it is marked closed
+     * at once, and the executor closes its physical sessions (never returning them to a pool, since
+     * the owning thread may still be using them) and lets go of the replica set.
+     */
     @Override public void abort(Executor executor) throws SQLException {
         if (executor == null) throw new SQLException("MacroDB: abort needs an executor", SqlStates.INVALID_ARGUMENT);
         if (closed) return;
+        closed = true;
         executor.execute(() -> {
+            List<Session> sessions = new ArrayList<>();
             try {
-                close();
-            } catch (SQLException ignored) {
-                // abort is best effort by contract
+                if (primary != null) sessions.add(primary);
+                sessions.addAll(List.copyOf(holds.keySet()));
+                sessions.addAll(List.copyOf(ownSessions.values()));
+            } catch (RuntimeException raced) {
+                // the owning thread changed its sessions meanwhile; close what we could see
             }
+            for (Session s : sessions) {
+                s.markBroken();
+                s.replica().release(s); // a broken session is closed, not pooled
+            }
+            if (tx == Tx.UPDATE) db.endUpdate();
+            ReplicaSets.release(db);
         });
     }
 
@@ -974,6 +1043,10 @@ public final class MacroConnection implements Connection {
         try {
             for (MacroStatement s : new ArrayList<>(statements)) s.closeQuietly();
             if (tx != Tx.NONE) rollbackQuietly(); // JDBC leaves this to the driver; rolling back loses nothing committed
+            for (Session s : ownSessions.values()) {
+                if (!holds.containsKey(s)) holds.put(s, new int[1]);
+            }
+            ownSessions.clear();
             for (Session s : new ArrayList<>(holds.keySet())) {
                 holds.remove(s);
                 try {

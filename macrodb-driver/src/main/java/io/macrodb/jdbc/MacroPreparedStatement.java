@@ -24,6 +24,7 @@ class MacroPreparedStatement extends MacroStatement implements PreparedStatement
     private final GeneratedKeys keys;
     private final String cacheKey;
     private Bindings bindings = new Bindings();
+    private PreparedStatement describer;
     private final List<Bindings> batch = new ArrayList<>();
 
     MacroPreparedStatement(MacroConnection conn, String sql, int type, int concurrency, int holdability, GeneratedKeys keys)
@@ -134,17 +135,31 @@ class MacroPreparedStatement extends MacroStatement implements PreparedStatement
         bindings.clear();
     }
 
+    /** Metadata comes from a statement prepared on the primary, kept open as long as this one (engines tie them). */
+    private PreparedStatement describer() throws SQLException {
+        if (describer == null || describer.isClosed()) describer = conn.primarySession().connection().prepareStatement(sql);
+        return describer;
+    }
+
     @Override public ResultSetMetaData getMetaData() throws SQLException {
         checkOpen();
-        try (PreparedStatement p = conn.primarySession().connection().prepareStatement(sql)) {
-            return p.getMetaData();
-        }
+        return describer().getMetaData();
     }
 
     @Override public ParameterMetaData getParameterMetaData() throws SQLException {
         checkOpen();
-        try (PreparedStatement p = conn.primarySession().connection().prepareStatement(sql)) {
-            return p.getParameterMetaData();
+        return describer().getParameterMetaData();
+    }
+
+    @Override public void close() throws SQLException {
+        try {
+            super.close();
+        } finally {
+            if (describer != null) {
+                PreparedStatement d = describer;
+                describer = null;
+                d.close();
+            }
         }
     }
 

@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
  */
 class MacroStatement implements Statement {
     private static final Pattern TRUNCATE = Pattern.compile("(?is)\\s*(/\\*.*?\\*/\\s*|--[^\\n]*\\n\\s*)*TRUNCATE\\b.*");
+    /** Dynamic SQL may be DDL: it is replayed as text under the schema-change protocol. */
+    private static final Pattern EXECUTE_IMMEDIATE = Pattern.compile("(?is)\\s*EXECUTE\\s+IMMEDIATE\\b.*");
 
     final MacroConnection conn;
     final int type;
@@ -87,8 +89,10 @@ class MacroStatement implements Statement {
             updateCount = 0;
             return false;
         }
-        if (kind == StatementKind.DDL || kind == StatementKind.SESSION || TRUNCATE.matcher(sql).matches()) {
+        if (kind == StatementKind.DDL || kind == StatementKind.SESSION || TRUNCATE.matcher(sql).matches()
+                || EXECUTE_IMMEDIATE.matcher(sql).matches()) {
             expectNoResult(expect, sql);
+            checkReplicable(sql);
             return conn.schemaChange(sql, params, s -> {
                 attach(s);
                 Statement p = physicalFor(s, sql);
@@ -101,9 +105,9 @@ class MacroStatement implements Statement {
         }
         boolean forceWrite = concurrency == ResultSet.CONCUR_UPDATABLE && kind == StatementKind.READ;
         boolean trackable = type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY && !keys.wanted();
+        if (conn.statementMode() && kind != StatementKind.READ) expectNoResult(expect, sql); // before anything starts
         MacroConnection.Target t = conn.target(c, sql, forceWrite, trackable);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
-            expectNoResult(expect, sql);
             return conn.run(t, s -> {
                 attach(s);
                 if (physical != null) {
@@ -121,7 +125,7 @@ class MacroStatement implements Statement {
             Statement p = physicalFor(s, sql);
             boolean hasResult = finish(conn.guarded(s, p, () -> exec.run(p, sql, expect)));
             if (hasResult && !t.update() && conn.tracking()) {
-                conn.track(sql, bindings == null ? null : bindings.copy(), holdability, currentResult);
+                conn.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
             }
             return hasResult;
         });
@@ -131,6 +135,19 @@ class MacroStatement implements Statement {
     record Outcome(ResultSet resultSet, long updateCount) {
         static Outcome of(Statement p, boolean hasResultSet) throws SQLException {
             return hasResultSet ? new Outcome(p.getResultSet(), -1) : new Outcome(null, p.getLargeUpdateCount());
+        }
+    }
+
+    /** Refuses schema changes that replicas cannot all run to the same result. */
+    private static void checkReplicable(String sql) throws SQLException {
+        if (io.macrodb.sql.NonDeterminism.createsTemporaryTable(sql)) {
+            throw SqlStates.unsupported("temporary tables hold one session's rows, and MacroDB runs a session's reads on"
+                    + " other replicas, where those rows are not; use a regular table: " + SqlStates.abbreviate(sql));
+        }
+        String unsafe = io.macrodb.sql.NonDeterminism.unsafeSchemaChange(sql);
+        if (unsafe != null) {
+            throw SqlStates.unsupported("this schema change cannot be replicated as it is, because " + unsafe + ": "
+                    + SqlStates.abbreviate(sql));
         }
     }
 
@@ -189,13 +206,18 @@ class MacroStatement implements Statement {
         }
     }
 
+    /**
+     * Sets every option on a physical statement, defaults included: physical prepared statements
+     * are cached per session and shared by MacroDB statements with the same SQL, so nothing one of
+     * them set may linger for the next.
+     */
     final void applyOptions(Statement p) throws SQLException {
-        if (maxRows > 0) p.setMaxRows(maxRows);
-        if (largeMaxRows > 0) p.setLargeMaxRows(largeMaxRows);
-        if (fetchSize > 0) p.setFetchSize(fetchSize);
-        if (queryTimeout > 0) p.setQueryTimeout(queryTimeout);
-        if (maxFieldSize > 0) p.setMaxFieldSize(maxFieldSize);
-        if (!escapeProcessing) p.setEscapeProcessing(false);
+        if (largeMaxRows > Integer.MAX_VALUE) p.setLargeMaxRows(largeMaxRows);
+        else p.setMaxRows(maxRows);
+        p.setFetchSize(fetchSize);
+        p.setQueryTimeout(queryTimeout);
+        p.setMaxFieldSize(maxFieldSize);
+        p.setEscapeProcessing(escapeProcessing);
         if (cursorName != null) p.setCursorName(cursorName);
     }
 

@@ -22,14 +22,25 @@ final class TrackedRead {
     private final Bindings bindings;
     private final List<Object[]> rows = new ArrayList<>();
     private final int holdability;
+    private final long maxRows;
+    private final int maxFieldSize;
+    private int columns = -1;
     private boolean exhausted;
     private boolean tooLarge;
     private MacroResultSet open;
 
-    TrackedRead(String sql, Bindings bindings, int holdability) {
+    TrackedRead(String sql, Bindings bindings, int holdability, long maxRows, int maxFieldSize) {
         this.sql = sql;
         this.bindings = bindings;
         this.holdability = holdability;
+        this.maxRows = maxRows;
+        this.maxFieldSize = maxFieldSize;
+    }
+
+    /** Gives the re-run the options that shaped what the application saw. */
+    void applyOptions(java.sql.Statement s) throws SQLException {
+        s.setLargeMaxRows(maxRows);
+        s.setMaxFieldSize(maxFieldSize);
     }
 
     String sql() { return sql; }
@@ -62,9 +73,9 @@ final class TrackedRead {
             rows.clear();
             return;
         }
-        int n = rs.getMetaData().getColumnCount();
-        Object[] row = new Object[n];
-        for (int i = 0; i < n; i++) row[i] = comparable(rs.getObject(i + 1));
+        if (columns < 0) columns = rs.getMetaData().getColumnCount();
+        Object[] row = new Object[columns];
+        for (int i = 0; i < columns; i++) row[i] = comparable(rs.getObject(i + 1));
         rows.add(row);
     }
 

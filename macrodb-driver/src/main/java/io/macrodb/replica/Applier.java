@@ -163,13 +163,19 @@ final class Applier implements Runnable {
             records++;
             if (r == last) break;
         }
-        session.commit();
-        if (ddl) afterSchemaChange();
-        cursor.advanceTo(last);
-        lastApplied = last;
+        java.util.concurrent.locks.ReentrantLock publishing = replica.publishLock();
+        publishing.lock();
+        try {
+            session.commit();
+            if (ddl) afterSchemaChange();
+            cursor.advanceTo(last);
+            lastApplied = last;
+            replica.gate().publish(last.version());
+        } finally {
+            publishing.unlock();
+        }
         appliedRecords.addAndGet(records);
         groups.incrementAndGet();
-        replica.gate().publish(last.version());
     }
 
     /**

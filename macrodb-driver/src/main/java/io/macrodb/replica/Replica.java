@@ -27,6 +27,8 @@ public final class Replica {
     private final Engine engine;
     private final long lockTimeoutMillis;
     private final VersionGate gate;
+    /** Held by the applier from its engine commit to the publication of the new version. */
+    private final java.util.concurrent.locks.ReentrantLock publishLock = new java.util.concurrent.locks.ReentrantLock();
     private final AtomicInteger activeReaders = new AtomicInteger();
     private final ConcurrentLinkedDeque<Session> idle = new ConcurrentLinkedDeque<>();
     private volatile ReplicaState state = ReplicaState.STARTING;
@@ -61,6 +63,17 @@ public final class Replica {
         Applier a = applier;
         return a == null ? 0 : a.stalenessNanos();
     }
+
+    /**
+     * Returns once this replica has published every version its engine has committed: afterwards
+     * {@link #version()} is at least what any reader of this replica could have seen.
+     */
+    public void awaitPublished() {
+        publishLock.lock();
+        publishLock.unlock();
+    }
+
+    java.util.concurrent.locks.ReentrantLock publishLock() { return publishLock; }
 
     Applier applier() { return applier; }
     void attach(Applier a) { this.applier = a; }

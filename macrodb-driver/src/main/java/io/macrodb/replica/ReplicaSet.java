@@ -214,6 +214,7 @@ public final class ReplicaSet {
         Connection c = session.connection();
         if (changes.isEmpty()) {
             c.commit();
+            awaitPublished(); // it may have read a commit whose version is being published right now
             return 0;
         }
         // With no secondary there is nobody to ship to (yet): the version still counts the commit.
@@ -237,7 +238,8 @@ public final class ReplicaSet {
      *
      * @return what {@code call} returned
      */
-    public <T> T schemaChange(Session session, String sql, Object[] params, SqlCall<T> call, long[] versionOut) throws SQLException {
+    public <T> T schemaChange(Session session, String sql, Object[] params, boolean replicate, SqlCall<T> call,
+                              long[] versionOut) throws SQLException {
         updateGate.enterExclusive(config.lockTimeoutMillis());
         try {
             T result;
@@ -255,6 +257,7 @@ public final class ReplicaSet {
             } finally {
                 CaptureContext.restore(prev);
             }
+            if (!replicate) return result; // a setting the secondaries keep their own value of
             // Logged before anything else can fail: the primary has it, so the secondaries must get it.
             String schema = session.connection().getSchema();
             commitLock.lock();

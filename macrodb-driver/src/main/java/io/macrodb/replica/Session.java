@@ -19,8 +19,8 @@ public final class Session implements io.macrodb.capture.StatementCache {
     private String schema;
     private Boolean autoCommit;
     private int holdability = -1;
-    /** Session-level SET statements replayed on this session; a session that has any is never pooled. */
-    private final List<String> sessionStatements = new ArrayList<>();
+    /** Session-level SET statements run on this session, by setting; a session that has any is never pooled. */
+    private final java.util.Map<String, String> sessionStatements = new java.util.HashMap<>();
     private boolean broken;
     /** Idle prepared statements by SQL and options: a hot statement is prepared once per session. */
     private final java.util.Map<String, java.util.ArrayDeque<java.sql.PreparedStatement>> prepared = new java.util.HashMap<>();
@@ -36,8 +36,12 @@ public final class Session implements io.macrodb.capture.StatementCache {
     public Connection connection() { return connection; }
     public boolean isPrimary() { return replica.isPrimary(); }
 
-    /** Desired per-session settings of a client connection. */
-    public record Settings(int isolation, String schema, int holdability, List<String> sessionStatements) {}
+    /**
+     * Desired per-session settings of a client connection.
+     *
+     * @param sessionStatements the last session-level SET of each setting, in the order they were last set
+     */
+    public record Settings(int isolation, String schema, int holdability, java.util.Map<String, String> sessionStatements) {}
 
     /** Applies what differs between {@code wanted} and what this session has. */
     public void sync(Settings wanted, boolean physicalAutoCommit) throws SQLException {
@@ -57,19 +61,18 @@ public final class Session implements io.macrodb.capture.StatementCache {
             connection.setHoldability(wanted.holdability());
             holdability = wanted.holdability();
         }
-        List<String> stmts = wanted.sessionStatements();
-        if (stmts.size() > sessionStatements.size()) {
-            try (java.sql.Statement s = connection.createStatement()) {
-                for (int i = sessionStatements.size(); i < stmts.size(); i++) {
-                    s.execute(stmts.get(i));
-                    sessionStatements.add(stmts.get(i));
+        for (java.util.Map.Entry<String, String> e : wanted.sessionStatements().entrySet()) {
+            if (!e.getValue().equals(sessionStatements.get(e.getKey()))) {
+                try (java.sql.Statement s = connection.createStatement()) {
+                    s.execute(e.getValue());
                 }
+                sessionStatements.put(e.getKey(), e.getValue());
             }
         }
     }
 
-    /** Records that {@code sql} already ran on this session (the statement that introduced it). */
-    public void noteSessionStatement(String sql) { sessionStatements.add(sql); }
+    /** Records that {@code sql}, which sets {@code setting}, already ran on this session. */
+    public void noteSessionStatement(String setting, String sql) { sessionStatements.put(setting, sql); }
 
     /** Whether this session carries state of one client connection and so must not be pooled. */
     public boolean isDedicated() { return !sessionStatements.isEmpty(); }

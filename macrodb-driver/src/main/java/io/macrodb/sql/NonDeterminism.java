@@ -1,0 +1,61 @@
+package io.macrodb.sql;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Finds what would make a statement compute different values on different replicas when it is
+ * replayed as text: random and time functions and sequence calls, in DDL (a column added with such
+ * a default fills existing rows differently on each replica) and in column defaults (which an
+ * INSERT that omits the column evaluates on each replica).
+ */
+public final class NonDeterminism {
+    private static final Pattern ADD_COLUMN = Pattern.compile("(?is)\\s*ALTER\\s+TABLE\\b.*\\bADD\\b.*");
+    private static final Pattern CREATE_AS = Pattern.compile("(?is)\\s*CREATE\\s+(?:\\w+\\s+)*TABLE\\b.*\\bAS\\b.*\\bSELECT\\b.*");
+    private static final Pattern TEMPORARY = Pattern.compile(
+            "(?is)\\s*(CREATE\\s+(?:(?:LOCAL|GLOBAL|CACHED|MEMORY)\\s+)*TEMPORARY\\s+TABLE|DECLARE\\s+LOCAL\\s+TEMPORARY\\s+TABLE)\\b.*");
+
+    private NonDeterminism() {}
+
+    /** The first random, time or sequence function {@code sql} calls, outside literals and comments; null if none. */
+    public static String firstCall(String sql) {
+        if (sql == null) return null;
+        SqlLexer.Lexed lexed = SqlLexer.lex(sql);
+        List<SqlLexer.Token> ts = lexed.tokens();
+        for (int i = 0; i < ts.size(); i++) {
+            SqlLexer.Token t = ts.get(i);
+            if (t.type() != SqlLexer.Type.WORD) continue;
+            String w = t.norm();
+            if (SqlFunctions.RANDOM_FUNCTIONS.contains(w) || SqlFunctions.TIME_FUNCTIONS.contains(w)
+                    || SqlFunctions.BARE_TIME_WORDS.contains(w) || SqlFunctions.SEQUENCE_WORDS.contains(w)) {
+                return w;
+            }
+            if (w.equals("NEXT") && i + 2 < ts.size() && ts.get(i + 1).isWord("VALUE") && ts.get(i + 2).isWord("FOR")) {
+                return "NEXT VALUE FOR";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why replaying this schema change as text would make replicas differ, or null if it is safe:
+     * adding columns with a non-deterministic default to existing rows, or creating a table from a
+     * query that calls non-deterministic functions.
+     */
+    public static String unsafeSchemaChange(String sql) {
+        if (sql == null) return null;
+        if (ADD_COLUMN.matcher(sql).matches() || CREATE_AS.matcher(sql).matches()) {
+            String f = firstCall(sql);
+            if (f != null) {
+                return "it evaluates " + f + " for existing rows on each replica separately; add the column (or create"
+                        + " the table) without it, then set the values with an UPDATE (or INSERT ... SELECT)";
+            }
+        }
+        return null;
+    }
+
+    /** Whether the statement creates a temporary table. */
+    public static boolean createsTemporaryTable(String sql) {
+        return sql != null && TEMPORARY.matcher(sql).matches();
+    }
+}
