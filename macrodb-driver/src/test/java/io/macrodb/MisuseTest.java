@@ -91,6 +91,11 @@ class MisuseTest {
                 assertEquals("0A000", identity.getSQLState());
                 assertTrue(identity.getMessage().contains("ID"), identity.getMessage());
                 assertEquals(1, s.executeUpdate("INSERT INTO auto (id, v) VALUES (10, 1)"), "an explicit identity value is fine");
+                s.execute("CREATE TABLE stamped (id INT PRIMARY KEY, created TIMESTAMP DEFAULT CURRENT_TIMESTAMP)");
+                SQLException byDefault = assertThrows(SQLException.class, () -> s.executeUpdate("INSERT INTO stamped (id) VALUES (1)"));
+                assertEquals("0A000", byDefault.getSQLState());
+                assertTrue(byDefault.getMessage().contains("CREATED"), byDefault.getMessage());
+                assertEquals(1, s.executeUpdate("INSERT INTO stamped (id, created) VALUES (1, CURRENT_TIMESTAMP)"));
                 SQLException call = assertThrows(SQLException.class, () -> c.prepareCall("CALL 1"));
                 assertEquals("0A000", call.getSQLState());
                 try (ResultSet rs = s.executeQuery("SELECT SUM(r) FROM t")) {

@@ -47,15 +47,17 @@ public final class Catalog {
         List<String> replicated = new ArrayList<>();
         List<String> all = new ArrayList<>();
         String identity = null;
+        List<String> volatileDefaults = new ArrayList<>();
         try (ResultSet rs = md.getColumns(null, escape(md, schema), escape(md, table), "%")) {
             TreeMap<Integer, String[]> byOrdinal = new TreeMap<>();
             while (rs.next()) {
                 byOrdinal.put(rs.getInt("ORDINAL_POSITION"), new String[] {rs.getString("COLUMN_NAME"),
-                        rs.getString("IS_GENERATEDCOLUMN"), rs.getString("IS_AUTOINCREMENT")});
+                        rs.getString("IS_GENERATEDCOLUMN"), rs.getString("IS_AUTOINCREMENT"), rs.getString("COLUMN_DEF")});
             }
             for (String[] col : byOrdinal.values()) {
                 all.add(col[0]);
                 if ("YES".equalsIgnoreCase(col[2])) identity = col[0];
+                else if (io.macrodb.sql.NonDeterminism.firstCall(col[3]) != null) volatileDefaults.add(col[0]);
                 if (!"YES".equalsIgnoreCase(col[1])) replicated.add(col[0]);
             }
         }
@@ -79,7 +81,7 @@ public final class Catalog {
             k++;
         }
         return new TableShape(schema, table, replicated, keyIndexes, keyOrdinals, all.size(),
-                hasAlwaysIdentity(c, schema, table), identity);
+                hasAlwaysIdentity(c, schema, table), identity, volatileDefaults);
     }
 
     private static boolean hasAlwaysIdentity(Connection c, String schema, String table) {

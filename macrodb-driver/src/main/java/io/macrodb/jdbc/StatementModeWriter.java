@@ -35,7 +35,7 @@ final class StatementModeWriter {
 
     Result execute(MacroStatement owner, Session s, String sql, Object[] params, GeneratedKeys keys) throws SQLException {
         Rewrite rw = rewriter.rewrite(sql);
-        checkIdentity(rw.insert(), s, sql);
+        checkGeneratedValues(rw.insert(), s, sql);
         Object[] all = new Object[rw.slots().size()];
         for (int i = 0; i < all.length; i++) {
             Slot slot = rw.slots().get(i);
@@ -72,7 +72,7 @@ final class StatementModeWriter {
         }
     }
 
-    private void checkIdentity(InsertShape insert, Session s, String sql) throws SQLException {
+    private void checkGeneratedValues(InsertShape insert, Session s, String sql) throws SQLException {
         if (insert == null) return;
         String name = insert.table();
         String schema;
@@ -86,7 +86,18 @@ final class StatementModeWriter {
             table = name;
         }
         TableShape shape = conn.replicaSet().shape(schema, table);
-        if (shape == null || shape.identityColumn() == null) return;
+        if (shape == null) return;
+        if (!insert.columns().isEmpty() || insert.fromQuery()) {
+            for (String col : shape.volatileDefaults()) {
+                if (insert.columns().stream().noneMatch(c -> c.equalsIgnoreCase(col))) {
+                    throw SqlStates.unsupported("statement propagation cannot replicate an insert into " + shape
+                            + " that leaves " + col + " to its default, because the default differs on each replica"
+                            + " (a random, time or sequence function); give " + col + " a value in the INSERT, or connect"
+                            + " with propagation=row: " + SqlStates.abbreviate(sql));
+                }
+            }
+        }
+        if (shape.identityColumn() == null) return;
         boolean explicit = insert.columns().isEmpty() && !insert.fromQuery()
                 || insert.columns().stream().anyMatch(c -> c.equalsIgnoreCase(shape.identityColumn()));
         if (!explicit) {

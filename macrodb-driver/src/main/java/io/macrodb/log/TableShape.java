@@ -18,6 +18,7 @@ public final class TableShape {
     private final int ordinalCount;
     private final int[] keyOrdinals;
     private final String identityColumn;
+    private final List<String> volatileDefaults;
 
     /**
      * @param columns        replicated (non-generated) columns in ordinal order
@@ -28,9 +29,11 @@ public final class TableShape {
      * @param alwaysIdentity whether an identity column is GENERATED ALWAYS (inserts then need
      *                       {@code OVERRIDING SYSTEM VALUE})
      * @param identityColumn the identity (auto-increment) column, or null
+     * @param volatileDefaults columns whose default calls a random, time or sequence function
      */
     public TableShape(String schema, String table, List<String> columns, int[] keyIndexes,
-                      int[] keyOrdinals, int ordinalCount, boolean alwaysIdentity, String identityColumn) {
+                      int[] keyOrdinals, int ordinalCount, boolean alwaysIdentity, String identityColumn,
+                      List<String> volatileDefaults) {
         this.schema = Objects.requireNonNull(schema);
         this.table = Objects.requireNonNull(table);
         this.columns = List.copyOf(columns);
@@ -39,7 +42,11 @@ public final class TableShape {
         this.ordinalCount = ordinalCount;
         this.alwaysIdentity = alwaysIdentity;
         this.identityColumn = identityColumn;
+        this.volatileDefaults = List.copyOf(volatileDefaults);
     }
+
+    /** Columns whose default differs per evaluation (RAND(), CURRENT_TIMESTAMP, NEXT VALUE FOR...). */
+    public List<String> volatileDefaults() { return volatileDefaults; }
 
     public String schema() { return schema; }
     public String table() { return table; }
