@@ -1,0 +1,161 @@
+package io.macrodb.orm;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.replica.Replica;
+import io.macrodb.testing.TestDb;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.OptimisticLockException;
+import jakarta.persistence.PersistenceException;
+import org.hibernate.Session;
+import org.hibernate.SessionFactory;
+import org.hibernate.cfg.Configuration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An unchanged JPA application (Hibernate over HikariCP) on MacroDB: its read transactions never
+ * call setReadOnly, yet run on secondaries; its transfers (read entities, change them, flush) move
+ * to the primary; @Version optimistic locking keeps working; totals are always right.
+ */
+class HibernateTest {
+    private static final int ACCOUNTS = 20;
+
+    private static SessionFactory sessionFactory(HikariDataSource ds) {
+        Configuration cfg = new Configuration();
+        cfg.addAnnotatedClass(Account.class);
+        cfg.getProperties().put("hibernate.connection.datasource", ds);
+        cfg.setProperty("hibernate.hbm2ddl.auto", "create");
+        cfg.setProperty("hibernate.show_sql", "false");
+        return cfg.buildSessionFactory();
+    }
+
+    private static Replica where(EntityManager em) {
+        AtomicReference<Replica> r = new AtomicReference<>();
+        em.unwrap(Session.class).doWork(c -> r.set(c.unwrap(MacroConnection.class).currentReplica()));
+        return r.get();
+    }
+
+    private static long total(EntityManager em) {
+        return em.createQuery("select sum(a.balance) from Account a", Long.class).getSingleResult();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void anUnchangedJpaApplicationGetsItsReadsOnSecondariesAndStaysCorrect(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=3");
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(url);
+        hc.setUsername("sa");
+        hc.setPassword("");
+        hc.setMaximumPoolSize(6);
+        hc.setMinimumIdle(1);
+        try (HikariDataSource ds = new HikariDataSource(hc); SessionFactory sf = sessionFactory(ds)) {
+            try (EntityManager em = sf.createEntityManager()) {
+                em.getTransaction().begin();
+                for (int i = 0; i < ACCOUNTS; i++) em.persist(new Account(i, "owner" + i, 1000));
+                em.getTransaction().commit();
+            }
+            try (Connection c = ds.getConnection()) {
+                TestDb.macro(c).replicaSet().awaitCaughtUp(5_000);
+            }
+            try (EntityManager em = sf.createEntityManager()) {
+                em.getTransaction().begin();
+                assertEquals(ACCOUNTS * 1000L, total(em));
+                assertFalse(where(em).isPrimary(), "a JPA read transaction runs on a secondary");
+                em.getTransaction().commit();
+            }
+
+            long seed = TestDb.seed("hibernate " + engine);
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong transfers = new AtomicLong();
+            AtomicLong optimisticFailures = new AtomicLong();
+            AtomicLong readsOnSecondaries = new AtomicLong();
+            ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                Random rnd = new Random(seed + w);
+                futures.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        int from = rnd.nextInt(ACCOUNTS);
+                        int to = (from + 1 + rnd.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+                        try (EntityManager em = sf.createEntityManager()) {
+                            em.getTransaction().begin();
+                            try {
+                                Account a = em.find(Account.class, from);
+                                Account b = em.find(Account.class, to);
+                                a.setBalance(a.getBalance() - 7);
+                                b.setBalance(b.getBalance() + 7);
+                                em.getTransaction().commit();
+                                transfers.incrementAndGet();
+                            } catch (PersistenceException e) {
+                                if (em.getTransaction().isActive()) em.getTransaction().rollback();
+                                if (!retryable(e)) throw e;
+                                optimisticFailures.incrementAndGet();
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (int r = 0; r < 2; r++) {
+                futures.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        try (EntityManager em = sf.createEntityManager()) {
+                            em.getTransaction().begin();
+                            long t = total(em);
+                            if (!where(em).isPrimary()) readsOnSecondaries.incrementAndGet();
+                            em.getTransaction().commit();
+                            if (t != ACCOUNTS * 1000L) violations.add("total " + t);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Thread.sleep(2_500);
+            stop.set(true);
+            pool.shutdown();
+            for (Future<?> f : futures) f.get(60, TimeUnit.SECONDS);
+            try (Connection c = ds.getConnection()) {
+                System.out.println("hibernate " + engine + ": " + transfers + " transfers, " + optimisticFailures
+                        + " retried, " + readsOnSecondaries + " reads on secondaries; " + TestDb.macro(c).routingStats());
+                assertTrue(violations.isEmpty(), violations::toString);
+                assertTrue(transfers.get() > 10, "transfers made progress");
+                assertTrue(readsOnSecondaries.get() > 10, "JPA reads ran on secondaries");
+                TestDb.assertConverged(c);
+            }
+            try (EntityManager em = sf.createEntityManager()) {
+                assertEquals(ACCOUNTS * 1000L, total(em));
+            }
+        }
+    }
+
+    /** A version conflict, or MacroDB's 40001 (a read changed before the first write), means: retry. */
+    private static boolean retryable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof OptimisticLockException || t instanceof org.hibernate.StaleStateException) return true;
+            if (t instanceof SQLException s && s.getSQLState() != null && s.getSQLState().startsWith("40")) return true;
+        }
+        return false;
+    }
+}
