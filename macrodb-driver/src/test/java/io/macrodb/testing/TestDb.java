@@ -60,8 +60,8 @@ public final class TestDb {
     }
 
     /**
-     * Runs {@code work} as one transaction (autocommit off), retrying on SQLState 40001 as a correct
-     * client must; rolls back and rethrows anything else.
+     * Runs {@code work} as one transaction (autocommit off), retrying on SQLState 40001 with a short
+     * random back-off, as a correct client must; rolls back and rethrows anything else.
      */
     public static void inTransaction(Connection c, Work work) throws SQLException {
         for (int attempt = 1; ; attempt++) {
@@ -75,8 +75,16 @@ public final class TestDb {
                 } catch (SQLException ignored) {
                     // the connection reports the original failure
                 }
-                if (!"40001".equals(e.getSQLState()) || attempt >= 50) {
+                if (!"40001".equals(e.getSQLState()) || attempt >= 100) {
                     if (attempt > 1) e.addSuppressed(new IllegalStateException("gave up after " + attempt + " attempts"));
+                    throw e;
+                }
+                // Back off a little, randomly: retrying at once can take the same locks again before the
+                // deadlock's other party runs, over and over (a livelock, on two cores especially).
+                try {
+                    Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 + Math.min(attempt, 20)));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
                     throw e;
                 }
             }
