@@ -61,8 +61,39 @@ public interface Engine {
     /** Removes the capture triggers of every table (persistent primaries, on clean shutdown). */
     void removeCapture(Connection c) throws SQLException;
 
+    /** Writes every schema object and row of the database to a script file (a snapshot). */
+    void exportScript(Connection c, java.nio.file.Path file) throws SQLException;
+
+    /** Runs a script written by {@link #exportScript} into an empty database. */
+    void importScript(Connection c, java.nio.file.Path file) throws SQLException;
+
     /** Copies every schema object and row of {@code from} into the empty database of {@code to}. */
-    void copy(Connection from, Connection to) throws SQLException;
+    default void copy(Connection from, Connection to) throws SQLException {
+        java.nio.file.Path dir = null;
+        try {
+            dir = java.nio.file.Files.createTempDirectory("macrodb-copy");
+            java.nio.file.Path file = dir.resolve("copy.sql"); // not created: some engines refuse to overwrite
+            try {
+                exportScript(from, file);
+                importScript(to, file);
+            } finally {
+                java.nio.file.Files.deleteIfExists(file);
+            }
+        } catch (java.io.IOException e) {
+            throw new SQLException("MacroDB: cannot use a temporary file to copy the database: " + e.getMessage(), "58030", e);
+        } finally {
+            if (dir != null) {
+                try {
+                    java.nio.file.Files.deleteIfExists(dir);
+                } catch (java.io.IOException ignored) {
+                    // a temporary directory left behind is harmless
+                }
+            }
+        }
+    }
+
+    /** Turns foreign-key checks (and cascades) on or off for the whole database. */
+    void setReferentialIntegrity(Connection c, boolean on) throws SQLException;
 
     /**
      * Whether lock waits can only be bounded by cancelling the waiting statement (the engine has no

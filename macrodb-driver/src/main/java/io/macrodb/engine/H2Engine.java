@@ -6,8 +6,6 @@ import io.macrodb.capture.H2CaptureTrigger;
 import io.macrodb.log.TableShape;
 import io.macrodb.sql.Dialect;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -104,28 +102,23 @@ public final class H2Engine implements Engine {
         }
     }
 
-    @Override public void copy(Connection from, Connection to) throws SQLException {
-        Path script = null;
-        try {
-            script = Files.createTempFile("macrodb-copy", ".sql");
-            try (PreparedStatement ps = from.prepareStatement("SCRIPT TO ?")) {
-                ps.setString(1, script.toString());
-                ps.execute();
-            }
-            try (PreparedStatement ps = to.prepareStatement("RUNSCRIPT FROM ?")) {
-                ps.setString(1, script.toString());
-                ps.execute();
-            }
-        } catch (IOException e) {
-            throw new SQLException("cannot create a temporary file to copy the database: " + e.getMessage(), "58030", e);
-        } finally {
-            if (script != null) {
-                try {
-                    Files.deleteIfExists(script);
-                } catch (IOException ignored) {
-                    // a temp file left behind is harmless
-                }
-            }
+    @Override public void exportScript(Connection c, Path file) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SCRIPT TO ?")) {
+            ps.setString(1, file.toString());
+            ps.execute();
+        }
+    }
+
+    @Override public void importScript(Connection c, Path file) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("RUNSCRIPT FROM ?")) {
+            ps.setString(1, file.toString());
+            ps.execute();
+        }
+    }
+
+    @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET REFERENTIAL_INTEGRITY " + on);
         }
     }
 

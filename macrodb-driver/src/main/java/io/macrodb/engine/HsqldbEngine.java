@@ -122,47 +122,46 @@ public final class HsqldbEngine implements Engine {
         }
     }
 
-    @Override public void copy(Connection from, Connection to) throws SQLException {
-        Path dir = null;
+    @Override public void exportScript(Connection c, Path file) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SCRIPT '" + file.toString().replace("'", "''") + "'");
+        }
+    }
+
+    /** Runs the script line by line (HSQLDB writes one statement per line), skipping its LOB store. */
+    @Override public void importScript(Connection to, Path file) throws SQLException {
+        List<String> lines;
         try {
-            dir = Files.createTempDirectory("macrodb-copy");
-            Path script = dir.resolve("copy.script");
-            try (Statement s = from.createStatement()) {
-                s.execute("SCRIPT '" + script.toString().replace("'", "''") + "'");
-            }
-            List<String> lines = Files.readAllLines(script, StandardCharsets.UTF_8);
-            boolean auto = to.getAutoCommit();
-            to.setAutoCommit(false);
-            try (Statement s = to.createStatement()) {
-                boolean lobSchema = false;
-                for (String line : lines) {
-                    if (line.isBlank()) continue;
-                    if (line.startsWith("SET SCHEMA ")) {
-                        // HSQLDB's own LOB store (SYSTEM_LOBS) is written by the engine, not by the script
-                        lobSchema = line.startsWith("SET SCHEMA SYSTEM_LOBS");
-                    }
-                    if (lobSchema) continue;
-                    try {
-                        s.execute(line);
-                    } catch (SQLException e) {
-                        if (COPY_TOLERATED.stream().noneMatch(line::startsWith)) throw e;
-                    }
-                }
-                to.commit();
-            } finally {
-                to.setAutoCommit(auto);
-            }
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new SQLException("cannot use a temporary file to copy the database: " + e.getMessage(), "58030", e);
-        } finally {
-            if (dir != null) {
-                try (var files = Files.list(dir)) {
-                    for (Path p : (Iterable<Path>) files::iterator) Files.deleteIfExists(p);
-                    Files.deleteIfExists(dir);
-                } catch (IOException ignored) {
-                    // a temp file left behind is harmless
+            throw new SQLException("MacroDB: cannot read the script " + file + ": " + e.getMessage(), "58030", e);
+        }
+        boolean auto = to.getAutoCommit();
+        to.setAutoCommit(false);
+        try (Statement s = to.createStatement()) {
+            boolean lobSchema = false;
+            for (String line : lines) {
+                if (line.isBlank()) continue;
+                if (line.startsWith("SET SCHEMA ")) {
+                    // HSQLDB's own LOB store (SYSTEM_LOBS) is written by the engine, not by the script
+                    lobSchema = line.startsWith("SET SCHEMA SYSTEM_LOBS");
+                }
+                if (lobSchema) continue;
+                try {
+                    s.execute(line);
+                } catch (SQLException e) {
+                    if (COPY_TOLERATED.stream().noneMatch(line::startsWith)) throw e;
                 }
             }
+            to.commit();
+        } finally {
+            to.setAutoCommit(auto);
+        }
+    }
+
+    @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET DATABASE REFERENTIAL INTEGRITY " + on);
         }
     }
 

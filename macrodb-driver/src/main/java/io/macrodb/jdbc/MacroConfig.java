@@ -36,6 +36,12 @@ public final class MacroConfig {
         o.put("readWait", "Milliseconds a read-only transaction waits for a secondary to catch up before running on the primary instead (default 5; 0 never waits).");
         o.put("lockTimeout", "Milliseconds any lock or turn wait may last before failing with SQLState 40001 (default 10000).");
         o.put("applyGroup", "Most log records a behind secondary applies in one engine transaction (default 256).");
+        o.put("durability", "none (default) or log:<directory>: keep the replication log and snapshots on disk; a commit returns"
+                + " once its record is there, and a restart recovers every such commit (in-memory engines only).");
+        o.put("fsync", "commit (default: a commit returns after its record is forced to disk, many commits sharing one fsync)"
+                + " or <N>ms (a commit returns once the operating system has its record; the log is forced every N ms:"
+                + " survives the process, not a power loss of the last N ms).");
+        o.put("snapshotEvery", "Log records between snapshots (default 100000); older log segments are deleted after a snapshot.");
         o.put("optimisticReads", "true (default) or false: whether a transaction that never calls setReadOnly starts on a secondary"
                 + " and moves to the primary, re-checking its reads, at its first write.");
         OPTIONS = java.util.Collections.unmodifiableMap(o);
@@ -53,6 +59,7 @@ public final class MacroConfig {
     private final long lockTimeoutMillis;
     private final int applyGroup;
     private final boolean optimisticReads;
+    private final io.macrodb.durable.DurabilityConfig durability;
 
     private MacroConfig(String url, Engine engine, EngineUrl engineUrl, Properties engineProperties, Map<String, String> o)
             throws SQLException {
@@ -77,6 +84,44 @@ public final class MacroConfig {
             throw SqlStates.rejected("optimisticReads='" + o.get("optimisticReads") + "' must be true or false");
         }
         this.optimisticReads = opt.equals("true");
+        this.durability = durabilityOption(o);
+    }
+
+    private static io.macrodb.durable.DurabilityConfig durabilityOption(Map<String, String> o) throws SQLException {
+        String d = o.getOrDefault("durability", "none").trim();
+        if (d.equalsIgnoreCase("none")) {
+            if (o.containsKey("fsync") || o.containsKey("snapshotEvery")) {
+                throw SqlStates.rejected("fsync and snapshotEvery need durability=log:<directory>");
+            }
+            return null;
+        }
+        if (!d.regionMatches(true, 0, "log:", 0, 4) || d.length() == 4) {
+            throw SqlStates.rejected("durability='" + d + "' must be none or log:<directory>, e.g. durability=log:/var/lib/shop");
+        }
+        java.nio.file.Path dir;
+        try {
+            dir = java.nio.file.Path.of(d.substring(4)).toAbsolutePath();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw SqlStates.rejected("durability='" + d + "' names no valid directory: " + e.getMessage());
+        }
+        String f = o.getOrDefault("fsync", "commit").trim().toLowerCase(Locale.ROOT);
+        io.macrodb.durable.DurableLog.Sync sync;
+        if (f.equals("commit")) {
+            sync = io.macrodb.durable.DurableLog.Sync.COMMIT;
+        } else {
+            long ms = -1;
+            if (f.endsWith("ms")) {
+                try {
+                    ms = Long.parseLong(f.substring(0, f.length() - 2));
+                } catch (NumberFormatException ignored) {
+                    // reported below
+                }
+            }
+            if (ms < 1 || ms > 60_000) throw SqlStates.rejected("fsync='" + f + "' must be commit or <1..60000>ms, e.g. fsync=20ms");
+            sync = io.macrodb.durable.DurableLog.Sync.interval(ms);
+        }
+        long every = intOption(o, "snapshotEvery", 100_000, 1, Integer.MAX_VALUE);
+        return new io.macrodb.durable.DurabilityConfig(dir, sync, every);
     }
 
     static int defaultReplicas() {
@@ -192,6 +237,7 @@ public final class MacroConfig {
     public boolean optimisticReads() { return optimisticReads; }
 
     ReplicaSetConfig replicaSetConfig() {
-        return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup);
+        return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,
+                durability);
     }
 }

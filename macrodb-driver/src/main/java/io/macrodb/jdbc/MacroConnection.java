@@ -89,6 +89,7 @@ public final class MacroConnection implements Connection {
     /** In row propagation secondaries also keep foreign-key checks off: rows arrive as final images. */
     private static final Pattern ROW_MODE_PRIMARY_ONLY_SET = Pattern.compile(
             "(?is)\\s*SET\\s+(REFERENTIAL_INTEGRITY|DATABASE\\s+REFERENTIAL\\s+INTEGRITY)\\b.*");
+    private static final Pattern CREATE_TRIGGER = Pattern.compile("(?is)\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?TRIGGER\\b.*");
     private static final Pattern SCHEMA_SQL = Pattern.compile("(?is)\\s*(SET\\s+SCHEMA|USE)\\s+(\"(?:[^\"]|\"\")+\"|[A-Za-z_][\\w$]*)\\s*;?\\s*");
     /** The name of the setting a session-level SET changes: a later SET of the same name replaces it. */
     private static final Pattern SETTING_NAME = Pattern.compile(
@@ -445,6 +446,10 @@ public final class MacroConnection implements Connection {
         if (tx == Tx.UPDATE) commit();
         else if (tx == Tx.READ) endRead(true);
         Session p = primarySession();
+        if (db.config().durability() != null && !statementMode() && CREATE_TRIGGER.matcher(sql).matches()) {
+            throw SqlStates.unsupported("with row propagation and durability=log, recovery replays captured rows, and a trigger"
+                    + " of the application would fire again on them; triggers need propagation=statement with durability=log");
+        }
         long[] version = new long[1];
         boolean replicate = !(PRIMARY_ONLY_SET.matcher(sql).matches()
                 || !statementMode() && ROW_MODE_PRIMARY_ONLY_SET.matcher(sql).matches());

@@ -41,9 +41,15 @@ final class Applier implements Runnable {
     private Thread thread;
 
     private final boolean rowPropagation;
+    /** With durability=log: the newest version on disk. Only records on disk are applied. */
+    private final io.macrodb.log.VersionGate durable;
+    /** Held while a group is applied: {@link #holdStill} takes it to know that none is in flight. */
+    private final java.util.concurrent.locks.ReentrantLock applyLock = new java.util.concurrent.locks.ReentrantLock();
 
-    Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup, boolean rowPropagation) {
+    Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup, boolean rowPropagation,
+            io.macrodb.log.VersionGate durable) {
         this.rowPropagation = rowPropagation;
+        this.durable = durable;
         this.replica = replica;
         this.engine = engine;
         this.cursor = cursor;
@@ -59,7 +65,19 @@ final class Applier implements Runnable {
         thread.start();
     }
 
-    void setPaused(boolean p) { paused = p; }
+    void setPaused(boolean p) { holdStill(p); }
+
+    /**
+     * Stops applying (returning once no group is being applied, so the replica then holds exactly
+     * its published version) or starts again.
+     */
+    void holdStill(boolean still) {
+        paused = still;
+        if (still) {
+            applyLock.lock();
+            applyLock.unlock();
+        }
+    }
 
     boolean isPaused() { return paused; }
 
@@ -78,12 +96,18 @@ final class Applier implements Runnable {
             while (running) {
                 ChangeRecord first = cursor.awaitNext(TimeUnit.MILLISECONDS.toNanos(200));
                 if (first == null) continue;
-                if (paused) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-                    continue;
+                if (durable != null && !durable.await(first.version(), TimeUnit.MILLISECONDS.toNanos(200), () -> running)) continue;
+                applyLock.lock();
+                try {
+                    if (paused) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                        continue;
+                    }
+                    ChangeRecord last = groupEnd(first);
+                    if (!applyWithRetries(first, last)) return;
+                } finally {
+                    applyLock.unlock();
                 }
-                ChangeRecord last = groupEnd(first);
-                if (!applyWithRetries(first, last)) return;
             }
         } finally {
             CaptureContext.restore(null);
@@ -102,7 +126,8 @@ final class Applier implements Runnable {
         ChangeRecord last = first;
         int n = 1;
         ChangeRecord next;
-        while (n < maxGroup && (next = last.next()) != null && !isDdl(next)) {
+        long limit = durable == null ? Long.MAX_VALUE : durable.version();
+        while (n < maxGroup && (next = last.next()) != null && !isDdl(next) && next.version() <= limit) {
             last = next;
             n++;
         }

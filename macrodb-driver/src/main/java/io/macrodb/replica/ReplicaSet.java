@@ -2,6 +2,9 @@ package io.macrodb.replica;
 
 import io.macrodb.capture.CaptureContext;
 import io.macrodb.capture.TransactionChanges;
+import io.macrodb.durable.DurableLog;
+import io.macrodb.durable.RecordCodec;
+import io.macrodb.durable.SnapshotStore;
 import io.macrodb.engine.Checksums;
 import io.macrodb.engine.Engine;
 import io.macrodb.log.Propagation;
@@ -11,6 +14,7 @@ import io.macrodb.log.ReplicationLog;
 import io.macrodb.log.StatementChange;
 import io.macrodb.log.TableShape;
 
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
@@ -56,6 +60,12 @@ public final class ReplicaSet {
     private final String uniqueName;
     private String defaultSchema;
     private final Map<Class<?>, Object> extensions = new ConcurrentHashMap<>();
+    /** The log on disk (durability=log), or null. */
+    private volatile DurableLog durableLog;
+    private SnapshotStore snapshots;
+    private final java.util.concurrent.atomic.AtomicLong sinceSnapshot = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicBoolean snapshotting = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile String durabilityReport = "none";
     private int refs;
     private volatile boolean closed;
 
@@ -73,20 +83,47 @@ public final class ReplicaSet {
         Engine engine = cfg.engine();
         String unique = "macrodb_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         Replica primary = new Replica(0, cfg.url().jdbcUrl(), cfg.connectProperties(), engine, cfg.lockTimeoutMillis(), 0);
+        if (cfg.durability() != null && !cfg.url().inMemory()) {
+            throw new SQLException("MacroDB: durability=log makes in-memory engines durable, and " + cfg.url().jdbcUrl()
+                    + " is a file database that persists by itself; drop the durability option or use a mem: URL", "08001");
+        }
         Session catalog = primary.borrow();
         List<Replica> secondaries = new ArrayList<>();
-        ReplicationLog log = new ReplicationLog(0);
-        ReplicaSet rs = new ReplicaSet(cfg, primary, Collections.unmodifiableList(secondaries), log, catalog, unique);
         CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+        ReplicaSet rs = null;
         try {
             Connection pc = catalog.connection();
             pc.setAutoCommit(true);
             engine.configurePrimary(pc, cfg.propagation(), cfg.url());
+            long version = 0;
+            String report = "none";
+            if (cfg.durability() != null) {
+                boolean hadData = !engine.tables(pc).isEmpty();
+                SnapshotStore store = new SnapshotStore(cfg.durability().directory());
+                if (hadData && !store.isEmpty()) {
+                    throw new SQLException("MacroDB: " + cfg.url().jdbcUrl() + " already holds tables in this JVM, and "
+                            + cfg.durability().directory() + " holds a durable log to recover; recover into a new database"
+                            + " name, or remove the directory to start from what the database holds", "08001");
+                }
+                Recovery.Report r = Recovery.run(cfg.durability(), engine, cfg.propagation(), pc);
+                version = r.version();
+                report = r.toString();
+            }
+            ReplicationLog log = new ReplicationLog(version);
+            primary.gate().publish(version);
+            rs = new ReplicaSet(cfg, primary, Collections.unmodifiableList(secondaries), log, catalog, unique);
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
+            if (cfg.durability() != null) {
+                rs.durabilityReport = report;
+                rs.snapshots = new SnapshotStore(cfg.durability().directory());
+                rs.durableLog = new DurableLog(cfg.durability().directory(), cfg.durability().sync(), version);
+                // A base to recover from next time: what recovery rebuilt, or what the database already held.
+                if (version > 0 || !engine.tables(pc).isEmpty() || rs.snapshots.newest().isEmpty()) rs.snapshotFromPrimary();
+            }
             for (int i = 1; i < cfg.replicas(); i++) {
                 Replica r = new Replica(i, engine.secondaryUrl(cfg.url(), unique, i), cfg.connectProperties(), engine,
-                        cfg.lockTimeoutMillis(), 0);
+                        cfg.lockTimeoutMillis(), version);
                 secondaries.add(r);
                 Connection ac = r.open();
                 try {
@@ -99,16 +136,22 @@ public final class ReplicaSet {
                     ac.close();
                     throw e;
                 }
-                ReplicationLog.Cursor cursor = log.openCursor();
-                Applier a = new Applier(r, engine, cursor, ac, cfg.applyGroup(), cfg.propagation() == Propagation.ROW);
+                ReplicationLog.Cursor cursor = rs.log.openCursor();
+                Applier a = new Applier(r, engine, cursor, ac, cfg.applyGroup(), cfg.propagation() == Propagation.ROW,
+                        rs.durableLog == null ? null : rs.durableLog.durableGate());
                 r.attach(a);
                 a.start("macrodb-applier-" + unique + "-r" + i);
-                r.setState(ReplicaState.ACTIVE, "built from the primary at v0");
+                r.setState(ReplicaState.ACTIVE, "built from the primary at v" + version);
             }
             primary.setState(ReplicaState.ACTIVE, "primary");
-        } catch (SQLException | RuntimeException e) {
-            rs.shutdown();
-            throw e;
+        } catch (SQLException | IOException | RuntimeException e) {
+            if (rs != null) rs.shutdown();
+            else catalog.closeQuietly();
+            if (e instanceof IOException io) {
+                throw new SQLException("MacroDB: cannot open the durable log: " + io.getMessage(), "58030", io);
+            }
+            if (e instanceof SQLException se) throw se;
+            throw (RuntimeException) e;
         } finally {
             CaptureContext.restore(prev);
         }
@@ -137,10 +180,12 @@ public final class ReplicaSet {
 
     void checkCompatible(ReplicaSetConfig other) throws SQLException {
         if (other.replicas() != config.replicas() || other.propagation() != config.propagation()
-                || other.lockTimeoutMillis() != config.lockTimeoutMillis() || other.applyGroup() != config.applyGroup()) {
+                || other.lockTimeoutMillis() != config.lockTimeoutMillis() || other.applyGroup() != config.applyGroup()
+                || !java.util.Objects.equals(other.durability(), config.durability())) {
             throw new SQLException("MacroDB: " + config.url().jdbcUrl() + " is already open with replicas="
                     + config.replicas() + "&propagation=" + config.propagation().name().toLowerCase(java.util.Locale.ROOT)
                     + "&lockTimeout=" + config.lockTimeoutMillis() + "&applyGroup=" + config.applyGroup()
+                    + (config.durability() == null ? "" : "&durability=log:" + config.durability().directory())
                     + " (options of the database, not of one connection); connect with the same values, or close every"
                     + " connection to it first", "08001");
         }
@@ -217,17 +262,46 @@ public final class ReplicaSet {
             awaitPublished(); // it may have read a commit whose version is being published right now
             return 0;
         }
-        // With no secondary there is nobody to ship to (yet): the version still counts the commit.
-        List<Change> built = secondaries.isEmpty() ? List.of() : changes.build(c, session);
+        DurableLog durable = durableLog;
+        // With no secondary and no log there is nobody to ship to: the version still counts the commit.
+        List<Change> built = secondaries.isEmpty() && durable == null ? List.of() : changes.build(c, session);
+        byte[] payload = durable == null ? null : RecordCodec.encode(built); // a value the log cannot hold fails here, before the commit
+        long v;
         commitLock.lock();
         try {
             c.commit();
-            long v = log.lastVersion() + 1;
+            v = log.lastVersion() + 1;
             log.append(new ChangeRecord(v, System.nanoTime(), built));
+            if (durable != null) appendDurable(durable, v, payload);
             primary.gate().publish(v);
-            return v;
         } finally {
             commitLock.unlock();
+        }
+        if (durable != null) awaitDurable(durable, v);
+        return v;
+    }
+
+    private void appendDurable(DurableLog durable, long v, byte[] payload) throws SQLException {
+        try {
+            durable.append(v, payload);
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
+                    + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
+        }
+    }
+
+    /** Returns when record {@code v} is on disk; counts towards the next snapshot. */
+    private void awaitDurable(DurableLog durable, long v) throws SQLException {
+        try {
+            durable.awaitDurable(v);
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
+                    + " forced to disk (" + e.getMessage() + "); it may not survive a restart. Check " + durable.directory(), "58030", e);
+        }
+        if (sinceSnapshot.incrementAndGet() >= config.durability().snapshotEvery() && snapshotting.compareAndSet(false, true)) {
+            Thread t = new Thread(this::snapshotInBackground, "macrodb-snapshot");
+            t.setDaemon(true);
+            t.start();
         }
     }
 
@@ -260,16 +334,22 @@ public final class ReplicaSet {
             if (!replicate) return result; // a setting the secondaries keep their own value of
             // Logged before anything else can fail: the primary has it, so the secondaries must get it.
             String schema = session.connection().getSchema();
+            List<Change> ddl = List.of(new StatementChange(sql, params, true, schema));
+            DurableLog durable = durableLog;
+            byte[] payload = durable == null ? null : RecordCodec.encode(ddl);
+            long v;
             commitLock.lock();
             try {
-                long v = log.lastVersion() + 1;
-                log.append(new ChangeRecord(v, System.nanoTime(), List.of(new StatementChange(sql, params, true, schema))));
+                v = log.lastVersion() + 1;
+                log.append(new ChangeRecord(v, System.nanoTime(), ddl));
+                if (durable != null) appendDurable(durable, v, payload);
                 primary.gate().publish(v);
                 if (versionOut != null) versionOut[0] = v;
             } finally {
                 commitLock.unlock();
             }
             refreshShapes();
+            if (durable != null) awaitDurable(durable, v);
             return result;
         } finally {
             updateGate.exitExclusive();
@@ -287,6 +367,92 @@ public final class ReplicaSet {
     public void awaitPublished() {
         commitLock.lock();
         commitLock.unlock();
+        DurableLog durable = durableLog;
+        if (durable != null) {
+            // and on disk: what a reader saw must not be taken back by a crash
+            try {
+                durable.awaitDurable(version());
+            } catch (IOException ignored) {
+                // the committers report the log's failure
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- durability
+
+    /** What start-up recovered and where the durable log stands ("none" without durability). */
+    public String durabilityStatus() {
+        DurableLog d = durableLog;
+        if (d == null) return "none";
+        return durabilityReport + "; durable through v" + d.durableVersion() + " in " + d.directory() + " (fsync " + d.sync() + ")";
+    }
+
+    /**
+     * Takes a snapshot now and lets older log segments go. From a secondary when one is active (its
+     * applier holds still while the engine writes its script; the primary and the other secondaries
+     * go on), otherwise from the primary with update transactions held back for the duration.
+     *
+     * @return the snapshot's version
+     */
+    public long snapshot() throws SQLException {
+        if (durableLog == null) throw new SQLException("MacroDB: snapshots need durability=log:<dir>", "0A000");
+        for (Replica r : secondaries) {
+            if (r.isActive() && r.applier() != null) return snapshotFromSecondary(r);
+        }
+        return snapshotFromPrimary();
+    }
+
+    private void snapshotInBackground() {
+        try {
+            snapshot();
+        } catch (SQLException | RuntimeException e) {
+            LOG.warning("MacroDB: taking a snapshot in " + config.durability().directory() + " failed: " + e);
+        } finally {
+            snapshotting.set(false);
+        }
+    }
+
+    private long snapshotFromSecondary(Replica r) throws SQLException {
+        Applier a = r.applier();
+        a.holdStill(true);
+        try {
+            long v = r.version();
+            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+            try (Connection c = r.open()) {
+                writeSnapshot(v, c);
+            } finally {
+                CaptureContext.restore(prev);
+            }
+            return v;
+        } finally {
+            a.holdStill(false);
+        }
+    }
+
+    private long snapshotFromPrimary() throws SQLException {
+        updateGate.enterExclusive(config.lockTimeoutMillis());
+        try {
+            long v = version();
+            synchronized (catalog) {
+                writeSnapshot(v, catalog.connection());
+            }
+            return v;
+        } finally {
+            updateGate.exitExclusive();
+        }
+    }
+
+    private void writeSnapshot(long v, Connection c) throws SQLException {
+        sinceSnapshot.set(0);
+        try {
+            snapshots.write(v, file -> engine().exportScript(c, file));
+            durableLog.deleteSegmentsThrough(v);
+        } catch (SQLException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new SQLException("MacroDB: writing the snapshot of v" + v + " failed: " + e.getMessage(), "58030", e);
+        }
+        LOG.info(() -> "MacroDB: snapshot of v" + v + " written to " + snapshots.file(v));
     }
 
     /** Versions, lag and apply counters of every replica, primary first. */
@@ -381,6 +547,14 @@ public final class ReplicaSet {
                 }
             } catch (SQLException e) {
                 LOG.warning("could not remove MacroDB's capture triggers from " + primary.url() + ": " + e.getMessage());
+            }
+        }
+        DurableLog d = durableLog;
+        if (d != null) {
+            try {
+                d.close();
+            } catch (IOException e) {
+                LOG.warning("MacroDB: closing the durable log in " + d.directory() + " failed: " + e.getMessage());
             }
         }
         primary.setState(ReplicaState.CLOSED, "replica set shut down");

@@ -13,7 +13,9 @@ import java.util.Properties;
  * @param connectProperties user, password and engine properties passed to every engine connection
  * @param replicas         total replicas, primary included (at least 1)
  * @param applyGroup       most records a behind secondary applies in one engine transaction
+ * @param durability       the durable log and snapshots, or null for none
  */
 public record ReplicaSetConfig(Engine engine, EngineUrl url, Properties connectProperties, int replicas,
-                               Propagation propagation, long lockTimeoutMillis, int applyGroup) {
+                               Propagation propagation, long lockTimeoutMillis, int applyGroup,
+                               io.macrodb.durable.DurabilityConfig durability) {
 }

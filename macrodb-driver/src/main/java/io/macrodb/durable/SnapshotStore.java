@@ -1,0 +1,75 @@
+package io.macrodb.durable;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+
+/**
+ * Snapshot files of the database at a known version, {@code snapshot-<version>.sql}, written by the
+ * engine's own script export. A snapshot is written to a temporary name, forced to disk and then
+ * renamed, so a crash leaves either the complete file or none.
+ */
+public final class SnapshotStore {
+    private final Path dir;
+
+    public SnapshotStore(Path dir) { this.dir = dir; }
+
+    /** Writes one snapshot file. */
+    @FunctionalInterface
+    public interface Writer {
+        void write(Path file) throws Exception;
+    }
+
+    static String name(long version) { return String.format("snapshot-%020d.sql", version); }
+
+    public Path file(long version) { return dir.resolve(name(version)); }
+
+    /** The version of the newest complete snapshot. */
+    public OptionalLong newest() throws IOException {
+        List<Long> all = versions();
+        return all.isEmpty() ? OptionalLong.empty() : OptionalLong.of(all.get(all.size() - 1));
+    }
+
+    private List<Long> versions() throws IOException {
+        List<Long> out = new ArrayList<>();
+        if (!Files.isDirectory(dir)) return out;
+        try (Stream<Path> s = Files.list(dir)) {
+            s.map(p -> p.getFileName().toString()).filter(n -> n.matches("snapshot-\\d{20}\\.sql"))
+                    .forEach(n -> out.add(Long.parseLong(n.substring(9, 29))));
+        }
+        out.sort(null);
+        return out;
+    }
+
+    /** Writes the snapshot of {@code version} atomically and deletes older ones. */
+    public void write(long version, Writer writer) throws Exception {
+        Files.createDirectories(dir);
+        Path tmp = dir.resolve(name(version) + ".tmp");
+        Files.deleteIfExists(tmp);
+        writer.write(tmp);
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        Files.move(tmp, file(version), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        } catch (IOException ignored) {
+            // directories cannot be opened on every platform
+        }
+        for (long v : versions()) {
+            if (v < version) Files.deleteIfExists(file(v));
+        }
+    }
+
+    /** Whether the directory holds anything of a previous run. */
+    public boolean isEmpty() throws IOException {
+        return versions().isEmpty() && DurableLog.segmentFirsts(dir).isEmpty();
+    }
+}
