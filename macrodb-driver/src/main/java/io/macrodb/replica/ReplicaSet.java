@@ -559,6 +559,17 @@ public final class ReplicaSet {
         }
         primary.setState(ReplicaState.CLOSED, "replica set shut down");
         primary.closeIdle();
+        if (d != null) {
+            // The disk holds the database now: the in-memory primary goes, so that the next open recovers.
+            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+            try (java.sql.Statement s = catalog.connection().createStatement()) {
+                s.execute("SHUTDOWN");
+            } catch (SQLException ignored) {
+                // already gone
+            } finally {
+                CaptureContext.restore(prev);
+            }
+        }
         catalog.closeQuietly();
         closeSecondaryDatabases();
     }

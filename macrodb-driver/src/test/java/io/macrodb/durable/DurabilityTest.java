@@ -1,0 +1,187 @@
+package io.macrodb.durable;
+
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * durability=log: what a commit acknowledged is there after the replica set is closed and opened
+ * again (in memory, the only copy was the log and its snapshots), snapshots let old segments go,
+ * a torn tail is cut and reported, a damaged middle refuses to start.
+ */
+class DurabilityTest {
+
+    private static String url(String engine, Path dir, String more) {
+        return "jdbc:macrodb:" + engine + ":mem:durable_" + Math.abs(dir.hashCode()) + "?replicas=2&durability=log:" + dir
+                + (more.isEmpty() ? "" : "&" + more);
+    }
+
+    private static void workload(Connection c, int from, int to) throws SQLException {
+        c.setAutoCommit(false);
+        try (PreparedStatement ins = c.prepareStatement("INSERT INTO item VALUES (?, ?, ?)");
+             PreparedStatement upd = c.prepareStatement("UPDATE item SET qty = qty + 1 WHERE id = ?")) {
+            for (int i = from; i < to; i++) {
+                ins.setInt(1, i);
+                ins.setString(2, "item " + i);
+                ins.setInt(3, i % 7);
+                ins.executeUpdate();
+                if (i > from) {
+                    upd.setInt(1, i - 1);
+                    upd.executeUpdate();
+                }
+                if (i % 5 == 4) c.rollback(); // never acknowledged: must not come back
+                else c.commit();
+            }
+        }
+        c.setAutoCommit(true);
+    }
+
+    private static List<String> state(Connection c) throws SQLException {
+        List<String> rows = new java.util.ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, name, qty FROM item ORDER BY id")) {
+            while (rs.next()) rows.add(rs.getInt(1) + "/" + rs.getString(2) + "/" + rs.getInt(3));
+        }
+        return rows;
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
+    void everyAcknowledgedCommitSurvivesARestart(String engine, String propagation, @TempDir Path dir) throws Exception {
+        String url = url(engine, dir, "propagation=" + propagation + "&snapshotEvery=25");
+        List<String> before;
+        try (Connection c = TestDb.open(url)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(40), qty INT)");
+            }
+            workload(c, 0, 120);
+            TestDb.assertConverged(c);
+            before = state(c);
+        }
+        try (Connection c = TestDb.open(url)) {
+            String status = TestDb.macro(c).replicaSet().durabilityStatus();
+            assertTrue(status.startsWith("recovered v"), status);
+            assertEquals(before, state(c), "the recovered database is the one that was acknowledged");
+            TestDb.assertConverged(c);
+            workload(c, 1000, 1040); // and it goes on from there
+            before = state(c);
+        }
+        try (Connection c = TestDb.open(url)) {
+            assertEquals(before, state(c));
+            TestDb.assertConverged(c);
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            long snapshots = files.filter(p -> p.getFileName().toString().startsWith("snapshot-")).count();
+            assertEquals(1, snapshots, "older snapshots are deleted");
+        }
+    }
+
+    @Test
+    void aSnapshotLetsTheSegmentsBeforeItGo(@TempDir Path dir) throws Exception {
+        String url = url("h2", dir, "");
+        try (Connection c = TestDb.open(url)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(40), qty INT)");
+            }
+            workload(c, 0, 30);
+            long segmentsBefore = segments(dir).size();
+            long v = TestDb.macro(c).replicaSet().snapshot();
+            assertTrue(v > 0);
+            assertTrue(Files.exists(dir.resolve(SnapshotStore.name(v))));
+            assertTrue(segments(dir).size() <= segmentsBefore, "segments wholly before the snapshot are gone");
+        }
+    }
+
+    private static List<Path> segments(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".seg")).sorted().toList();
+        }
+    }
+
+    private static Path lastSegmentWithRecords(Path dir) throws IOException {
+        Path last = null;
+        for (Path p : segments(dir)) if (Files.size(p) > DurableLog.MAGIC.length) last = p;
+        return last;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void aTornTailIsCutAndReported(String engine, @TempDir Path dir) throws Exception {
+        String url = url(engine, dir, "");
+        List<String> before;
+        try (Connection c = TestDb.open(url)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(40), qty INT)");
+            }
+            workload(c, 0, 20);
+            before = state(c);
+        }
+        Path seg = lastSegmentWithRecords(dir);
+        try (FileChannel ch = FileChannel.open(seg, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            // the start of a frame that a crash interrupted: a length, part of a version
+            ch.write(ByteBuffer.wrap(new byte[] {0, 0, 0, 42, 0, 0, 0}));
+        }
+        try (Connection c = TestDb.open(url)) {
+            String status = TestDb.macro(c).replicaSet().durabilityStatus();
+            assertTrue(status.contains("cut a torn record"), status);
+            assertEquals(before, state(c));
+            TestDb.assertConverged(c);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void aDamagedMiddleRefusesToStart(String engine, @TempDir Path dir) throws Exception {
+        String url = url(engine, dir, "");
+        try (Connection c = TestDb.open(url)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(40), qty INT)");
+            }
+            workload(c, 0, 20);
+        }
+        Path seg = lastSegmentWithRecords(dir);
+        try (FileChannel ch = FileChannel.open(seg, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            long at = DurableLog.MAGIC.length + 20; // inside the first record's payload
+            ch.read(b, at);
+            b.put(0, (byte) (b.get(0) ^ 0x5a));
+            b.rewind();
+            ch.write(b, at);
+        }
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
+        assertEquals("XX001", e.getSQLState(), e.getMessage());
+        assertTrue(e.getMessage().contains("Restore the directory from a backup"), e.getMessage());
+    }
+
+    @Test
+    void misuseIsRefusedUpFront(@TempDir Path dir) {
+        SQLException file = assertThrows(SQLException.class,
+                () -> TestDb.open("jdbc:macrodb:h2:file:" + dir.resolve("db") + "?durability=log:" + dir.resolve("log")).close());
+        assertEquals("08001", file.getSQLState());
+        assertTrue(file.getMessage().contains("file database"), file.getMessage());
+        SQLException fsync = assertThrows(SQLException.class, () -> TestDb.open(url("h2", dir, "fsync=sometimes")).close());
+        assertEquals("08001", fsync.getSQLState());
+        SQLException alone = assertThrows(SQLException.class, () -> TestDb.open(TestDb.url("h2", "fsync=commit")).close());
+        assertTrue(alone.getMessage().contains("durability=log"), alone.getMessage());
+    }
+}
