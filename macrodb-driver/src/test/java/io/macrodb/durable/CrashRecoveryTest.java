@@ -1,0 +1,107 @@
+package io.macrodb.durable;
+
+import io.macrodb.testing.CrashWorker;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Kills a real child JVM ({@code kill -9}: {@link Process#destroyForcibly()}) in the middle of a
+ * write load, again and again on the same log directory. After each kill the log is recovered in
+ * this JVM and checked: every transaction whose commit() returned in the child is there, both of
+ * its rows; no transaction is there in part; nothing is there that the child never tried; the
+ * replicas converge. {@code -Dmacrodb.crashes=N} runs a longer soak.
+ */
+class CrashRecoveryTest {
+
+    @ParameterizedTest(name = "{0} {1} fsync={2}")
+    @CsvSource({"h2,row,commit", "hsqldb,row,commit", "h2,statement,commit", "h2,row,5ms"})
+    void everyAcknowledgedCommitSurvivesKillNine(String engine, String propagation, String fsync, @TempDir Path dir) throws Exception {
+        int crashes = Integer.getInteger("macrodb.crashes", 4);
+        long seed = TestDb.seed("crash " + engine + " " + propagation + " fsync=" + fsync);
+        Random rnd = new Random(seed);
+        String url = "jdbc:macrodb:" + engine + ":mem:crash?replicas=2&propagation=" + propagation
+                + "&durability=log:" + dir + "&fsync=" + fsync + "&snapshotEvery=2000";
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Set<Long> acknowledged = new HashSet<>();
+        long maxTried = -1;
+        for (int run = 0; run < crashes; run++) {
+            long first = run * 1_000_000L;
+            Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrashWorker.class.getName(), url,
+                    Long.toString(first)).redirectErrorStream(true).start();
+            ConcurrentSkipListSet<Long> acks = new ConcurrentSkipListSet<>();
+            AtomicLong tried = new AtomicLong(-1);
+            List<String> other = new ArrayList<>();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        if (line.startsWith("ACK ")) acks.add(Long.parseLong(line.substring(4)));
+                        else if (line.startsWith("TRY ")) tried.accumulateAndGet(Long.parseLong(line.substring(4)), Math::max);
+                        else if (!line.equals("READY")) synchronized (other) { other.add(line); }
+                    }
+                } catch (Exception ignored) {
+                    // the process was killed
+                }
+            });
+            reader.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (acks.size() < 50 && p.isAlive() && System.nanoTime() < deadline) Thread.sleep(5);
+            Thread.sleep(100 + rnd.nextInt(400)); // kill at a random point of the load
+            p.destroyForcibly(); // SIGKILL: no shutdown hook, no flush
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            reader.join(10_000);
+            assertTrue(acks.size() >= 50, () -> "the child wrote too little before it was killed: " + other);
+            acknowledged.addAll(acks);
+            maxTried = Math.max(maxTried, tried.get());
+
+            try (Connection c = TestDb.open(url)) {
+                Set<Long> inA = ids(c, "a");
+                Set<Long> inB = ids(c, "b");
+                assertEquals(inA, inB, "a transaction was recovered in part");
+                Set<Long> missing = new HashSet<>(acknowledged);
+                missing.removeAll(inA);
+                assertTrue(missing.isEmpty(), () -> "acknowledged commits lost after crash: " + missing.stream().limit(10).toList());
+                for (long id : inA) {
+                    long r = id / 1_000_000L;
+                    assertTrue(r <= run, "an id no child wrote: " + id);
+                }
+                long last = maxTried;
+                int thisRun = run;
+                assertTrue(inA.stream().filter(id -> id / 1_000_000L == thisRun).allMatch(id -> id <= last),
+                        "a row beyond what the child tried");
+                TestDb.assertConverged(c);
+                System.out.println("crash " + run + ": " + acks.size() + " acknowledged, " + inA.size() + " recovered in all; "
+                        + TestDb.macro(c).replicaSet().durabilityStatus());
+            }
+        }
+    }
+
+    private static Set<Long> ids(Connection c, String table) throws Exception {
+        Set<Long> out = new HashSet<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM " + table)) {
+            while (rs.next()) out.add(rs.getLong(1));
+        }
+        return out;
+    }
+}
