@@ -102,6 +102,12 @@ public interface Engine {
      */
     default boolean boundsLockWaitsByCancel() { return false; }
 
+    /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
+    default boolean isEngineGone(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && state.startsWith("08");
+    }
+
     /** Whether an exception means a lock wait timed out or a deadlock was broken (retryable). */
     boolean isRetryable(SQLException e);
 

@@ -122,6 +122,15 @@ public final class H2Engine implements Engine {
         }
     }
 
+    @Override public boolean isEngineGone(SQLException e) {
+        int code = e.getErrorCode();
+        // 90098 DATABASE_IS_CLOSED, 90121 DATABASE_CALLED_AT_SHUTDOWN, 90067 CONNECTION_BROKEN_1,
+        // 90135 DATABASE_IS_IN_EXCLUSIVE_MODE (what SHUTDOWN leaves while it runs), 50000 GENERAL_ERROR_1
+        // (sessions of a database that is shutting down fail with internal errors)
+        return code == 90098 || code == 90121 || code == 90067 || code == 90135 || code == 50000
+                || Engine.super.isEngineGone(e);
+    }
+
     @Override public boolean isRetryable(SQLException e) {
         int code = e.getErrorCode();
         // 50200 LOCK_TIMEOUT_1, 40001 DEADLOCK_1, 90131 CONCURRENT_UPDATE_1

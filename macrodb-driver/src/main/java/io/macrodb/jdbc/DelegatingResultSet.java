@@ -15,755 +15,1512 @@ abstract class DelegatingResultSet implements java.sql.ResultSet {
         this.delegate = delegate;
     }
 
+    /** What an engine exception becomes on its way to the application (itself by default). */
+    protected SQLException failure(SQLException e) {
+        return e;
+    }
+
     @Override public boolean absolute(int a0) throws SQLException {
-        return delegate.absolute(a0);
+        try {
+            return delegate.absolute(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void afterLast() throws SQLException {
-        delegate.afterLast();
+        try {
+            delegate.afterLast();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void beforeFirst() throws SQLException {
-        delegate.beforeFirst();
+        try {
+            delegate.beforeFirst();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void cancelRowUpdates() throws SQLException {
-        delegate.cancelRowUpdates();
+        try {
+            delegate.cancelRowUpdates();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void clearWarnings() throws SQLException {
-        delegate.clearWarnings();
+        try {
+            delegate.clearWarnings();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int findColumn(String a0) throws SQLException {
-        return delegate.findColumn(a0);
+        try {
+            return delegate.findColumn(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean first() throws SQLException {
-        return delegate.first();
+        try {
+            return delegate.first();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Array getArray(String a0) throws SQLException {
-        return delegate.getArray(a0);
+        try {
+            return delegate.getArray(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Array getArray(int a0) throws SQLException {
-        return delegate.getArray(a0);
+        try {
+            return delegate.getArray(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.InputStream getAsciiStream(String a0) throws SQLException {
-        return delegate.getAsciiStream(a0);
+        try {
+            return delegate.getAsciiStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.InputStream getAsciiStream(int a0) throws SQLException {
-        return delegate.getAsciiStream(a0);
+        try {
+            return delegate.getAsciiStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.math.BigDecimal getBigDecimal(String a0, int a1) throws SQLException {
-        return delegate.getBigDecimal(a0, a1);
+        try {
+            return delegate.getBigDecimal(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.math.BigDecimal getBigDecimal(String a0) throws SQLException {
-        return delegate.getBigDecimal(a0);
+        try {
+            return delegate.getBigDecimal(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.math.BigDecimal getBigDecimal(int a0, int a1) throws SQLException {
-        return delegate.getBigDecimal(a0, a1);
+        try {
+            return delegate.getBigDecimal(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.math.BigDecimal getBigDecimal(int a0) throws SQLException {
-        return delegate.getBigDecimal(a0);
+        try {
+            return delegate.getBigDecimal(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.InputStream getBinaryStream(String a0) throws SQLException {
-        return delegate.getBinaryStream(a0);
+        try {
+            return delegate.getBinaryStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.InputStream getBinaryStream(int a0) throws SQLException {
-        return delegate.getBinaryStream(a0);
+        try {
+            return delegate.getBinaryStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Blob getBlob(String a0) throws SQLException {
-        return delegate.getBlob(a0);
+        try {
+            return delegate.getBlob(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Blob getBlob(int a0) throws SQLException {
-        return delegate.getBlob(a0);
+        try {
+            return delegate.getBlob(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean getBoolean(String a0) throws SQLException {
-        return delegate.getBoolean(a0);
+        try {
+            return delegate.getBoolean(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean getBoolean(int a0) throws SQLException {
-        return delegate.getBoolean(a0);
+        try {
+            return delegate.getBoolean(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public byte getByte(String a0) throws SQLException {
-        return delegate.getByte(a0);
+        try {
+            return delegate.getByte(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public byte getByte(int a0) throws SQLException {
-        return delegate.getByte(a0);
+        try {
+            return delegate.getByte(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public byte[] getBytes(String a0) throws SQLException {
-        return delegate.getBytes(a0);
+        try {
+            return delegate.getBytes(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public byte[] getBytes(int a0) throws SQLException {
-        return delegate.getBytes(a0);
+        try {
+            return delegate.getBytes(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.Reader getCharacterStream(String a0) throws SQLException {
-        return delegate.getCharacterStream(a0);
+        try {
+            return delegate.getCharacterStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.Reader getCharacterStream(int a0) throws SQLException {
-        return delegate.getCharacterStream(a0);
+        try {
+            return delegate.getCharacterStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Clob getClob(String a0) throws SQLException {
-        return delegate.getClob(a0);
+        try {
+            return delegate.getClob(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Clob getClob(int a0) throws SQLException {
-        return delegate.getClob(a0);
+        try {
+            return delegate.getClob(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int getConcurrency() throws SQLException {
-        return delegate.getConcurrency();
+        try {
+            return delegate.getConcurrency();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public String getCursorName() throws SQLException {
-        return delegate.getCursorName();
+        try {
+            return delegate.getCursorName();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Date getDate(String a0, java.util.Calendar a1) throws SQLException {
-        return delegate.getDate(a0, a1);
+        try {
+            return delegate.getDate(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Date getDate(String a0) throws SQLException {
-        return delegate.getDate(a0);
+        try {
+            return delegate.getDate(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Date getDate(int a0, java.util.Calendar a1) throws SQLException {
-        return delegate.getDate(a0, a1);
+        try {
+            return delegate.getDate(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Date getDate(int a0) throws SQLException {
-        return delegate.getDate(a0);
+        try {
+            return delegate.getDate(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public double getDouble(String a0) throws SQLException {
-        return delegate.getDouble(a0);
+        try {
+            return delegate.getDouble(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public double getDouble(int a0) throws SQLException {
-        return delegate.getDouble(a0);
+        try {
+            return delegate.getDouble(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int getFetchDirection() throws SQLException {
-        return delegate.getFetchDirection();
+        try {
+            return delegate.getFetchDirection();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int getFetchSize() throws SQLException {
-        return delegate.getFetchSize();
+        try {
+            return delegate.getFetchSize();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public float getFloat(String a0) throws SQLException {
-        return delegate.getFloat(a0);
+        try {
+            return delegate.getFloat(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public float getFloat(int a0) throws SQLException {
-        return delegate.getFloat(a0);
+        try {
+            return delegate.getFloat(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int getHoldability() throws SQLException {
-        return delegate.getHoldability();
+        try {
+            return delegate.getHoldability();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int getInt(String a0) throws SQLException {
-        return delegate.getInt(a0);
+        try {
+            return delegate.getInt(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int getInt(int a0) throws SQLException {
-        return delegate.getInt(a0);
+        try {
+            return delegate.getInt(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public long getLong(String a0) throws SQLException {
-        return delegate.getLong(a0);
+        try {
+            return delegate.getLong(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public long getLong(int a0) throws SQLException {
-        return delegate.getLong(a0);
+        try {
+            return delegate.getLong(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.ResultSetMetaData getMetaData() throws SQLException {
-        return delegate.getMetaData();
+        try {
+            return delegate.getMetaData();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.Reader getNCharacterStream(String a0) throws SQLException {
-        return delegate.getNCharacterStream(a0);
+        try {
+            return delegate.getNCharacterStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.Reader getNCharacterStream(int a0) throws SQLException {
-        return delegate.getNCharacterStream(a0);
+        try {
+            return delegate.getNCharacterStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.NClob getNClob(String a0) throws SQLException {
-        return delegate.getNClob(a0);
+        try {
+            return delegate.getNClob(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.NClob getNClob(int a0) throws SQLException {
-        return delegate.getNClob(a0);
+        try {
+            return delegate.getNClob(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public String getNString(String a0) throws SQLException {
-        return delegate.getNString(a0);
+        try {
+            return delegate.getNString(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public String getNString(int a0) throws SQLException {
-        return delegate.getNString(a0);
+        try {
+            return delegate.getNString(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public <T> T getObject(String a0, Class<T> a1) throws SQLException {
-        return delegate.getObject(a0, a1);
+        try {
+            return delegate.getObject(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public Object getObject(String a0, java.util.Map<String, Class<?>> a1) throws SQLException {
-        return delegate.getObject(a0, a1);
+        try {
+            return delegate.getObject(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public Object getObject(String a0) throws SQLException {
-        return delegate.getObject(a0);
+        try {
+            return delegate.getObject(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public <T> T getObject(int a0, Class<T> a1) throws SQLException {
-        return delegate.getObject(a0, a1);
+        try {
+            return delegate.getObject(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public Object getObject(int a0, java.util.Map<String, Class<?>> a1) throws SQLException {
-        return delegate.getObject(a0, a1);
+        try {
+            return delegate.getObject(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public Object getObject(int a0) throws SQLException {
-        return delegate.getObject(a0);
+        try {
+            return delegate.getObject(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Ref getRef(String a0) throws SQLException {
-        return delegate.getRef(a0);
+        try {
+            return delegate.getRef(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Ref getRef(int a0) throws SQLException {
-        return delegate.getRef(a0);
+        try {
+            return delegate.getRef(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int getRow() throws SQLException {
-        return delegate.getRow();
+        try {
+            return delegate.getRow();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.RowId getRowId(String a0) throws SQLException {
-        return delegate.getRowId(a0);
+        try {
+            return delegate.getRowId(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.RowId getRowId(int a0) throws SQLException {
-        return delegate.getRowId(a0);
+        try {
+            return delegate.getRowId(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.SQLXML getSQLXML(String a0) throws SQLException {
-        return delegate.getSQLXML(a0);
+        try {
+            return delegate.getSQLXML(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.SQLXML getSQLXML(int a0) throws SQLException {
-        return delegate.getSQLXML(a0);
+        try {
+            return delegate.getSQLXML(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public short getShort(String a0) throws SQLException {
-        return delegate.getShort(a0);
+        try {
+            return delegate.getShort(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public short getShort(int a0) throws SQLException {
-        return delegate.getShort(a0);
+        try {
+            return delegate.getShort(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public String getString(String a0) throws SQLException {
-        return delegate.getString(a0);
+        try {
+            return delegate.getString(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public String getString(int a0) throws SQLException {
-        return delegate.getString(a0);
+        try {
+            return delegate.getString(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Time getTime(String a0, java.util.Calendar a1) throws SQLException {
-        return delegate.getTime(a0, a1);
+        try {
+            return delegate.getTime(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Time getTime(String a0) throws SQLException {
-        return delegate.getTime(a0);
+        try {
+            return delegate.getTime(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Time getTime(int a0, java.util.Calendar a1) throws SQLException {
-        return delegate.getTime(a0, a1);
+        try {
+            return delegate.getTime(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Time getTime(int a0) throws SQLException {
-        return delegate.getTime(a0);
+        try {
+            return delegate.getTime(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Timestamp getTimestamp(String a0, java.util.Calendar a1) throws SQLException {
-        return delegate.getTimestamp(a0, a1);
+        try {
+            return delegate.getTimestamp(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Timestamp getTimestamp(String a0) throws SQLException {
-        return delegate.getTimestamp(a0);
+        try {
+            return delegate.getTimestamp(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Timestamp getTimestamp(int a0, java.util.Calendar a1) throws SQLException {
-        return delegate.getTimestamp(a0, a1);
+        try {
+            return delegate.getTimestamp(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.Timestamp getTimestamp(int a0) throws SQLException {
-        return delegate.getTimestamp(a0);
+        try {
+            return delegate.getTimestamp(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public int getType() throws SQLException {
-        return delegate.getType();
+        try {
+            return delegate.getType();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.net.URL getURL(String a0) throws SQLException {
-        return delegate.getURL(a0);
+        try {
+            return delegate.getURL(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.net.URL getURL(int a0) throws SQLException {
-        return delegate.getURL(a0);
+        try {
+            return delegate.getURL(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.InputStream getUnicodeStream(String a0) throws SQLException {
-        return delegate.getUnicodeStream(a0);
+        try {
+            return delegate.getUnicodeStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.io.InputStream getUnicodeStream(int a0) throws SQLException {
-        return delegate.getUnicodeStream(a0);
+        try {
+            return delegate.getUnicodeStream(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public java.sql.SQLWarning getWarnings() throws SQLException {
-        return delegate.getWarnings();
+        try {
+            return delegate.getWarnings();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean isAfterLast() throws SQLException {
-        return delegate.isAfterLast();
+        try {
+            return delegate.isAfterLast();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean isBeforeFirst() throws SQLException {
-        return delegate.isBeforeFirst();
+        try {
+            return delegate.isBeforeFirst();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean isClosed() throws SQLException {
-        return delegate.isClosed();
+        try {
+            return delegate.isClosed();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean isFirst() throws SQLException {
-        return delegate.isFirst();
+        try {
+            return delegate.isFirst();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean isLast() throws SQLException {
-        return delegate.isLast();
+        try {
+            return delegate.isLast();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean last() throws SQLException {
-        return delegate.last();
+        try {
+            return delegate.last();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void moveToCurrentRow() throws SQLException {
-        delegate.moveToCurrentRow();
+        try {
+            delegate.moveToCurrentRow();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void moveToInsertRow() throws SQLException {
-        delegate.moveToInsertRow();
+        try {
+            delegate.moveToInsertRow();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean next() throws SQLException {
-        return delegate.next();
+        try {
+            return delegate.next();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean previous() throws SQLException {
-        return delegate.previous();
+        try {
+            return delegate.previous();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void refreshRow() throws SQLException {
-        delegate.refreshRow();
+        try {
+            delegate.refreshRow();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean relative(int a0) throws SQLException {
-        return delegate.relative(a0);
+        try {
+            return delegate.relative(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean rowDeleted() throws SQLException {
-        return delegate.rowDeleted();
+        try {
+            return delegate.rowDeleted();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean rowInserted() throws SQLException {
-        return delegate.rowInserted();
+        try {
+            return delegate.rowInserted();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean rowUpdated() throws SQLException {
-        return delegate.rowUpdated();
+        try {
+            return delegate.rowUpdated();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void setFetchDirection(int a0) throws SQLException {
-        delegate.setFetchDirection(a0);
+        try {
+            delegate.setFetchDirection(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void setFetchSize(int a0) throws SQLException {
-        delegate.setFetchSize(a0);
+        try {
+            delegate.setFetchSize(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateArray(String a0, java.sql.Array a1) throws SQLException {
-        delegate.updateArray(a0, a1);
+        try {
+            delegate.updateArray(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateArray(int a0, java.sql.Array a1) throws SQLException {
-        delegate.updateArray(a0, a1);
+        try {
+            delegate.updateArray(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateAsciiStream(String a0, java.io.InputStream a1, int a2) throws SQLException {
-        delegate.updateAsciiStream(a0, a1, a2);
+        try {
+            delegate.updateAsciiStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateAsciiStream(String a0, java.io.InputStream a1, long a2) throws SQLException {
-        delegate.updateAsciiStream(a0, a1, a2);
+        try {
+            delegate.updateAsciiStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateAsciiStream(String a0, java.io.InputStream a1) throws SQLException {
-        delegate.updateAsciiStream(a0, a1);
+        try {
+            delegate.updateAsciiStream(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateAsciiStream(int a0, java.io.InputStream a1, int a2) throws SQLException {
-        delegate.updateAsciiStream(a0, a1, a2);
+        try {
+            delegate.updateAsciiStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateAsciiStream(int a0, java.io.InputStream a1, long a2) throws SQLException {
-        delegate.updateAsciiStream(a0, a1, a2);
+        try {
+            delegate.updateAsciiStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateAsciiStream(int a0, java.io.InputStream a1) throws SQLException {
-        delegate.updateAsciiStream(a0, a1);
+        try {
+            delegate.updateAsciiStream(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBigDecimal(String a0, java.math.BigDecimal a1) throws SQLException {
-        delegate.updateBigDecimal(a0, a1);
+        try {
+            delegate.updateBigDecimal(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBigDecimal(int a0, java.math.BigDecimal a1) throws SQLException {
-        delegate.updateBigDecimal(a0, a1);
+        try {
+            delegate.updateBigDecimal(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBinaryStream(String a0, java.io.InputStream a1, int a2) throws SQLException {
-        delegate.updateBinaryStream(a0, a1, a2);
+        try {
+            delegate.updateBinaryStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBinaryStream(String a0, java.io.InputStream a1, long a2) throws SQLException {
-        delegate.updateBinaryStream(a0, a1, a2);
+        try {
+            delegate.updateBinaryStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBinaryStream(String a0, java.io.InputStream a1) throws SQLException {
-        delegate.updateBinaryStream(a0, a1);
+        try {
+            delegate.updateBinaryStream(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBinaryStream(int a0, java.io.InputStream a1, int a2) throws SQLException {
-        delegate.updateBinaryStream(a0, a1, a2);
+        try {
+            delegate.updateBinaryStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBinaryStream(int a0, java.io.InputStream a1, long a2) throws SQLException {
-        delegate.updateBinaryStream(a0, a1, a2);
+        try {
+            delegate.updateBinaryStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBinaryStream(int a0, java.io.InputStream a1) throws SQLException {
-        delegate.updateBinaryStream(a0, a1);
+        try {
+            delegate.updateBinaryStream(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBlob(String a0, java.io.InputStream a1, long a2) throws SQLException {
-        delegate.updateBlob(a0, a1, a2);
+        try {
+            delegate.updateBlob(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBlob(String a0, java.io.InputStream a1) throws SQLException {
-        delegate.updateBlob(a0, a1);
+        try {
+            delegate.updateBlob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBlob(String a0, java.sql.Blob a1) throws SQLException {
-        delegate.updateBlob(a0, a1);
+        try {
+            delegate.updateBlob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBlob(int a0, java.io.InputStream a1, long a2) throws SQLException {
-        delegate.updateBlob(a0, a1, a2);
+        try {
+            delegate.updateBlob(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBlob(int a0, java.io.InputStream a1) throws SQLException {
-        delegate.updateBlob(a0, a1);
+        try {
+            delegate.updateBlob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBlob(int a0, java.sql.Blob a1) throws SQLException {
-        delegate.updateBlob(a0, a1);
+        try {
+            delegate.updateBlob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBoolean(String a0, boolean a1) throws SQLException {
-        delegate.updateBoolean(a0, a1);
+        try {
+            delegate.updateBoolean(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBoolean(int a0, boolean a1) throws SQLException {
-        delegate.updateBoolean(a0, a1);
+        try {
+            delegate.updateBoolean(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateByte(String a0, byte a1) throws SQLException {
-        delegate.updateByte(a0, a1);
+        try {
+            delegate.updateByte(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateByte(int a0, byte a1) throws SQLException {
-        delegate.updateByte(a0, a1);
+        try {
+            delegate.updateByte(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBytes(String a0, byte[] a1) throws SQLException {
-        delegate.updateBytes(a0, a1);
+        try {
+            delegate.updateBytes(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateBytes(int a0, byte[] a1) throws SQLException {
-        delegate.updateBytes(a0, a1);
+        try {
+            delegate.updateBytes(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateCharacterStream(String a0, java.io.Reader a1, int a2) throws SQLException {
-        delegate.updateCharacterStream(a0, a1, a2);
+        try {
+            delegate.updateCharacterStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateCharacterStream(String a0, java.io.Reader a1, long a2) throws SQLException {
-        delegate.updateCharacterStream(a0, a1, a2);
+        try {
+            delegate.updateCharacterStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateCharacterStream(String a0, java.io.Reader a1) throws SQLException {
-        delegate.updateCharacterStream(a0, a1);
+        try {
+            delegate.updateCharacterStream(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateCharacterStream(int a0, java.io.Reader a1, int a2) throws SQLException {
-        delegate.updateCharacterStream(a0, a1, a2);
+        try {
+            delegate.updateCharacterStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateCharacterStream(int a0, java.io.Reader a1, long a2) throws SQLException {
-        delegate.updateCharacterStream(a0, a1, a2);
+        try {
+            delegate.updateCharacterStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateCharacterStream(int a0, java.io.Reader a1) throws SQLException {
-        delegate.updateCharacterStream(a0, a1);
+        try {
+            delegate.updateCharacterStream(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateClob(String a0, java.io.Reader a1, long a2) throws SQLException {
-        delegate.updateClob(a0, a1, a2);
+        try {
+            delegate.updateClob(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateClob(String a0, java.io.Reader a1) throws SQLException {
-        delegate.updateClob(a0, a1);
+        try {
+            delegate.updateClob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateClob(String a0, java.sql.Clob a1) throws SQLException {
-        delegate.updateClob(a0, a1);
+        try {
+            delegate.updateClob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateClob(int a0, java.io.Reader a1, long a2) throws SQLException {
-        delegate.updateClob(a0, a1, a2);
+        try {
+            delegate.updateClob(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateClob(int a0, java.io.Reader a1) throws SQLException {
-        delegate.updateClob(a0, a1);
+        try {
+            delegate.updateClob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateClob(int a0, java.sql.Clob a1) throws SQLException {
-        delegate.updateClob(a0, a1);
+        try {
+            delegate.updateClob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateDate(String a0, java.sql.Date a1) throws SQLException {
-        delegate.updateDate(a0, a1);
+        try {
+            delegate.updateDate(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateDate(int a0, java.sql.Date a1) throws SQLException {
-        delegate.updateDate(a0, a1);
+        try {
+            delegate.updateDate(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateDouble(String a0, double a1) throws SQLException {
-        delegate.updateDouble(a0, a1);
+        try {
+            delegate.updateDouble(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateDouble(int a0, double a1) throws SQLException {
-        delegate.updateDouble(a0, a1);
+        try {
+            delegate.updateDouble(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateFloat(String a0, float a1) throws SQLException {
-        delegate.updateFloat(a0, a1);
+        try {
+            delegate.updateFloat(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateFloat(int a0, float a1) throws SQLException {
-        delegate.updateFloat(a0, a1);
+        try {
+            delegate.updateFloat(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateInt(String a0, int a1) throws SQLException {
-        delegate.updateInt(a0, a1);
+        try {
+            delegate.updateInt(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateInt(int a0, int a1) throws SQLException {
-        delegate.updateInt(a0, a1);
+        try {
+            delegate.updateInt(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateLong(String a0, long a1) throws SQLException {
-        delegate.updateLong(a0, a1);
+        try {
+            delegate.updateLong(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateLong(int a0, long a1) throws SQLException {
-        delegate.updateLong(a0, a1);
+        try {
+            delegate.updateLong(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNCharacterStream(String a0, java.io.Reader a1, long a2) throws SQLException {
-        delegate.updateNCharacterStream(a0, a1, a2);
+        try {
+            delegate.updateNCharacterStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNCharacterStream(String a0, java.io.Reader a1) throws SQLException {
-        delegate.updateNCharacterStream(a0, a1);
+        try {
+            delegate.updateNCharacterStream(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNCharacterStream(int a0, java.io.Reader a1, long a2) throws SQLException {
-        delegate.updateNCharacterStream(a0, a1, a2);
+        try {
+            delegate.updateNCharacterStream(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNCharacterStream(int a0, java.io.Reader a1) throws SQLException {
-        delegate.updateNCharacterStream(a0, a1);
+        try {
+            delegate.updateNCharacterStream(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNClob(String a0, java.io.Reader a1, long a2) throws SQLException {
-        delegate.updateNClob(a0, a1, a2);
+        try {
+            delegate.updateNClob(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNClob(String a0, java.io.Reader a1) throws SQLException {
-        delegate.updateNClob(a0, a1);
+        try {
+            delegate.updateNClob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNClob(String a0, java.sql.NClob a1) throws SQLException {
-        delegate.updateNClob(a0, a1);
+        try {
+            delegate.updateNClob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNClob(int a0, java.io.Reader a1, long a2) throws SQLException {
-        delegate.updateNClob(a0, a1, a2);
+        try {
+            delegate.updateNClob(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNClob(int a0, java.io.Reader a1) throws SQLException {
-        delegate.updateNClob(a0, a1);
+        try {
+            delegate.updateNClob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNClob(int a0, java.sql.NClob a1) throws SQLException {
-        delegate.updateNClob(a0, a1);
+        try {
+            delegate.updateNClob(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNString(String a0, String a1) throws SQLException {
-        delegate.updateNString(a0, a1);
+        try {
+            delegate.updateNString(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNString(int a0, String a1) throws SQLException {
-        delegate.updateNString(a0, a1);
+        try {
+            delegate.updateNString(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNull(String a0) throws SQLException {
-        delegate.updateNull(a0);
+        try {
+            delegate.updateNull(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateNull(int a0) throws SQLException {
-        delegate.updateNull(a0);
+        try {
+            delegate.updateNull(a0);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateObject(String a0, Object a1, int a2) throws SQLException {
-        delegate.updateObject(a0, a1, a2);
+        try {
+            delegate.updateObject(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateObject(String a0, Object a1, java.sql.SQLType a2, int a3) throws SQLException {
-        delegate.updateObject(a0, a1, a2, a3);
+        try {
+            delegate.updateObject(a0, a1, a2, a3);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateObject(String a0, Object a1, java.sql.SQLType a2) throws SQLException {
-        delegate.updateObject(a0, a1, a2);
+        try {
+            delegate.updateObject(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateObject(String a0, Object a1) throws SQLException {
-        delegate.updateObject(a0, a1);
+        try {
+            delegate.updateObject(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateObject(int a0, Object a1, int a2) throws SQLException {
-        delegate.updateObject(a0, a1, a2);
+        try {
+            delegate.updateObject(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateObject(int a0, Object a1, java.sql.SQLType a2, int a3) throws SQLException {
-        delegate.updateObject(a0, a1, a2, a3);
+        try {
+            delegate.updateObject(a0, a1, a2, a3);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateObject(int a0, Object a1, java.sql.SQLType a2) throws SQLException {
-        delegate.updateObject(a0, a1, a2);
+        try {
+            delegate.updateObject(a0, a1, a2);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateObject(int a0, Object a1) throws SQLException {
-        delegate.updateObject(a0, a1);
+        try {
+            delegate.updateObject(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateRef(String a0, java.sql.Ref a1) throws SQLException {
-        delegate.updateRef(a0, a1);
+        try {
+            delegate.updateRef(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateRef(int a0, java.sql.Ref a1) throws SQLException {
-        delegate.updateRef(a0, a1);
+        try {
+            delegate.updateRef(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateRowId(String a0, java.sql.RowId a1) throws SQLException {
-        delegate.updateRowId(a0, a1);
+        try {
+            delegate.updateRowId(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateRowId(int a0, java.sql.RowId a1) throws SQLException {
-        delegate.updateRowId(a0, a1);
+        try {
+            delegate.updateRowId(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateSQLXML(String a0, java.sql.SQLXML a1) throws SQLException {
-        delegate.updateSQLXML(a0, a1);
+        try {
+            delegate.updateSQLXML(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateSQLXML(int a0, java.sql.SQLXML a1) throws SQLException {
-        delegate.updateSQLXML(a0, a1);
+        try {
+            delegate.updateSQLXML(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateShort(String a0, short a1) throws SQLException {
-        delegate.updateShort(a0, a1);
+        try {
+            delegate.updateShort(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateShort(int a0, short a1) throws SQLException {
-        delegate.updateShort(a0, a1);
+        try {
+            delegate.updateShort(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateString(String a0, String a1) throws SQLException {
-        delegate.updateString(a0, a1);
+        try {
+            delegate.updateString(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateString(int a0, String a1) throws SQLException {
-        delegate.updateString(a0, a1);
+        try {
+            delegate.updateString(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateTime(String a0, java.sql.Time a1) throws SQLException {
-        delegate.updateTime(a0, a1);
+        try {
+            delegate.updateTime(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateTime(int a0, java.sql.Time a1) throws SQLException {
-        delegate.updateTime(a0, a1);
+        try {
+            delegate.updateTime(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateTimestamp(String a0, java.sql.Timestamp a1) throws SQLException {
-        delegate.updateTimestamp(a0, a1);
+        try {
+            delegate.updateTimestamp(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public void updateTimestamp(int a0, java.sql.Timestamp a1) throws SQLException {
-        delegate.updateTimestamp(a0, a1);
+        try {
+            delegate.updateTimestamp(a0, a1);
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public boolean wasNull() throws SQLException {
-        return delegate.wasNull();
+        try {
+            return delegate.wasNull();
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 }

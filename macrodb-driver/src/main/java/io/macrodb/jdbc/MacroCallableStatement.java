@@ -29,7 +29,7 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     }
 
     private ResultSet wrap(ResultSet rs) {
-        return rs == null ? null : new MacroResultSet(this, conn, rs, r -> {
+        return rs == null ? null : new MacroResultSet(this, conn, null, rs, r -> {
             if (closeOnCompletion) {
                 try {
                     close();

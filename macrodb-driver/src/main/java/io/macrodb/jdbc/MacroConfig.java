@@ -42,6 +42,8 @@ public final class MacroConfig {
                 + " or <N>ms (a commit returns once the operating system has its record; the log is forced every N ms:"
                 + " survives the process, not a power loss of the last N ms).");
         o.put("snapshotEvery", "Log records between snapshots (default 100000); older log segments are deleted after a snapshot.");
+        o.put("stallTimeout", "Milliseconds a secondary may stay behind without progress before it leaves the rotation (default 30000).");
+        o.put("rebuild", "auto (default: a secondary that left the rotation is rebuilt online from a healthy replica) or manual.");
         o.put("optimisticReads", "true (default) or false: whether a transaction that never calls setReadOnly starts on a secondary"
                 + " and moves to the primary, re-checking its reads, at its first write.");
         OPTIONS = java.util.Collections.unmodifiableMap(o);
@@ -60,6 +62,8 @@ public final class MacroConfig {
     private final int applyGroup;
     private final boolean optimisticReads;
     private final io.macrodb.durable.DurabilityConfig durability;
+    private final long stallTimeoutMillis;
+    private final boolean autoRebuild;
 
     private MacroConfig(String url, Engine engine, EngineUrl engineUrl, Properties engineProperties, Map<String, String> o)
             throws SQLException {
@@ -85,6 +89,12 @@ public final class MacroConfig {
         }
         this.optimisticReads = opt.equals("true");
         this.durability = durabilityOption(o);
+        this.stallTimeoutMillis = intOption(o, "stallTimeout", 30_000, 100, 3_600_000);
+        String rebuild = o.getOrDefault("rebuild", "auto").trim().toLowerCase(Locale.ROOT);
+        if (!rebuild.equals("auto") && !rebuild.equals("manual")) {
+            throw SqlStates.rejected("rebuild='" + o.get("rebuild") + "' must be auto or manual");
+        }
+        this.autoRebuild = rebuild.equals("auto");
     }
 
     private static io.macrodb.durable.DurabilityConfig durabilityOption(Map<String, String> o) throws SQLException {
@@ -238,6 +248,6 @@ public final class MacroConfig {
 
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,
-                durability);
+                durability, stallTimeoutMillis, autoRebuild);
     }
 }

@@ -205,6 +205,12 @@ public final class MacroConnection implements Connection {
             case UPDATE:
                 return new Target(primary, true);
             case READ:
+                if (!readSession.isPrimary() && !readSession.replica().isActive()) {
+                    Replica gone = readSession.replica();
+                    rollbackQuietly();
+                    throw SqlStates.retryable("the secondary this read-only transaction ran on left the rotation ("
+                            + gone.stateReason() + "); nothing was changed, retry it", null);
+                }
                 if (optimistic && (write || !c.pureRead() || !trackable)) {
                     promote();
                     return new Target(primary, true);
@@ -377,6 +383,18 @@ public final class MacroConnection implements Connection {
         return call.run();
     }
 
+    /**
+     * What an error from reading a result becomes: if the result came from a secondary whose engine
+     * is gone, the secondary leaves the rotation, the transaction ends, and the error is 40001.
+     */
+    SQLException resultFailure(Replica source, SQLException e) {
+        if (source == null || source.isPrimary() || source.isActive() && !db.engine().isEngineGone(e)) return e;
+        if (source.isActive()) db.fail(source, "a reader found its engine gone: " + e.getMessage());
+        if (tx == Tx.READ && readSession != null && readSession.replica() == source) rollbackQuietly();
+        return SqlStates.retryable("the secondary this result was read from left the rotation (" + source.stateReason()
+                + "); nothing was changed, retry the transaction", e);
+    }
+
     /** Translates an execution failure; retryable engine conditions end the transaction. */
     private SQLException afterFailure(Exception e) throws SQLException {
         SQLException refusal = CaptureContext.takeRefusal();
@@ -385,6 +403,14 @@ public final class MacroConnection implements Connection {
             return refusal;
         }
         SQLException se = e instanceof SQLException s ? s : unwrapCapture(e);
+        if (tx == Tx.READ && !readSession.isPrimary()
+                && (!readSession.replica().isActive() || db.engine().isEngineGone(se))) {
+            Replica gone = readSession.replica();
+            if (gone.isActive()) db.fail(gone, "a reader found its engine gone: " + se.getMessage());
+            rollbackQuietly();
+            return SqlStates.retryable("the secondary this read-only transaction ran on left the rotation ("
+                    + gone.stateReason() + "); nothing was changed, retry it", se);
+        }
         if (db.engine().isRetryable(se) && tx != Tx.NONE) {
             rollbackQuietly();
             if (se.getSQLState() != null && se.getSQLState().equals(SqlStates.SERIALIZATION_FAILURE)) return se;
@@ -537,27 +563,35 @@ public final class MacroConnection implements Connection {
     // ================================================================= transactions
 
     private void beginRead() throws SQLException {
-        Replica r = router.route(Math.max(lastCommitVersion, seenVersion));
-        Session s;
-        if (r.isPrimary()) {
-            s = primarySession();
-        } else {
-            s = ownSessions.get(r);
-            if (s == null) s = r.borrow();
-            try {
-                s.sync(settings(), autoCommit);
-            } catch (SQLException e) {
-                ownSessions.remove(r);
-                s.markBroken();
-                r.release(s);
-                throw e;
+        for (int attempt = 1; ; attempt++) {
+            Replica r = router.route(Math.max(lastCommitVersion, seenVersion));
+            Session s;
+            if (r.isPrimary()) {
+                s = primarySession();
+            } else {
+                s = ownSessions.get(r);
+                try {
+                    if (s == null) s = r.borrow();
+                    s.sync(settings(), autoCommit);
+                } catch (SQLException e) {
+                    ownSessions.remove(r);
+                    if (s != null) {
+                        s.markBroken();
+                        r.release(s);
+                    }
+                    if (!db.engine().isEngineGone(e) || attempt >= 3) throw e;
+                    // Nothing ran yet: the transaction moves, untouched, to another replica.
+                    db.fail(r, "a reader could not start a session: " + e.getMessage());
+                    continue;
+                }
+                if (s.isDedicated()) ownSessions.put(r, s);
+                hold(s);
             }
-            if (s.isDedicated()) ownSessions.put(r, s);
-            hold(s);
+            r.readerStarted();
+            readSession = s;
+            tx = Tx.READ;
+            return;
         }
-        r.readerStarted();
-        readSession = s;
-        tx = Tx.READ;
     }
 
     /** Ends a read-only transaction: commit releases its snapshot, then the session may go back to its pool. */
@@ -583,6 +617,12 @@ public final class MacroConnection implements Connection {
                 if (commit) s.connection().commit();
                 else s.connection().rollback();
             }
+        } catch (SQLException e) {
+            // Ending a read-only transaction loses nothing: what it read stands even if the secondary
+            // has gone since. Its engine is gone, so it leaves the rotation; the application carries on.
+            if (s.isPrimary() || !db.engine().isEngineGone(e)) throw e;
+            s.markBroken();
+            db.fail(s.replica(), "a reader found its engine gone: " + e.getMessage());
         } finally {
             if (!s.isPrimary()) unhold(s);
         }

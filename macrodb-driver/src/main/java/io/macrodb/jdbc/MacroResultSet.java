@@ -14,6 +14,8 @@ final class MacroResultSet extends DelegatingResultSet {
     private final Statement statement;
     private final MacroConnection conn;
     private final java.util.function.Consumer<MacroResultSet> onClose;
+    /** The replica this result was read from (null if unknown). */
+    private final io.macrodb.replica.Replica replica;
     private boolean closed;
     /** Set while this result belongs to an optimistic transaction's read on a secondary. */
     private TrackedRead tracker;
@@ -22,7 +24,7 @@ final class MacroResultSet extends DelegatingResultSet {
     private Statement moved;
 
     MacroResultSet(MacroStatement statement, ResultSet delegate) {
-        this(statement, statement.conn, delegate, rs -> {
+        this(statement, statement.conn, statement.session == null ? null : statement.session.replica(), delegate, rs -> {
             try {
                 statement.resultClosed(rs);
             } catch (SQLException ignored) {
@@ -31,11 +33,18 @@ final class MacroResultSet extends DelegatingResultSet {
         });
     }
 
-    MacroResultSet(Statement statement, MacroConnection conn, ResultSet delegate, java.util.function.Consumer<MacroResultSet> onClose) {
+    MacroResultSet(Statement statement, MacroConnection conn, io.macrodb.replica.Replica replica, ResultSet delegate,
+                   java.util.function.Consumer<MacroResultSet> onClose) {
         super(delegate);
         this.statement = statement;
         this.conn = conn;
+        this.replica = replica;
         this.onClose = onClose;
+    }
+
+    /** A secondary that died under an open result is a retryable failure, like one that dies mid-statement. */
+    @Override protected SQLException failure(SQLException e) {
+        return moved == null ? conn.resultFailure(replica, e) : e;
     }
 
     /** Remembers every row the application is shown, for a possible move to the primary. */
@@ -66,9 +75,13 @@ final class MacroResultSet extends DelegatingResultSet {
     }
 
     @Override public boolean next() throws SQLException {
-        boolean hasRow = delegate.next();
-        if (tracker != null) tracker.advanced(delegate, hasRow, trackBudget);
-        return hasRow;
+        try {
+            boolean hasRow = delegate.next();
+            if (tracker != null) tracker.advanced(delegate, hasRow, trackBudget);
+            return hasRow;
+        } catch (SQLException e) {
+            throw failure(e);
+        }
     }
 
     @Override public Statement getStatement() throws SQLException {

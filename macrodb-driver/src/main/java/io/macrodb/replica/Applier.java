@@ -85,6 +85,9 @@ final class Applier implements Runnable {
     long groups() { return groups.get(); }
     long retries() { return retries.get(); }
 
+    /** The last record this applier committed (its replica is at that record's version). */
+    ChangeRecord lastApplied() { return lastApplied; }
+
     long stalenessNanos() {
         ChangeRecord next = lastApplied.next();
         return next == null ? 0 : Math.max(0, System.nanoTime() - next.commitNanos());
@@ -94,6 +97,11 @@ final class Applier implements Runnable {
         CaptureContext.enter(CaptureContext.APPLYING);
         try {
             while (running) {
+                if (Thread.currentThread().isInterrupted()) {
+                    if (running) replica.setState(ReplicaState.FAILED, "applier thread interrupted");
+                    running = false;
+                    return;
+                }
                 ChangeRecord first = cursor.awaitNext(TimeUnit.MILLISECONDS.toNanos(200));
                 if (first == null) continue;
                 if (durable != null && !durable.await(first.version(), TimeUnit.MILLISECONDS.toNanos(200), () -> running)) continue;
@@ -237,10 +245,10 @@ final class Applier implements Runnable {
 
     void stop() {
         running = false;
-        if (thread != null) {
+        if (thread != null && thread != Thread.currentThread()) {
             thread.interrupt();
             try {
-                thread.join(TimeUnit.SECONDS.toMillis(5));
+                thread.join(TimeUnit.SECONDS.toMillis(2));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -88,7 +88,7 @@ public final class ReplicaSet {
                     + " is a file database that persists by itself; drop the durability option or use a mem: URL", "08001");
         }
         Session catalog = primary.borrow();
-        List<Replica> secondaries = new ArrayList<>();
+        List<Replica> secondaries = new java.util.concurrent.CopyOnWriteArrayList<>();
         CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
         ReplicaSet rs = null;
         try {
@@ -111,7 +111,7 @@ public final class ReplicaSet {
             }
             ReplicationLog log = new ReplicationLog(version);
             primary.gate().publish(version);
-            rs = new ReplicaSet(cfg, primary, Collections.unmodifiableList(secondaries), log, catalog, unique);
+            rs = new ReplicaSet(cfg, primary, secondaries, log, catalog, unique);
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
             if (cfg.durability() != null) {
@@ -122,28 +122,10 @@ public final class ReplicaSet {
                 if (version > 0 || !engine.tables(pc).isEmpty() || rs.snapshots.newest().isEmpty()) rs.snapshotFromPrimary();
             }
             for (int i = 1; i < cfg.replicas(); i++) {
-                Replica r = new Replica(i, engine.secondaryUrl(cfg.url(), unique, i), cfg.connectProperties(), engine,
-                        cfg.lockTimeoutMillis(), version);
-                secondaries.add(r);
-                Connection ac = r.open();
-                try {
-                    engine.configureSecondary(ac, cfg.propagation());
-                    engine.copy(pc, ac);
-                    engine.refreshCapture(ac);
-                    if (cfg.propagation() == Propagation.ROW) engine.dropUserTriggers(ac);
-                    ac.setAutoCommit(false);
-                } catch (SQLException e) {
-                    ac.close();
-                    throw e;
-                }
-                ReplicationLog.Cursor cursor = rs.log.openCursor();
-                Applier a = new Applier(r, engine, cursor, ac, cfg.applyGroup(), cfg.propagation() == Propagation.ROW,
-                        rs.durableLog == null ? null : rs.durableLog.durableGate());
-                r.attach(a);
-                a.start("macrodb-applier-" + unique + "-r" + i);
-                r.setState(ReplicaState.ACTIVE, "built from the primary at v" + version);
+                secondaries.add(rs.buildSecondary(i, unique, pc, log.tail(), "built from the primary at v" + version));
             }
             primary.setState(ReplicaState.ACTIVE, "primary");
+            rs.startMonitor();
         } catch (SQLException | IOException | RuntimeException e) {
             if (rs != null) rs.shutdown();
             else catalog.closeQuietly();
@@ -158,11 +140,180 @@ public final class ReplicaSet {
         return rs;
     }
 
+    /**
+     * Builds secondary {@code index} as a new in-memory database named after {@code name}: a copy of
+     * {@code source} (which holds the state of {@code start}), then an applier that pulls the log
+     * from the record after {@code start}. The caller keeps {@code source} still during the copy.
+     */
+    private Replica buildSecondary(int index, String name, Connection source, ChangeRecord start, String reason)
+            throws SQLException {
+        Engine engine = config.engine();
+        Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index), config.connectProperties(), engine,
+                config.lockTimeoutMillis(), start.version());
+        Connection ac = r.open();
+        CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+        try {
+            engine.configureSecondary(ac, config.propagation());
+            engine.copy(source, ac);
+            engine.refreshCapture(ac);
+            if (config.propagation() == Propagation.ROW) engine.dropUserTriggers(ac);
+            ac.setAutoCommit(false);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                ac.close();
+            } catch (SQLException ignored) {
+                // the original failure is what matters
+            }
+            throw e;
+        } finally {
+            CaptureContext.restore(prev);
+        }
+        ReplicationLog.Cursor cursor = log.openCursorAt(start);
+        Applier a = new Applier(r, engine, cursor, ac, config.applyGroup(), config.propagation() == Propagation.ROW,
+                durableLog == null ? null : durableLog.durableGate());
+        r.attach(a);
+        a.start("macrodb-applier-" + name + "-r" + index);
+        r.setState(ReplicaState.ACTIVE, reason);
+        return r;
+    }
+
+    // ---------------------------------------------------------------- faults
+
+    /**
+     * Takes secondary {@code r} out of the rotation because a session found its engine gone (or an
+     * operator said so); the monitor rebuilds it unless {@code rebuild=manual}.
+     */
+    public void fail(Replica r, String reason) {
+        if (r.isPrimary() || !r.isActive()) return;
+        r.setState(ReplicaState.FAILED, reason);
+        LOG.warning("MacroDB: " + r + " left the rotation: " + reason);
+        Applier a = r.applier();
+        if (a != null) a.stop();
+    }
+
+    private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
+    private Thread monitor;
+
+    /**
+     * Replaces failed secondary {@code index} with a new one, online: a copy of the freshest active
+     * secondary (held still only while the engine copies it; the primary and the others go on) or,
+     * if none is active, of the primary (update transactions then wait for the copy), caught up from
+     * the log and put back into the rotation.
+     */
+    public synchronized void rebuild(int index) throws SQLException {
+        if (closed) throw new SQLException("MacroDB: the replica set was shut down", "08003");
+        Replica old = null;
+        for (Replica r : secondaries) if (r.index() == index) old = r;
+        if (old == null) {
+            throw new IllegalArgumentException("no secondary with index " + index + "; secondaries are 1.." + secondaries.size());
+        }
+        if (old.isActive()) {
+            throw new SQLException("MacroDB: secondary " + index + " is active; only a failed one is rebuilt", "55000");
+        }
+        Replica source = null;
+        for (Replica r : secondaries) {
+            if (r != old && r.isActive() && r.applier() != null && (source == null || r.version() > source.version())) source = r;
+        }
+        String name = uniqueName + "g" + generation.incrementAndGet();
+        Replica fresh;
+        if (source != null) {
+            Applier a = source.applier();
+            a.holdStill(true);
+            try (Connection c = source.open()) {
+                ChangeRecord start = a.lastApplied();
+                fresh = buildSecondary(index, name, c, start, "rebuilt from secondary " + source.index() + " at v" + start.version()
+                        + " after: " + old.stateReason());
+            } finally {
+                a.holdStill(false);
+            }
+        } else {
+            updateGate.enterExclusive(config.lockTimeoutMillis());
+            try {
+                synchronized (catalog) {
+                    ChangeRecord start = log.tail();
+                    fresh = buildSecondary(index, name, catalog.connection(), start, "rebuilt from the primary at v"
+                            + start.version() + " after: " + old.stateReason());
+                }
+            } finally {
+                updateGate.exitExclusive();
+            }
+        }
+        secondaries.set(secondaries.indexOf(old), fresh);
+        retire(old);
+        LOG.info(() -> "MacroDB: " + fresh + " " + fresh.stateReason());
+    }
+
+    /** Lets go of a replica that left the rotation: its applier, its sessions, its database. */
+    private void retire(Replica r) {
+        Applier a = r.applier();
+        if (a != null) a.stop();
+        r.closeIdle();
+        CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+        try (Connection c = r.open(); java.sql.Statement s = c.createStatement()) {
+            s.execute("SHUTDOWN");
+        } catch (SQLException ignored) {
+            // already gone
+        } finally {
+            CaptureContext.restore(prev);
+        }
+    }
+
+    /**
+     * Watches the secondaries every 100 ms: one that is behind and has not advanced for {@code
+     * stallTimeout} leaves the rotation; a failed one is rebuilt (up to 3 times in a row) unless
+     * {@code rebuild=manual}.
+     */
+    private void startMonitor() {
+        monitor = new Thread(this::watch, "macrodb-monitor-" + uniqueName);
+        monitor.setDaemon(true);
+        monitor.start();
+    }
+
+    private void watch() {
+        Map<Replica, long[]> progress = new java.util.IdentityHashMap<>(); // version, since nanos
+        Map<Integer, Integer> rebuildFailures = new java.util.HashMap<>();
+        while (!closed) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long target = durableLog == null ? log.lastVersion() : Math.min(log.lastVersion(), durableLog.durableVersion());
+            for (Replica r : secondaries) {
+                if (closed) return;
+                if (r.isActive()) {
+                    long[] p = progress.computeIfAbsent(r, k -> new long[] {r.version(), System.nanoTime()});
+                    if (r.version() != p[0] || r.version() >= target || r.applier() == null || r.applier().isPaused()) {
+                        p[0] = r.version();
+                        p[1] = System.nanoTime();
+                    } else if (System.nanoTime() - p[1] > TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis())) {
+                        r.setState(ReplicaState.FAILED, "no progress for " + config.stallTimeoutMillis() + " ms at v" + r.version()
+                                + " while " + (target - r.version()) + " records waited");
+                        LOG.warning("MacroDB: " + r + " left the rotation: " + r.stateReason());
+                        Applier a = r.applier();
+                        if (a != null) a.stop();
+                    }
+                } else if (r.state() == ReplicaState.FAILED && config.autoRebuild()
+                        && rebuildFailures.getOrDefault(r.index(), 0) < 3) {
+                    try {
+                        rebuild(r.index());
+                        rebuildFailures.remove(r.index());
+                    } catch (SQLException | RuntimeException e) {
+                        rebuildFailures.merge(r.index(), 1, Integer::sum);
+                        LOG.warning("MacroDB: rebuilding secondary " + r.index() + " failed: " + e);
+                    }
+                }
+            }
+            progress.keySet().retainAll(new java.util.HashSet<>(secondaries));
+        }
+    }
+
     public ReplicaSetConfig config() { return config; }
     public Engine engine() { return config.engine(); }
     public Propagation propagation() { return config.propagation(); }
     public Replica primary() { return primary; }
-    public List<Replica> secondaries() { return secondaries; }
+    /** The secondaries now (a failed one is replaced in place when it is rebuilt). */
+    public List<Replica> secondaries() { return Collections.unmodifiableList(secondaries); }
     /**
      * State that a layer above keeps per replicated database and shares between its connections
      * (routing's per-shape learning, for one), created on first use. Keeps this package free of
@@ -180,6 +331,7 @@ public final class ReplicaSet {
 
     void checkCompatible(ReplicaSetConfig other) throws SQLException {
         if (other.replicas() != config.replicas() || other.propagation() != config.propagation()
+                || other.stallTimeoutMillis() != config.stallTimeoutMillis() || other.autoRebuild() != config.autoRebuild()
                 || other.lockTimeoutMillis() != config.lockTimeoutMillis() || other.applyGroup() != config.applyGroup()
                 || !java.util.Objects.equals(other.durability(), config.durability())) {
             throw new SQLException("MacroDB: " + config.url().jdbcUrl() + " is already open with replicas="
@@ -277,6 +429,7 @@ public final class ReplicaSet {
         } finally {
             commitLock.unlock();
         }
+        log.wakeReaders();
         if (durable != null) awaitDurable(durable, v);
         return v;
     }
@@ -348,6 +501,7 @@ public final class ReplicaSet {
             } finally {
                 commitLock.unlock();
             }
+            log.wakeReaders();
             refreshShapes();
             if (durable != null) awaitDurable(durable, v);
             return result;
@@ -532,6 +686,14 @@ public final class ReplicaSet {
     void shutdown() {
         if (closed) return;
         closed = true;
+        if (monitor != null) {
+            monitor.interrupt();
+            try {
+                monitor.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         for (Replica r : secondaries) {
             r.setState(ReplicaState.CLOSED, "replica set shut down");
             Applier a = r.applier();
