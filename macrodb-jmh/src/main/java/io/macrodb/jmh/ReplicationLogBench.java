@@ -92,6 +92,7 @@ public class ReplicationLogBench {
     public long append(Appending s) {
         long v = ++s.version;
         s.log.append(new ChangeRecord(v, System.nanoTime(), s.changes));
+        s.log.wakeReaders(); // what a commit does right after leaving the critical section
         return v;
     }
 
@@ -170,6 +171,7 @@ public class ReplicationLogBench {
     public long handoff(Handoff s) {
         long v = ++s.version;
         s.log.append(new ChangeRecord(v, 0L, List.of()));
+        s.log.wakeReaders();
         while (s.ack != v) Thread.onSpinWait();
         return v;
     }
@@ -230,6 +232,7 @@ public class ReplicationLogBench {
     public long appendWakingParked(ParkedConsumer s) {
         long v = ++s.version;
         s.log.append(new ChangeRecord(v, System.nanoTime(), List.of()));
+        s.log.wakeReaders(); // since the fix this runs after the commit lock is released
         return v;
     }
 }
