@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * Runs one point: {@code clients} threads, each with its own connection, run transactions of a mix
  * back to back (no think time); a warm-up whose results are dropped, then a measured window.
  * Times come from {@link System#nanoTime()}; latencies go into per-thread HdrHistograms (3
- * significant digits) merged at the end.
+ * significant digits, nanoseconds) merged at the end.
  */
 public final class PointRunner {
     private static final int WARMUP = 0, MEASURE = 1, STOP = 2;
@@ -132,14 +132,14 @@ public final class PointRunner {
         }
         return new RunResult(d.engine().toString(), w.name(), mix.name(), d.config().label(), clients, rep, seconds,
                 completed, rollbacks, completed / seconds, ms(lat, 50), ms(lat, 90), ms(lat, 99),
-                lat.getTotalCount() == 0 ? 0 : lat.getMaxValue() / 1e3, aborts, causes, errors, samples,
+                lat.getTotalCount() == 0 ? 0 : lat.getMaxValue() / 1e6, aborts, causes, errors, samples,
                 ro, onSec, onPri, ms(roSec, 50), ms(roSec, 99), ms(roPri, 50), ms(roPri, 99),
                 sampler.meanLag(), sampler.maxLag, sampler.meanStaleness(), types, typeP50);
     }
 
-    /** Percentile in milliseconds of a histogram of microseconds (0 when empty). */
+    /** Percentile in milliseconds of a histogram of nanoseconds (0 when empty). */
     private static double ms(Histogram h, double pct) {
-        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(pct) / 1e3;
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(pct) / 1e6;
     }
 
     private static void sleep(long ms) throws InterruptedException {
@@ -211,23 +211,23 @@ public final class PointRunner {
                     Workload.Outcome o = work.run(t, conn, rnd);
                     if (o == Workload.Outcome.COMMIT) conn.commit();
                     else conn.rollback();
-                    long micros = (System.nanoTime() - start) / 1000;
+                    long nanos = System.nanoTime() - start;
                     if (phase != MEASURE) continue;
                     completed++;
                     completedByType[t.index()]++;
                     if (o == Workload.Outcome.ROLLBACK) specRollbacks++;
-                    latency.recordValue(micros);
-                    byType[t.index()].recordValue(micros);
+                    latency.recordValue(nanos);
+                    byType[t.index()].recordValue(nanos);
                     if (t.readOnly()) {
                         readOnly++;
                         Replica where = macro == null ? null : macro.lastReplica();
                         if (where != null) {
                             if (where.isPrimary()) {
                                 onPrimary++;
-                                roPrimary.recordValue(micros);
+                                roPrimary.recordValue(nanos);
                             } else {
                                 onSecondary++;
-                                roSecondary.recordValue(micros);
+                                roSecondary.recordValue(nanos);
                             }
                         }
                     }

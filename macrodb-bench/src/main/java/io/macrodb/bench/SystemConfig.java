@@ -38,9 +38,10 @@ public record SystemConfig(Kind kind, int n, String balancer, String consistency
                     yield standalone();
                 }
                 case "macrodb", "macro" -> {
-                    if (p.length < 2 || p.length > 4) throw new IllegalArgumentException("write macrodb:N[:balancer[:consistency]]");
+                    if (p.length < 2) throw new IllegalArgumentException("write macrodb:N[:balancer[:consistency]]");
                     String bal = p.length > 2 && !p[2].isBlank() ? p[2] : defaultBalancer;
-                    String cons = p.length > 3 ? p[3] : defaultConsistency;
+                    // bounded:N has a colon of its own
+                    String cons = p.length > 3 ? String.join(":", java.util.Arrays.copyOfRange(p, 3, p.length)) : defaultConsistency;
                     yield new SystemConfig(Kind.MACRODB, Integer.parseInt(p[1]), bal, cons);
                 }
                 case "independent", "indep" -> {

@@ -28,7 +28,8 @@ import static io.macrodb.bench.RandomData.uniform;
 /**
  * A TPC-W-like online bookstore: the tables of TPC-W (item, author, customer, orders, order_line,
  * cc_xacts, shopping cart) and its web interactions reduced to their database work, in the
- * browsing (95% read-only), shopping (84%) and ordering (63%) mixes of TPC-W clause 5.2.1.2.
+ * browsing, shopping and ordering mixes of TPC-W clause 5.2.1.2 (95/80/50% browse interactions;
+ * counting the order category's read-only ones too, 96.4/84.1/63.3% read-only transactions).
  *
  * <p>What makes it interesting for MacroDB is BestSellers: an analytical query (the 50 best-selling
  * items of a subject among the last 3,333 orders: a join of order_line, item and author with a
