@@ -6,10 +6,14 @@ import java.util.List;
  * Everything one {@code macrodb bench} run measures: every engine x workload x mix x configuration
  * x client count, each point repeated. Configurations are measured one after the other on fresh
  * databases, for each mix; repetitions of a point run back to back on the same database.
+ *
+ * <p>{@code jvmWarmupMillis}: before anything is measured, each workload's first mix runs for this
+ * long on every kind of configuration, unmeasured, so that the configuration measured first does
+ * not pay for the JIT compiling the engine's and the workload's code.
  */
 public record BenchPlan(List<BenchEngine> engines, List<WorkloadMixes> workloads, List<SystemConfig> configs,
                         List<Integer> clients, long warmupMillis, long measureMillis, int repetitions,
-                        boolean declareReadOnly, long readWaitMillis, long seed, boolean verify) {
+                        boolean declareReadOnly, long readWaitMillis, long seed, boolean verify, long jvmWarmupMillis) {
 
     /** A workload and the mixes of it to run. */
     public record WorkloadMixes(Workload workload, List<Mix> mixes) {}

@@ -14,11 +14,33 @@ public final class Benchmark {
 
     private Benchmark() {}
 
+    /** Runs each workload's first mix on each kind of configuration, unmeasured (see {@link BenchPlan}). */
+    private static void warmUpJvm(BenchPlan plan, BenchListener listener) throws SQLException {
+        List<SystemConfig> kinds = new ArrayList<>();
+        for (SystemConfig c : plan.configs()) {
+            if (kinds.stream().noneMatch(k -> k.kind() == c.kind() && (k.n() > 1) == (c.n() > 1))) kinds.add(c);
+        }
+        int clients = plan.clients().stream().mapToInt(Integer::intValue).max().orElse(1);
+        long each = Math.max(200, plan.jvmWarmupMillis() / Math.max(1, kinds.size() * plan.workloads().size() * plan.engines().size()));
+        PointRunner.Settings s = new PointRunner.Settings(0, each, plan.declareReadOnly(), plan.seed() + 1);
+        for (BenchEngine engine : plan.engines()) {
+            for (BenchPlan.WorkloadMixes wm : plan.workloads()) {
+                for (SystemConfig cfg : kinds) {
+                    listener.note("loading JVM warm-up " + engine + " " + wm.workload().name() + " " + cfg.label());
+                    try (Deployment d = Deployment.open(cfg, engine, wm.workload(), plan.seed(), plan.readWaitMillis())) {
+                        PointRunner.run(d, wm.workload(), wm.mixes().get(0), clients, 0, s);
+                    }
+                }
+            }
+        }
+    }
+
     public static BenchResults run(BenchPlan plan, BenchListener listener) throws SQLException {
         listener.started(plan);
         List<RunResult> runs = new ArrayList<>();
         List<BenchResults.Check> checks = new ArrayList<>();
         PointRunner.Settings settings = new PointRunner.Settings(plan.warmupMillis(), plan.measureMillis(), plan.declareReadOnly(), plan.seed());
+        if (plan.jvmWarmupMillis() > 0) warmUpJvm(plan, listener);
         for (BenchEngine engine : plan.engines()) {
             for (BenchPlan.WorkloadMixes wm : plan.workloads()) {
                 Workload w = wm.workload();

@@ -32,7 +32,7 @@ class BenchSmokeTest {
                 new BenchPlan.WorkloadMixes(tpcc, List.of(tpcc.mix("50-50"))),
                 new BenchPlan.WorkloadMixes(tpcw, List.of(tpcw.mix("shopping"))),
                 new BenchPlan.WorkloadMixes(micro, List.of(micro.mix("80-20")))),
-                configs, List.of(2), 200, 800, 1, true, 5, 42, true);
+                configs, List.of(2), 200, 800, 1, true, 5, 42, true, 0);
         BenchResults res = Benchmark.run(plan, new BenchListener() {
             @Override public void runFinished(RunResult r) { System.out.println(r); }
             @Override public void note(String m) { System.out.println(m); }

@@ -26,7 +26,7 @@ class BenchCommandTest {
     void benchWritesTablesCsvJsonAndCharts(@TempDir Path dir) throws Exception {
         StringWriter out = new StringWriter(), err = new StringWriter();
         int rc = macrodb(out, err, "bench", "-w", "micro", "-m", "80-20", "--scale", "0.01", "-C", "standalone,macrodb:1,macrodb:2,independent:2",
-                "-c", "2", "--warmup", "0.2", "-d", "0.5", "--repetitions", "1", "--no-progress", "-o", dir.toString());
+                "-c", "2", "--jvm-warmup", "0.5", "--warmup", "0.2", "-d", "0.5", "--repetitions", "1", "--no-progress", "-o", dir.toString());
         String all = "exit " + rc + "\n" + out + "\n" + err;
         assertEquals(0, rc, all);
         assertTrue(out.toString().contains("Peak to peak"), all);

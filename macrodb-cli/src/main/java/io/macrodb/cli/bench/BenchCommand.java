@@ -104,6 +104,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = {"-d", "--duration"}, paramLabel = "SECONDS", defaultValue = "20", description = "Measured window of each run (default: ${DEFAULT-VALUE}).")
     private double duration;
 
+    @Option(names = "--jvm-warmup", paramLabel = "SECONDS", defaultValue = "10",
+            description = "Before measuring, run each workload on each kind of configuration this long in all, unmeasured, so that"
+                    + " the configuration measured first does not pay for the JIT (default: ${DEFAULT-VALUE}; 0: none).")
+    private double jvmWarmup;
+
     @Option(names = "--repetitions", paramLabel = "N", defaultValue = "3", description = "Runs of each point; the median is reported (default: ${DEFAULT-VALUE}).")
     private int repetitions;
 
@@ -173,6 +178,7 @@ public final class BenchCommand implements Callable<Integer> {
         planJson.put("warmupSeconds", warmup);
         planJson.put("measureSeconds", duration);
         planJson.put("repetitions", repetitions);
+        planJson.put("jvmWarmupSeconds", jvmWarmup);
         planJson.put("readOnlyDeclared", !undeclared);
         planJson.put("readWaitMillis", readWait == null ? "driver default" : readWait);
         planJson.put("warehouses", warehouses);
@@ -234,7 +240,7 @@ public final class BenchCommand implements Callable<Integer> {
             List<SystemConfig> sc = cs.stream().map(c -> SystemConfig.parse(c, balancer, consistency)).distinct().toList();
             List<Integer> cl = !clients.isEmpty() ? clients : defaultClients();
             return new BenchPlan(es, wm, sc, cl, Math.round(warmup * 1000), Math.round(duration * 1000), repetitions, !undeclared,
-                    readWait == null ? -1 : readWait, seed, !noVerify);
+                    readWait == null ? -1 : readWait, seed, !noVerify, Math.round(jvmWarmup * 1000));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
