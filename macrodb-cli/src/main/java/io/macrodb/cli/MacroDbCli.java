@@ -1,5 +1,6 @@
 package io.macrodb.cli;
 
+import io.macrodb.cli.bench.BenchCommand;
 import io.macrodb.cli.demo.DemoCommand;
 import io.macrodb.jdbc.MacroDriver;
 import picocli.CommandLine;
@@ -19,7 +20,7 @@ import java.sql.SQLException;
         mixinStandardHelpOptions = true,
         versionProvider = MacroDbCli.Version.class,
         description = "MacroDB: one embedded SQL engine, replicated across cores, behind one JDBC URL.",
-        subcommands = {DemoCommand.class},
+        subcommands = {DemoCommand.class, BenchCommand.class},
         footer = {"", "Exit status: 0 all checks passed, 1 a check failed or an error stopped the command, 2 invalid usage."})
 public final class MacroDbCli {
 

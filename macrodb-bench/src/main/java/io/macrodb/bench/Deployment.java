@@ -1,0 +1,164 @@
+package io.macrodb.bench;
+
+import io.macrodb.jdbc.MacroConnection;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One configuration, opened and loaded: the database(s) the clients of a run connect to. Each
+ * deployment gets fresh in-memory databases of its own (the paper ran every configuration on a
+ * fresh copy) and holds one "keeper" connection per database so that it lives until
+ * {@link #close()}.
+ *
+ * <p>MacroDB is loaded through the plain engine into what becomes its primary, then MacroDB opens
+ * over it and copies it to the secondaries, as it does with an existing file database. Loading is
+ * not measured; this keeps it as fast as the standalone load.
+ */
+public final class Deployment implements AutoCloseable {
+    private static final AtomicInteger SEQ = new AtomicInteger();
+
+    private final SystemConfig config;
+    private final BenchEngine engine;
+    private final List<String> urls = new ArrayList<>();
+    private final List<Connection> keepers = new ArrayList<>();
+    private final List<String> plainUrls = new ArrayList<>();
+    private MacroConnection macro;
+    private final double loadSeconds;
+
+    private Deployment(SystemConfig config, BenchEngine engine, Workload w, long seed, long readWaitMillis) throws SQLException {
+        this.config = config;
+        this.engine = engine;
+        long t0 = System.nanoTime();
+        String base = "bench" + SEQ.incrementAndGet() + "_" + config.label().replace('-', '_');
+        try {
+            switch (config.kind()) {
+                case STANDALONE -> {
+                    String url = engine.plainUrl(base);
+                    keepers.add(loadPlain(url, w, seed));
+                    urls.add(url);
+                    plainUrls.add(url);
+                }
+                case INDEPENDENT -> loadIndependent(base, w, seed);
+                case MACRODB -> {
+                    String plain = engine.plainUrl(base);
+                    try (Connection loader = loadPlain(plain, w, seed)) {
+                        String url = engine.macroUrl(base, config.macroOptions(readWaitMillis));
+                        Connection k = DriverManager.getConnection(url, "sa", "");
+                        keepers.add(k);
+                        urls.add(url);
+                        plainUrls.add(plain);
+                        macro = k.unwrap(MacroConnection.class);
+                    }
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            close();
+            throw e;
+        }
+        loadSeconds = (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** Opens {@code config} on {@code engine} and loads {@code w} into every database of it. */
+    public static Deployment open(SystemConfig config, BenchEngine engine, Workload w, long seed, long readWaitMillis) throws SQLException {
+        return new Deployment(config, engine, w, seed, readWaitMillis);
+    }
+
+    private Connection loadPlain(String url, Workload w, long seed) throws SQLException {
+        Connection c = DriverManager.getConnection(url, "sa", "");
+        try {
+            if (config.kind() != SystemConfig.Kind.MACRODB) engine.configurePlain(c);
+            w.load(c, engine, seed);
+            c.setAutoCommit(true);
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private void loadIndependent(String base, Workload w, long seed) throws SQLException {
+        int n = config.n();
+        for (int i = 0; i < n; i++) {
+            urls.add(engine.plainUrl(base + "_e" + i));
+            plainUrls.add(urls.get(i));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(n, Runtime.getRuntime().availableProcessors()));
+        try {
+            List<Future<Connection>> loads = new ArrayList<>();
+            for (String url : urls) loads.add(pool.submit(() -> loadPlain(url, w, seed)));
+            SQLException first = null;
+            for (Future<Connection> f : loads) {
+                try {
+                    keepers.add(f.get());
+                } catch (Exception e) {
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
+                    if (first == null) first = cause instanceof SQLException s ? s : new SQLException("load failed: " + cause, cause);
+                }
+            }
+            if (first != null) throw first;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    public SystemConfig config() { return config; }
+    public BenchEngine engine() { return engine; }
+    public double loadSeconds() { return loadSeconds; }
+
+    /** Databases the clients are spread over (N for independent engines, else 1). */
+    public int databases() { return urls.size(); }
+
+    /** A new client connection to database {@code i}. */
+    public Connection connect(int i) throws SQLException {
+        return DriverManager.getConnection(urls.get(i), "sa", "");
+    }
+
+    /** MacroDB's own view (replica status, convergence), or null for the plain configurations. */
+    public MacroConnection macro() { return macro; }
+
+    /** What the convergence check found. */
+    public record Convergence(boolean caughtUp, List<String> checksums, boolean equal) {}
+
+    /**
+     * MacroDB only: waits for every secondary to apply everything, then compares the content
+     * checksums of all replicas. Call when no client is running.
+     */
+    public Convergence verify(long timeoutMillis) throws SQLException {
+        if (macro == null) return null;
+        boolean caught = macro.replicaSet().awaitCaughtUp(timeoutMillis);
+        List<String> sums = macro.replicaSet().checksums();
+        boolean equal = sums.stream().allMatch(s -> Objects.equals(s, sums.get(0)));
+        return new Convergence(caught, sums, caught && equal);
+    }
+
+    @Override public void close() {
+        for (Connection k : keepers) {
+            try {
+                // H2 in memory ends with its last connection; HSQLDB's must be shut down (MacroDB's primary too).
+                if (engine == BenchEngine.HSQLDB && macro == null) engine.shutdown(k);
+                k.close();
+            } catch (SQLException ignored) {
+                // closing is best effort; the database is discarded
+            }
+        }
+        keepers.clear();
+        if (engine == BenchEngine.HSQLDB && config.kind() == SystemConfig.Kind.MACRODB) {
+            for (String url : plainUrls) {
+                try (Connection c = DriverManager.getConnection(url + ";ifexists=true", "sa", "")) {
+                    engine.shutdown(c);
+                } catch (SQLException ignored) {
+                    // already gone
+                }
+            }
+        }
+    }
+}

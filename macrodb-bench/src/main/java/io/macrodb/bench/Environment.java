@@ -1,0 +1,63 @@
+package io.macrodb.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.util.List;
+
+/** The machine and JVM a benchmark ran on, and the command that ran it: stored next to every result. */
+public record Environment(String date, String host, String os, String cpuModel, int cores, String memory, String java,
+                          String vm, List<String> jvmArguments, long maxHeapMiB, String command, String gitCommit) {
+
+    public static Environment capture(String command) {
+        Runtime rt = Runtime.getRuntime();
+        return new Environment(OffsetDateTime.now().withNano(0).toString(), readHost(),
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+                readCpuModel(), rt.availableProcessors(), readMemory(),
+                System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version", System.getProperty("java.version")),
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"),
+                ManagementFactory.getRuntimeMXBean().getInputArguments(), rt.maxMemory() >> 20, command, readGitCommit());
+    }
+
+    private static String readHost() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    private static String readCpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown");
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    private static String readMemory() {
+        try {
+            return Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal"))
+                    .map(l -> l.replaceAll("\\D+", "")).map(kb -> (Long.parseLong(kb) >> 20) + " GiB").findFirst().orElse("unknown");
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    private static String readGitCommit() {
+        try {
+            Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            return p.waitFor() == 0 && out.matches("[0-9a-f]{4,40}") ? out : "unknown";
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.macrodb.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Writes a benchmark's results into a folder: {@code results.json} (environment, plan, every run,
+ * points, peaks, checks), {@code runs.csv} (every repetition), {@code points.csv} (medians and
+ * ratios at equal client counts), {@code peaks.csv} (peak-to-peak ratios), {@code summary.md}
+ * (the tables) and one PNG per engine, workload and mix: throughput against clients, one line per
+ * configuration, as in the papers' figures.
+ */
+public final class ResultsWriter {
+    private ResultsWriter() {}
+
+    /** @return the chart files written */
+    public static List<Path> write(Path dir, BenchResults r, Environment env, Map<String, Object> plan) throws IOException {
+        Files.createDirectories(dir);
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("environment", env);
+        json.put("plan", plan);
+        json.put("checks", r.checks());
+        json.put("peaks", r.peaks());
+        json.put("points", r.points());
+        json.put("runs", r.runs());
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("results.json").toFile(), json);
+        csv(dir.resolve("runs.csv"), r.runs().stream().map(ResultsWriter::flat).toList());
+        csv(dir.resolve("points.csv"), r.points().stream().map(ResultsWriter::flat).toList());
+        csv(dir.resolve("peaks.csv"), r.peaks().stream().map(ResultsWriter::flat).toList());
+        List<Path> charts = charts(dir, r);
+        StringBuilder md = new StringBuilder();
+        md.append("## Peak-to-peak\n\n").append(Report.markdown(Report.PEAK_HEADER, Report.peakRows(r)));
+        md.append("\n## Every point (ratios at equal client counts)\n\n").append(Report.markdown(Report.POINT_HEADER, Report.pointRows(r)));
+        md.append("\n").append(String.join("\n", Report.LEGEND)).append("\n\n## Checks\n\n");
+        for (BenchResults.Check c : r.checks()) md.append("- ").append(c.passed() ? "passed" : "**FAILED**").append(": ").append(c.what())
+                .append(c.passed() ? "" : " (" + c.detail() + ")").append('\n');
+        Files.writeString(dir.resolve("summary.md"), md.toString());
+        return charts;
+    }
+
+    /** A record as one CSV row: maps become "key=value;key=value", lists "a;b". */
+    private static Map<String, Object> flat(Record rec) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        for (var c : rec.getClass().getRecordComponents()) {
+            try {
+                Object v = c.getAccessor().invoke(rec);
+                if (v instanceof Map<?, ?> m) v = m.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(";"));
+                else if (v instanceof List<?> l) v = l.stream().map(String::valueOf).collect(Collectors.joining(";"));
+                else if (v instanceof Double d && (d.isNaN() || d.isInfinite())) v = "";
+                row.put(c.getName(), v);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return row;
+    }
+
+    private static void csv(Path file, List<Map<String, Object>> rows) throws IOException {
+        if (rows.isEmpty()) {
+            Files.writeString(file, "");
+            return;
+        }
+        CsvSchema.Builder b = CsvSchema.builder().setUseHeader(true);
+        rows.get(0).keySet().forEach(b::addColumn);
+        new CsvMapper().writer(b.build()).writeValue(file.toFile(), rows);
+    }
+
+    private static final Color[] PALETTE = {new Color(0, 0, 0), new Color(0x1f, 0x77, 0xb4), new Color(0xff, 0x7f, 0x0e),
+            new Color(0x2c, 0xa0, 0x2c), new Color(0xd6, 0x27, 0x28), new Color(0x94, 0x67, 0xbd), new Color(0x8c, 0x56, 0x4b),
+            new Color(0xe3, 0x77, 0xc2), new Color(0x7f, 0x7f, 0x7f)};
+
+    private static final org.knowm.xchart.style.markers.Marker[] MARKERS = {SeriesMarkers.SQUARE, SeriesMarkers.CIRCLE,
+            SeriesMarkers.DIAMOND, SeriesMarkers.TRIANGLE_UP, SeriesMarkers.TRIANGLE_DOWN, SeriesMarkers.CROSS, SeriesMarkers.PLUS};
+
+    private static List<Path> charts(Path dir, BenchResults r) throws IOException {
+        Map<List<String>, List<PointSummary>> byMix = r.points().stream().collect(Collectors.groupingBy(
+                p -> List.of(p.engine(), p.workload(), p.mix()), LinkedHashMap::new, Collectors.toList()));
+        List<Path> out = new ArrayList<>();
+        for (var e : byMix.entrySet()) {
+            String engine = e.getKey().get(0), workload = e.getKey().get(1), mix = e.getKey().get(2);
+            XYChart chart = new XYChartBuilder().width(720).height(480)
+                    .title(workload.toUpperCase() + " " + mix + " on " + engine.toUpperCase())
+                    .xAxisTitle("clients").yAxisTitle("throughput (tx/s)").build();
+            Styler s = chart.getStyler();
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+            chart.getStyler().setChartBackgroundColor(Color.WHITE);
+            chart.getStyler().setPlotBackgroundColor(Color.WHITE);
+            chart.getStyler().setPlotGridLinesColor(new Color(0xdd, 0xdd, 0xdd));
+            chart.getStyler().setXAxisDecimalPattern("#");
+            chart.getStyler().setYAxisMin(0.0);
+            s.setChartTitleFont(s.getChartTitleFont().deriveFont(14f));
+            Map<String, List<PointSummary>> byConfig = e.getValue().stream().collect(Collectors.groupingBy(PointSummary::config,
+                    LinkedHashMap::new, Collectors.toList()));
+            int i = 0;
+            for (var c : byConfig.entrySet()) {
+                double[] x = c.getValue().stream().mapToDouble(PointSummary::clients).toArray();
+                double[] y = c.getValue().stream().mapToDouble(PointSummary::tpsMedian).toArray();
+                XYSeries series = chart.addSeries(c.getKey(), x, y);
+                series.setLineColor(PALETTE[i % PALETTE.length]);
+                series.setMarkerColor(PALETTE[i % PALETTE.length]);
+                series.setMarker(MARKERS[i % MARKERS.length]);
+                if (c.getKey().startsWith("independent")) {
+                    series.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+                }
+                i++;
+            }
+            Path file = dir.resolve(engine + "-" + workload + "-" + mix.replaceAll("[^A-Za-z0-9.-]+", "_") + ".png");
+            BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+            out.add(file);
+        }
+        return out;
+    }
+}

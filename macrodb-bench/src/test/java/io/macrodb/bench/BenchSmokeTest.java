@@ -1,0 +1,55 @@
+package io.macrodb.bench;
+
+import io.macrodb.bench.micro.Micro;
+import io.macrodb.bench.tpcc.Tpcc;
+import io.macrodb.bench.tpcw.TpcwLike;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Smoke test, not a measurement: every workload x every kind of configuration runs for about a
+ * second at tiny scale with 1-2 clients, on both engines. Checks that the numbers are sane
+ * (throughput > 0, latencies ordered, no unexpected errors, read-only transactions of MacroDB
+ * with secondaries reach secondaries) and that MacroDB's replicas converge.
+ */
+class BenchSmokeTest {
+
+    @ParameterizedTest
+    @EnumSource(BenchEngine.class)
+    void everyWorkloadAndConfigurationRunsAndConverges(BenchEngine engine) throws Exception {
+        Tpcc tpcc = new Tpcc(1, 0.01);
+        Micro micro = new Micro(1000);
+        TpcwLike tpcw = new TpcwLike(0.02);
+        List<SystemConfig> configs = List.of(SystemConfig.standalone(), SystemConfig.parse("macrodb:1", null, null),
+                SystemConfig.parse("macrodb:2", null, null), SystemConfig.parse("macrodb:3:roundRobin:session", null, null),
+                SystemConfig.parse("independent:2", null, null));
+        BenchPlan plan = new BenchPlan(List.of(engine), List.of(
+                new BenchPlan.WorkloadMixes(tpcc, List.of(tpcc.mix("50-50"))),
+                new BenchPlan.WorkloadMixes(tpcw, List.of(tpcw.mix("shopping"))),
+                new BenchPlan.WorkloadMixes(micro, List.of(micro.mix("80-20")))),
+                configs, List.of(2), 200, 800, 1, true, 5, 42, true, 0);
+        BenchResults res = Benchmark.run(plan, new BenchListener() {
+            @Override public void runFinished(RunResult r) { System.out.println(r); }
+            @Override public void note(String m) { System.out.println(m); }
+        });
+        res.checks().forEach(c -> assertTrue(c.passed(), () -> c.what() + ": " + c.detail()));
+        assertEquals(3 * configs.size(), res.runs().size());
+        for (RunResult r : res.runs()) {
+            String where = r.engine() + " " + r.workload() + " " + r.mix() + " " + r.config();
+            assertTrue(r.tps() > 0 && r.completed() > 0, () -> "no throughput: " + where);
+            assertEquals(0, r.errors(), () -> where + ": " + r.errorSamples());
+            assertTrue(r.p50Ms() > 0 && r.p50Ms() <= r.p99Ms() && r.p99Ms() <= r.maxMs() + 1e-9, () -> "latencies out of order: " + r);
+            assertTrue(r.readOnly() > 0, () -> "no read-only transaction ran: " + where);
+            if (r.config().startsWith("macrodb-") && !r.config().equals("macrodb-1")) {
+                assertTrue(r.readOnlyOnSecondary() > 0, () -> "MacroDB ran no read-only transaction on a secondary: " + r);
+            }
+            if (r.config().equals("macrodb-1")) assertEquals(0, r.readOnlyOnSecondary(), where);
+        }
+        assertTrue(res.points().stream().filter(p -> !p.config().equals("standalone")).allMatch(p -> p.vsStandalone() > 0));
+    }
+}

@@ -1,0 +1,262 @@
+package io.macrodb.cli.bench;
+
+import io.macrodb.bench.BenchEngine;
+import io.macrodb.bench.BenchListener;
+import io.macrodb.bench.BenchPlan;
+import io.macrodb.bench.BenchResults;
+import io.macrodb.bench.Benchmark;
+import io.macrodb.bench.ConsoleProgress;
+import io.macrodb.bench.Environment;
+import io.macrodb.bench.Mix;
+import io.macrodb.bench.Report;
+import io.macrodb.bench.ResultsWriter;
+import io.macrodb.bench.RunResult;
+import io.macrodb.bench.SystemConfig;
+import io.macrodb.bench.Workload;
+import io.macrodb.bench.micro.Micro;
+import io.macrodb.bench.tpcc.Tpcc;
+import io.macrodb.bench.tpcw.TpcwLike;
+import io.macrodb.cli.TextTable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code macrodb bench}: TPC-C, a TPC-W-like mix and a micro workload, run side by side on the
+ * standalone engine, MacroDB with 1..N replicas and N independent engines; prints the summary
+ * tables and writes CSV, JSON and charts.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {
+                "Measures MacroDB against the plain engine and against N independent engines, side by side in one run.",
+                "",
+                "Every engine x workload x mix x configuration x client count is run (warm-up, then a measured window,"
+                        + " repeated); each configuration gets freshly loaded databases for each mix. At the end a table shows"
+                        + " throughput, latency, aborts, read-only routing and the ratios to the standalone engine and to the"
+                        + " independent-engines aggregate, at equal client counts and peak to peak; CSV, JSON and PNG charts go"
+                        + " to --out. See benchmarks/README.md.",
+                ""},
+        footer = {"", "Configurations: standalone | macrodb:N[:balancer[:consistency]] | independent:N (N plain databases,"
+                + " client i on database i mod N, throughput summed: the upper bound of the thesis, section 3.1.3).",
+                "Mixes: tpcc 8-92 (standard), 50-50, 80-20, 100-0, any R-U, or Type=weight,...; tpcw browsing, shopping,"
+                        + " ordering; micro R-U. Prefix with the workload to aim it at one: tpcc/80-20.",
+                "", "Exit status: 0 every check passed (no unexpected errors, MacroDB's replicas converged), 1 a check failed"
+                + " or an error stopped the run, 2 invalid usage."})
+public final class BenchCommand implements Callable<Integer> {
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+
+    @Spec private CommandSpec spec;
+
+    @Option(names = {"-w", "--workload"}, split = ",", paramLabel = "NAME", defaultValue = "tpcc",
+            description = "Workloads: tpcc, tpcw, micro, all (default: ${DEFAULT-VALUE}).")
+    private List<String> workloads;
+
+    @Option(names = {"-m", "--mix"}, split = ",", paramLabel = "MIX",
+            description = "Mixes to run (default: each workload's own: tpcc 8-92,50-50,80-20,100-0; tpcw browsing,shopping,ordering;"
+                    + " micro 50-50,90-10,100-0). Custom weights: --mix 'tpcc/NewOrder=10;Payment=10;OrderStatus=80'.")
+    private List<String> mixes = new ArrayList<>();
+
+    @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2",
+            description = "Engines, in memory: h2, hsqldb (default: ${DEFAULT-VALUE}).")
+    private List<String> engines;
+
+    @Option(names = {"-C", "--configs"}, split = ",", paramLabel = "CONFIG",
+            description = "Configurations (default: standalone, macrodb:1, macrodb:2, macrodb:R, independent:R with R = --replicas).")
+    private List<String> configs = new ArrayList<>();
+
+    @Option(names = {"-r", "--replicas"}, paramLabel = "N",
+            description = "R of the default configurations (default: half the cores, at least 2, at most 8: MacroDB's own default).")
+    private Integer replicas;
+
+    @Option(names = "--balancer", paramLabel = "NAME", defaultValue = "leastActive",
+            description = "Balancer of MacroDB configurations that name none: leastActive, freshest, roundRobin (default: ${DEFAULT-VALUE}).")
+    private String balancer;
+
+    @Option(names = "--consistency", paramLabel = "LEVEL", defaultValue = "strict",
+            description = "Consistency of MacroDB configurations that name none: strict, session, bounded:N, bounded:Nms (default: ${DEFAULT-VALUE}).")
+    private String consistency;
+
+    @Option(names = "--read-wait", paramLabel = "MS", description = "MacroDB's readWait option (default: the driver's).")
+    private Long readWait;
+
+    @Option(names = {"-c", "--clients"}, split = ",", paramLabel = "N",
+            description = "Client counts (default: 1, 2, 4, ... up to 2 x cores, and 2 x cores).")
+    private List<Integer> clients = new ArrayList<>();
+
+    @Option(names = "--warmup", paramLabel = "SECONDS", defaultValue = "5", description = "Warm-up of each run, not measured (default: ${DEFAULT-VALUE}).")
+    private double warmup;
+
+    @Option(names = {"-d", "--duration"}, paramLabel = "SECONDS", defaultValue = "20", description = "Measured window of each run (default: ${DEFAULT-VALUE}).")
+    private double duration;
+
+    @Option(names = "--jvm-warmup", paramLabel = "SECONDS", defaultValue = "10",
+            description = "Before measuring, run each workload on each kind of configuration this long in all, unmeasured, so that"
+                    + " the configuration measured first does not pay for the JIT (default: ${DEFAULT-VALUE}; 0: none).")
+    private double jvmWarmup;
+
+    @Option(names = "--repetitions", paramLabel = "N", defaultValue = "3", description = "Runs of each point; the median is reported (default: ${DEFAULT-VALUE}).")
+    private int repetitions;
+
+    @Option(names = "--undeclared", description = "Run read-only transactions without setReadOnly(true), as many real clients do"
+            + " (MacroDB then runs them on the primary).")
+    private boolean undeclared;
+
+    @Option(names = "--warehouses", paramLabel = "W", defaultValue = "1", description = "TPC-C warehouses (default: ${DEFAULT-VALUE}).")
+    private int warehouses;
+
+    @Option(names = "--scale", paramLabel = "F", defaultValue = "1",
+            description = "Shrinks the data for quick runs (NOT the specification's sizes when < 1): TPC-C items, customers and orders"
+                    + " x F; TPC-W-like 10,000 x F items, 28,800 x F customers; micro 100,000 x F rows (default: ${DEFAULT-VALUE}).")
+    private double scale;
+
+    @Option(names = "--seed", defaultValue = "20130826", description = "Seed of the data and of the clients (default: ${DEFAULT-VALUE}).")
+    private long seed;
+
+    @Option(names = {"-o", "--out"}, paramLabel = "DIR",
+            description = "Folder for results.json, *.csv, summary.md/txt and the charts (default: bench-results/<date-time>).")
+    private Path out;
+
+    @Option(names = "--no-progress", description = "No progress bar (for logs and CI).")
+    private boolean noProgress;
+
+    @Option(names = "--no-verify", description = "Skip the convergence check of MacroDB's replicas after each configuration.")
+    private boolean noVerify;
+
+    @Override public Integer call() throws Exception {
+        BenchPlan plan = plan();
+        PrintWriter o = spec.commandLine().getOut();
+        Path dir = out != null ? out : Path.of("bench-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        String command = "macrodb " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        o.printf(Locale.ROOT, "%s%n%d runs of %.0f s (+ loading) = about %.1f min on %d cores; results in %s%n",
+                command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.runMillis() / 60_000.0, CORES, dir);
+        o.flush();
+        BenchListener listener = noProgress ? new BenchListener() {
+            @Override public void runFinished(RunResult r) {
+                o.printf(Locale.ROOT, "  %s %s %s %s c=%d #%d: %,.0f tx/s p99 %.2f ms%s%n", r.engine(), r.workload(), r.mix(),
+                        r.config(), r.clients(), r.repetition(), r.tps(), r.p99Ms(), r.errors() > 0 ? " ERRORS " + r.errors() : "");
+                o.flush();
+            }
+        } : new ConsoleProgress(System.err);
+        BenchResults res = Benchmark.run(plan, listener);
+        StringWriter text = new StringWriter();
+        PrintWriter tw = new PrintWriter(text);
+        tw.println("Peak to peak (each configuration at its best client count):");
+        table(Report.PEAK_HEADER, Report.peakRows(res)).print(tw, "  ");
+        tw.println();
+        tw.println("Every point (ratios at equal client counts):");
+        table(Report.POINT_HEADER, Report.pointRows(res)).print(tw, "  ");
+        tw.println();
+        Report.LEGEND.forEach(l -> tw.println("  " + l));
+        tw.println();
+        for (BenchResults.Check c : res.checks()) {
+            if (!c.passed()) tw.println("CHECK FAILED: " + c.what() + ": " + c.detail());
+        }
+        tw.println(res.passed() ? "All " + res.checks().size() + " checks passed." : "Some checks FAILED.");
+        tw.flush();
+        o.print(text);
+        Map<String, Object> planJson = new LinkedHashMap<>();
+        planJson.put("engines", plan.engines().stream().map(Object::toString).toList());
+        planJson.put("workloads", plan.workloads().stream().map(w -> Map.of("workload", w.workload().toString(),
+                "mixes", w.mixes().stream().map(Mix::name).toList())).toList());
+        planJson.put("configs", plan.configs().stream().map(SystemConfig::label).toList());
+        planJson.put("clients", plan.clients());
+        planJson.put("warmupSeconds", warmup);
+        planJson.put("measureSeconds", duration);
+        planJson.put("repetitions", repetitions);
+        planJson.put("jvmWarmupSeconds", jvmWarmup);
+        planJson.put("readOnlyDeclared", !undeclared);
+        planJson.put("readWaitMillis", readWait == null ? "driver default" : readWait);
+        planJson.put("warehouses", warehouses);
+        planJson.put("scale", scale);
+        planJson.put("seed", seed);
+        List<Path> charts = ResultsWriter.write(dir, res, Environment.capture(command), planJson);
+        Files.writeString(dir.resolve("summary.txt"), command + "\n\n" + text);
+        o.println("Wrote " + dir.resolve("results.json") + ", runs.csv, points.csv, peaks.csv, summary.md, summary.txt and "
+                + charts.size() + " chart" + (charts.size() == 1 ? "" : "s") + ".");
+        o.flush();
+        return res.passed() ? 0 : 1;
+    }
+
+    private static TextTable table(List<String> header, List<List<String>> rows) {
+        TextTable t = new TextTable(header.toArray(String[]::new));
+        for (List<String> r : rows) t.row(r.toArray());
+        return t;
+    }
+
+    /** Checks the options and turns them into a plan; bad values are usage errors (exit 2). */
+    BenchPlan plan() {
+        try {
+            List<BenchEngine> es = engines.stream().map(BenchEngine::parse).distinct().toList();
+            if (!(scale > 0 && scale <= 1)) throw new IllegalArgumentException("--scale must be in (0, 1]");
+            List<Workload> ws = new ArrayList<>();
+            for (String w : workloads) {
+                switch (w.trim().toLowerCase(Locale.ROOT)) {
+                    case "tpcc", "tpc-c" -> ws.add(new Tpcc(warehouses, scale));
+                    case "tpcw", "tpc-w" -> ws.add(new TpcwLike(scale));
+                    case "micro" -> ws.add(new Micro(Math.max(1000, (int) Math.round(100_000 * scale))));
+                    case "all" -> {
+                        ws.add(new Tpcc(warehouses, scale));
+                        ws.add(new TpcwLike(scale));
+                        ws.add(new Micro(Math.max(1000, (int) Math.round(100_000 * scale))));
+                    }
+                    default -> throw new IllegalArgumentException("--workload " + w + " is not one of tpcc, tpcw, micro, all");
+                }
+            }
+            List<BenchPlan.WorkloadMixes> wm = new ArrayList<>();
+            for (Workload w : ws) {
+                List<Mix> ms = new ArrayList<>();
+                for (String m : mixes) {
+                    int slash = m.indexOf('/');
+                    if (slash > 0) {
+                        if (m.substring(0, slash).equalsIgnoreCase(w.name())) ms.add(w.mix(m.substring(slash + 1).replace(';', ',')));
+                        continue;
+                    }
+                    try {
+                        ms.add(w.mix(m.replace(';', ',')));
+                    } catch (IllegalArgumentException e) {
+                        if (ws.size() == 1) throw e; // with several workloads, a named mix belongs to the one that knows it
+                    }
+                }
+                if (ms.isEmpty()) w.defaultMixes().forEach(m -> ms.add(w.mix(m)));
+                wm.add(new BenchPlan.WorkloadMixes(w, ms));
+            }
+            int r = replicas != null ? replicas : Math.max(2, Math.min(8, CORES / 2));
+            List<String> cs = !configs.isEmpty() ? configs : defaultConfigs(r);
+            List<SystemConfig> sc = cs.stream().map(c -> SystemConfig.parse(c, balancer, consistency)).distinct().toList();
+            List<Integer> cl = !clients.isEmpty() ? clients : defaultClients();
+            return new BenchPlan(es, wm, sc, cl, Math.round(warmup * 1000), Math.round(duration * 1000), repetitions, !undeclared,
+                    readWait == null ? -1 : readWait, seed, !noVerify, Math.round(jvmWarmup * 1000));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+    }
+
+    static List<String> defaultConfigs(int r) {
+        List<String> cs = new ArrayList<>(List.of("standalone", "macrodb:1", "macrodb:2"));
+        if (r > 2) cs.add("macrodb:" + r);
+        cs.add("independent:" + r);
+        return cs;
+    }
+
+    static List<Integer> defaultClients() {
+        List<Integer> cl = new ArrayList<>();
+        for (int c = 1; c < 2 * CORES; c *= 2) cl.add(c);
+        cl.add(2 * CORES);
+        return cl;
+    }
+}

@@ -1,0 +1,48 @@
+package io.macrodb.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Runs {@code macrodb bench} in-process, tiny and short, and checks its tables and files. */
+class BenchCommandTest {
+
+    private static int macrodb(StringWriter out, StringWriter err, String... args) {
+        CommandLine cl = MacroDbCli.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    @Test
+    void benchWritesTablesCsvJsonAndCharts(@TempDir Path dir) throws Exception {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = macrodb(out, err, "bench", "-w", "micro", "-m", "80-20", "--scale", "0.01", "-C", "standalone,macrodb:1,macrodb:2,independent:2",
+                "-c", "2", "--jvm-warmup", "0.5", "--warmup", "0.2", "-d", "0.5", "--repetitions", "1", "--no-progress", "-o", dir.toString());
+        String all = "exit " + rc + "\n" + out + "\n" + err;
+        assertEquals(0, rc, all);
+        assertTrue(out.toString().contains("Peak to peak"), all);
+        assertTrue(out.toString().contains("macrodb-2"), all);
+        for (String f : new String[] {"results.json", "runs.csv", "points.csv", "peaks.csv", "summary.md", "summary.txt", "h2-micro-80-20.png"}) {
+            assertTrue(Files.size(dir.resolve(f)) > 0, f + " missing or empty\n" + all);
+        }
+        assertEquals(1 + 4, Files.readAllLines(dir.resolve("runs.csv")).size(), "a header and one row per run");
+    }
+
+    @Test
+    void badOptionsAreUsageErrors() {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        assertEquals(2, macrodb(out, err, "bench", "-w", "tpcq"));
+        assertTrue(err.toString().contains("tpcq"), err.toString());
+        assertEquals(2, macrodb(out, err, "bench", "-C", "cluster:3"));
+        assertEquals(2, macrodb(out, err, "bench", "-w", "tpcc", "-m", "browsing"));
+    }
+}
