@@ -47,8 +47,9 @@ class CrashRecoveryTest {
         long maxTried = -1;
         for (int run = 0; run < crashes; run++) {
             long first = run * 1_000_000L;
+            // stderr (the driver's log lines) goes to a file: interleaved with stdout it could cut an ACK or TRY line
             Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrashWorker.class.getName(), url,
-                    Long.toString(first)).redirectErrorStream(true).start();
+                    Long.toString(first)).redirectError(dir.resolve("child-" + run + ".err").toFile()).start();
             ConcurrentSkipListSet<Long> acks = new ConcurrentSkipListSet<>();
             AtomicLong tried = new AtomicLong(-1);
             List<String> other = new ArrayList<>();
@@ -56,8 +57,8 @@ class CrashRecoveryTest {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                     String line;
                     while ((line = r.readLine()) != null) {
-                        if (line.startsWith("ACK ")) acks.add(Long.parseLong(line.substring(4)));
-                        else if (line.startsWith("TRY ")) tried.accumulateAndGet(Long.parseLong(line.substring(4)), Math::max);
+                        if (line.matches("ACK \\d+")) acks.add(Long.parseLong(line.substring(4)));
+                        else if (line.matches("TRY \\d+")) tried.accumulateAndGet(Long.parseLong(line.substring(4)), Math::max);
                         else if (!line.equals("READY")) synchronized (other) { other.add(line); }
                     }
                 } catch (Exception ignored) {
@@ -89,7 +90,8 @@ class CrashRecoveryTest {
                 long last = maxTried;
                 int thisRun = run;
                 assertTrue(inA.stream().filter(id -> id / 1_000_000L == thisRun).allMatch(id -> id <= last),
-                        "a row beyond what the child tried");
+                        () -> "a row beyond what the child tried (" + last + "): "
+                                + inA.stream().filter(id -> id > last).sorted().limit(5).toList());
                 TestDb.assertConverged(c);
                 System.out.println("crash " + run + ": " + acks.size() + " acknowledged, " + inA.size() + " recovered in all; "
                         + TestDb.macro(c).replicaSet().durabilityStatus());
