@@ -36,6 +36,8 @@ final class Applier implements Runnable {
     private final AtomicLong groups = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
     private volatile ChangeRecord lastApplied;
+    /** Records applied per nanosecond of applying, smoothed (0 until the first group). */
+    private volatile double applyRate;
     private volatile boolean running = true;
     private volatile boolean paused;
     private Thread thread;
@@ -84,6 +86,9 @@ final class Applier implements Runnable {
     long appliedRecords() { return appliedRecords.get(); }
     long groups() { return groups.get(); }
     long retries() { return retries.get(); }
+
+    /** Records this applier applies per nanosecond when it has work (smoothed); 0 if unknown. */
+    double applyRate() { return applyRate; }
 
     /** The last record this applier committed (its replica is at that record's version). */
     ChangeRecord lastApplied() { return lastApplied; }
@@ -183,6 +188,7 @@ final class Applier implements Runnable {
     }
 
     private void apply(ChangeRecord first, ChangeRecord last, boolean safe) throws SQLException {
+        long started = System.nanoTime();
         int records = 0;
         boolean ddl = false;
         for (ChangeRecord r = first; ; r = r.next()) {
@@ -209,6 +215,9 @@ final class Applier implements Runnable {
         }
         appliedRecords.addAndGet(records);
         groups.incrementAndGet();
+        double rate = records / (double) Math.max(1, System.nanoTime() - started);
+        double old = applyRate;
+        applyRate = old == 0 ? rate : 0.8 * old + 0.2 * rate;
     }
 
     /**

@@ -75,6 +75,18 @@ public final class Replica {
 
     java.util.concurrent.locks.ReentrantLock publishLock() { return publishLock; }
 
+    /**
+     * About how long this replica needs to reach {@code version} at its recent apply rate, in
+     * nanoseconds (0 if it is there, {@link Long#MAX_VALUE} if it is not applying).
+     */
+    public long expectedCatchUpNanos(long version) {
+        long lag = version - version();
+        if (lag <= 0) return 0;
+        Applier a = applier;
+        double rate = a == null || a.isPaused() ? 0 : a.applyRate();
+        return rate <= 0 ? Long.MAX_VALUE : (long) Math.min(Long.MAX_VALUE, lag / rate);
+    }
+
     Applier applier() { return applier; }
     void attach(Applier a) { this.applier = a; }
 

@@ -49,7 +49,9 @@ public final class ReadRouter {
             }
         }
         if (!fresh.isEmpty()) return balancer.pick(fresh);
-        if (freshest != null && maxWaitNanos > 0) {
+        // Wait for the freshest secondary only if its recent apply rate says it will get there within
+        // readWait: a wait that cannot pay off goes to the primary at once instead of at its end.
+        if (freshest != null && maxWaitNanos > 0 && freshest.expectedCatchUpNanos(required) <= maxWaitNanos) {
             Replica f = freshest;
             if (f.gate().await(required, maxWaitNanos, f::isActive)) return f;
         }

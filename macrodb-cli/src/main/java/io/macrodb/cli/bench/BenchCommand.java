@@ -113,7 +113,7 @@ public final class BenchCommand implements Callable<Integer> {
     private int repetitions;
 
     @Option(names = "--undeclared", description = "Run read-only transactions without setReadOnly(true), as many real clients do"
-            + " (MacroDB then runs them on the primary).")
+            + " (MacroDB starts them on a secondary and moves them to the primary only if they write).")
     private boolean undeclared;
 
     @Option(names = "--warehouses", paramLabel = "W", defaultValue = "1", description = "TPC-C warehouses (default: ${DEFAULT-VALUE}).")
