@@ -29,6 +29,7 @@ public final class TransactionChanges extends CaptureContext {
     private final Propagation propagation;
     private final ShapeResolver shapes;
     private final ArrayList<Object> events = new ArrayList<>();
+    private boolean usesSequences;
 
     /** A key the transaction touched: its old key (update/delete) and new key (insert/update). */
     private record RowEvent(TableShape shape, Key oldKey, Key newKey) {}
@@ -73,6 +74,7 @@ public final class TransactionChanges extends CaptureContext {
         if (shape == null) {
             throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, "XX000");
         }
+        if (!shape.volatileDefaults().isEmpty()) usesSequences = true; // a default may draw from a sequence
         if (!shape.hasKey()) {
             throw new SQLException("MacroDB: table " + schema + "." + table + " has no primary key, and row propagation"
                     + " needs one to replicate a change. Add one (ALTER TABLE " + shape.qualifiedName()
@@ -99,6 +101,11 @@ public final class TransactionChanges extends CaptureContext {
     public void addStatement(StatementChange change) {
         events.add(change);
     }
+
+    /** The transaction may have drawn from a sequence: its commit records the sequences' positions. */
+    public void noteSequences() { usesSequences = true; }
+
+    public boolean usesSequences() { return usesSequences; }
 
     /** A position to roll back to: before a statement runs, or at a savepoint. */
     public int mark() { return events.size(); }

@@ -48,6 +48,13 @@ public final class RecordCodec {
                     writeRows(out, rc.deletes());
                     writeRows(out, rc.updates());
                     writeRows(out, rc.inserts());
+                } else if (c instanceof io.macrodb.log.SequencePositions sp) {
+                    out.writeByte('Q');
+                    out.writeInt(sp.next().size());
+                    for (java.util.Map.Entry<String, Long> e : sp.next().entrySet()) {
+                        out.writeUTF(e.getKey());
+                        out.writeLong(e.getValue());
+                    }
                 } else if (c instanceof StatementChange sc) {
                     out.writeByte('S');
                     out.writeUTF(sc.sql());
@@ -73,6 +80,11 @@ public final class RecordCodec {
             if (kind == 'R') {
                 TableShape shape = readShape(in);
                 out.add(new RowChanges(shape, readRows(in), readRows(in), readRows(in)));
+            } else if (kind == 'Q') {
+                int m = in.readInt();
+                java.util.Map<String, Long> next = new java.util.HashMap<>();
+                for (int k = 0; k < m; k++) next.put(in.readUTF(), in.readLong());
+                out.add(new io.macrodb.log.SequencePositions(next));
             } else if (kind == 'S') {
                 String sql = in.readUTF();
                 Object[] params = readRow(in);

@@ -48,9 +48,37 @@ public final class SnapshotStore {
         return out;
     }
 
-    /** Writes the snapshot of {@code version} atomically and deletes older ones. */
-    public void write(long version, Writer writer) throws Exception {
+    static String positionsName(long version) { return String.format("snapshot-%020d.seq", version); }
+
+    /**
+     * The sequence positions stored with a snapshot (at least the next value of each sequence when
+     * the snapshot's version committed); empty if none were.
+     */
+    public java.util.Map<String, Long> positions(long version) throws IOException {
+        Path p = dir.resolve(positionsName(version));
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        if (!Files.exists(p)) return out;
+        for (String line : Files.readAllLines(p, java.nio.charset.StandardCharsets.UTF_8)) {
+            int tab = line.lastIndexOf('\t');
+            if (tab > 0) out.put(line.substring(0, tab), Long.parseLong(line.substring(tab + 1)));
+        }
+        return out;
+    }
+
+    /**
+     * Writes the snapshot of {@code version} atomically, with the sequence positions that go with
+     * it (a secondary's own sequences never advance), and deletes older ones.
+     */
+    public void write(long version, Writer writer, java.util.Map<String, Long> positions) throws Exception {
         Files.createDirectories(dir);
+        Path seqTmp = dir.resolve(positionsName(version) + ".tmp");
+        StringBuilder sb = new StringBuilder();
+        positions.forEach((k, v) -> sb.append(k).append('\t').append(v).append('\n'));
+        Files.writeString(seqTmp, sb, java.nio.charset.StandardCharsets.UTF_8);
+        try (FileChannel ch = FileChannel.open(seqTmp, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        Files.move(seqTmp, dir.resolve(positionsName(version)), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         Path tmp = dir.resolve(name(version) + ".tmp");
         Files.deleteIfExists(tmp);
         writer.write(tmp);
@@ -64,7 +92,10 @@ public final class SnapshotStore {
             // directories cannot be opened on every platform
         }
         for (long v : versions()) {
-            if (v < version) Files.deleteIfExists(file(v));
+            if (v < version) {
+                Files.deleteIfExists(file(v));
+                Files.deleteIfExists(dir.resolve(positionsName(v)));
+            }
         }
     }
 

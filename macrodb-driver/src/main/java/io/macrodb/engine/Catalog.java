@@ -127,6 +127,22 @@ public final class Catalog {
         }
     }
 
+    /** Next values of user sequences from INFORMATION_SCHEMA.SEQUENCES ({@code nextColumn} differs per engine). */
+    static java.util.Map<String, Long> sequencePositions(Connection c, String nextColumn) throws SQLException {
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        try (java.sql.Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT SEQUENCE_SCHEMA, SEQUENCE_NAME, " + nextColumn
+                     + " FROM INFORMATION_SCHEMA.SEQUENCES")) {
+            while (rs.next()) {
+                String schema = rs.getString(1);
+                String name = rs.getString(2);
+                if (isSystemSchema(schema) || name.startsWith("SYSTEM_SEQUENCE")) continue;
+                out.put(TableShape.quote(schema) + "." + TableShape.quote(name), rs.getLong(3));
+            }
+        }
+        return out;
+    }
+
     /** Schemas that hold user objects. */
     public static Set<String> userSchemas(Connection c) throws SQLException {
         Set<String> out = new HashSet<>();

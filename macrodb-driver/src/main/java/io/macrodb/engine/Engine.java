@@ -7,6 +7,7 @@ import io.macrodb.log.TableShape;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What MacroDB must know about one SQL engine: how to name and configure its replicas, how to
@@ -88,6 +89,41 @@ public interface Engine {
                 } catch (java.io.IOException ignored) {
                     // a temporary directory left behind is harmless
                 }
+            }
+        }
+    }
+
+    /**
+     * The next value of every user sequence, by quoted qualified name (engine-internal sequences of
+     * identity columns excluded: {@link #alignIdentities} covers those).
+     */
+    Map<String, Long> sequencePositions(Connection c) throws SQLException;
+
+    /** Makes {@code sequence} return at least {@code next} from now on. */
+    default void restartSequence(Connection c, String sequence, long next) throws SQLException {
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("ALTER SEQUENCE " + sequence + " RESTART WITH " + next);
+        }
+    }
+
+    /**
+     * Restarts every identity column past the largest value in its table. Rows that reached a
+     * database as images (a secondary, a recovery) carry identity values the engine did not
+     * generate, and H2 does not advance its identity counters for them.
+     */
+    default void alignIdentities(Connection c) throws SQLException {
+        for (io.macrodb.log.TableShape t : tables(c)) {
+            if (t.identityColumn() == null) continue;
+            String col = io.macrodb.log.TableShape.quote(t.identityColumn());
+            long max;
+            try (java.sql.Statement s = c.createStatement();
+                 java.sql.ResultSet rs = s.executeQuery("SELECT MAX(" + col + ") FROM " + t.qualifiedName())) {
+                rs.next();
+                max = rs.getLong(1);
+                if (rs.wasNull()) continue;
+            }
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("ALTER TABLE " + t.qualifiedName() + " ALTER COLUMN " + col + " RESTART WITH " + (max + 1));
             }
         }
     }

@@ -116,6 +116,10 @@ public final class H2Engine implements Engine {
         }
     }
 
+    @Override public java.util.Map<String, Long> sequencePositions(Connection c) throws SQLException {
+        return Catalog.sequencePositions(c, "BASE_VALUE");
+    }
+
     @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET REFERENTIAL_INTEGRITY " + on);

@@ -159,6 +159,10 @@ public final class HsqldbEngine implements Engine {
         }
     }
 
+    @Override public java.util.Map<String, Long> sequencePositions(Connection c) throws SQLException {
+        return Catalog.sequencePositions(c, "NEXT_VALUE");
+    }
+
     @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET DATABASE REFERENTIAL INTEGRITY " + on);

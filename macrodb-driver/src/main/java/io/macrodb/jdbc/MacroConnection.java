@@ -452,7 +452,13 @@ public final class MacroConnection implements Connection {
     /** Runs a procedure call's execution as (part of) an update transaction on the primary. */
     <T> T call(String sql, Exec<T> body) throws SQLException {
         Target t = target(classify(sql), sql, true, false);
+        changes.noteSequences(); // a procedure may draw from any sequence
         return run(t, body);
+    }
+
+    /** Called before an update-transaction statement runs: notes sequence use for the commit record. */
+    void noteStatement(String sql) {
+        if (changes != null && io.macrodb.sql.NonDeterminism.drawsFromSequence(sql)) changes.noteSequences();
     }
 
     /** Records a statement-mode write so that the secondaries replay it. */

@@ -107,6 +107,7 @@ class MacroStatement implements Statement {
         boolean trackable = type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY && !keys.wanted();
         if (conn.statementMode() && kind != StatementKind.READ) expectNoResult(expect, sql); // before anything starts
         MacroConnection.Target t = conn.target(c, sql, forceWrite, trackable);
+        if (t.update()) conn.noteStatement(sql);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
             return conn.run(t, s -> {
                 attach(s);

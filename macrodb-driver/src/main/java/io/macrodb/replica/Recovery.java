@@ -36,6 +36,21 @@ final class Recovery {
 
     private Recovery() {}
 
+    /**
+     * Sequences and identity columns of a database rebuilt from images and snapshots stand where
+     * the snapshotted replica left them, not where the primary was: move them past every value the
+     * old primary may have handed out.
+     */
+    static void restartGenerators(Engine engine, Connection c, java.util.Map<String, Long> positions) throws SQLException {
+        java.util.Map<String, Long> current = engine.sequencePositions(c);
+        for (java.util.Map.Entry<String, Long> e : positions.entrySet()) {
+            Long now = current.get(e.getKey());
+            if (now != null && now < e.getValue()) engine.restartSequence(c, e.getKey(), e.getValue());
+        }
+        engine.alignIdentities(c);
+        c.commit();
+    }
+
     /** Recovers into {@code primary}; the caller's thread is in the APPLYING capture context. */
     static Report run(DurabilityConfig cfg, Engine engine, Propagation propagation, Connection primary) throws SQLException {
         SnapshotStore snapshots = new SnapshotStore(cfg.directory());
@@ -45,9 +60,11 @@ final class Recovery {
             long base = snap.orElse(0);
             boolean auto = primary.getAutoCommit();
             primary.setAutoCommit(false);
+            java.util.Map<String, Long> positions = new java.util.HashMap<>();
             if (snap.isPresent()) {
                 engine.importScript(primary, snapshots.file(base));
                 primary.commit();
+                positions.putAll(snapshots.positions(base));
             }
             // Row images arrive table by table: foreign keys are checked again once everything is in.
             if (propagation == Propagation.ROW) engine.setReferentialIntegrity(primary, false);
@@ -59,6 +76,9 @@ final class Recovery {
                         for (Change c : changes) {
                             if (c instanceof RowChanges rc) writer.apply(rc, true);
                             else if (c instanceof StatementChange sc) writer.apply(sc);
+                            else if (c instanceof io.macrodb.log.SequencePositions sp) {
+                                sp.next().forEach((k, v) -> positions.merge(k, v, Math::max));
+                            }
                         }
                         if (++done[0] % COMMIT_EVERY == 0) primary.commit();
                     } catch (SQLException e) {
@@ -66,6 +86,7 @@ final class Recovery {
                     }
                 });
                 primary.commit();
+                restartGenerators(engine, primary, positions);
                 Report report = new Report(base, result.records(), result.lastVersion(), result.cut());
                 if (result.cut() != null) LOG.warning("MacroDB: " + cfg.directory() + ": " + result.cut());
                 LOG.info("MacroDB: " + cfg.directory() + ": " + report);

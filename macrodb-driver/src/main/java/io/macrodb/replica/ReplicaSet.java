@@ -66,6 +66,8 @@ public final class ReplicaSet {
     private final java.util.concurrent.atomic.AtomicLong sinceSnapshot = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicBoolean snapshotting = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile String durabilityReport = "none";
+    /** The highest next value of each sequence seen at a commit: where a new primary restarts them. */
+    private final Map<String, Long> sequencePositions = new ConcurrentHashMap<>();
     private int refs;
     private volatile boolean closed;
 
@@ -417,6 +419,14 @@ public final class ReplicaSet {
         DurableLog durable = durableLog;
         // With no secondary and no log there is nobody to ship to: the version still counts the commit.
         List<Change> built = secondaries.isEmpty() && durable == null ? List.of() : changes.build(c, session);
+        if (changes.usesSequences() && !built.isEmpty()) {
+            Map<String, Long> next = config.engine().sequencePositions(c);
+            if (!next.isEmpty()) {
+                built = new ArrayList<>(built);
+                built.add(new io.macrodb.log.SequencePositions(next));
+                next.forEach((k, v) -> sequencePositions.merge(k, v, Math::max));
+            }
+        }
         byte[] payload = durable == null ? null : RecordCodec.encode(built); // a value the log cannot hold fails here, before the commit
         long v;
         commitLock.lock();
@@ -599,7 +609,8 @@ public final class ReplicaSet {
     private void writeSnapshot(long v, Connection c) throws SQLException {
         sinceSnapshot.set(0);
         try {
-            snapshots.write(v, file -> engine().exportScript(c, file));
+            Map<String, Long> positions = new java.util.TreeMap<>(sequencePositions);
+            snapshots.write(v, file -> engine().exportScript(c, file), positions);
             durableLog.deleteSegmentsThrough(v);
         } catch (SQLException e) {
             throw e;

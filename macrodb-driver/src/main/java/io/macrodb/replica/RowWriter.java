@@ -118,6 +118,10 @@ final class RowWriter implements AutoCloseable {
         return sb.toString();
     }
 
+    /** Sequence positions are kept for a recovered or promoted primary; a secondary has nothing to do. */
+    void apply(io.macrodb.log.SequencePositions ignored) {
+    }
+
     void apply(StatementChange sc) throws SQLException {
         if (sc.ddl()) clear(); // shapes change; statements prepared against the old ones may be invalid
         if (sc.schema() != null && !sc.schema().equals(schema)) {
