@@ -411,6 +411,14 @@ public final class MacroConnection implements Connection {
             return SqlStates.retryable("the secondary this read-only transaction ran on left the rotation ("
                     + gone.stateReason() + "); nothing was changed, retry it", se);
         }
+        Session onPrimary = tx == Tx.UPDATE ? primary : tx == Tx.READ && readSession.isPrimary() ? readSession : null;
+        if (onPrimary != null && (db.engine().isEngineGone(se) || !onPrimary.replica().isActive())) {
+            db.primaryGone(onPrimary.replica(), "a session found its engine gone: " + se.getMessage());
+            onPrimary.markBroken();
+            rollbackQuietly();
+            return SqlStates.retryable("the primary failed during this transaction (" + onPrimary.replica().stateReason()
+                    + "); it was not committed, retry it once a secondary has taken over", se);
+        }
         if (db.engine().isRetryable(se) && tx != Tx.NONE) {
             rollbackQuietly();
             if (se.getSQLState() != null && se.getSQLState().equals(SqlStates.SERIALIZATION_FAILURE)) return se;
@@ -656,6 +664,12 @@ public final class MacroConnection implements Connection {
      * always off: MacroDB commits it itself, inside the commit critical section.
      */
     Session primarySession() throws SQLException {
+        if (primary != null && primary.replica() != db.primary()) {
+            // a secondary was promoted: the old primary's session is of no use any more
+            primary.markBroken();
+            primary.replica().release(primary);
+            primary = null;
+        }
         if (primary == null) primary = db.primary().borrow();
         primary.sync(settings(), false);
         return primary;
@@ -705,6 +719,14 @@ public final class MacroConnection implements Connection {
                         primary.connection().rollback();
                     } catch (SQLException ignored) {
                         // the commit failure is what the caller needs
+                    }
+                    if (db.engine().isEngineGone(e) || !primary.replica().isActive()) {
+                        // The primary died before the commit: the log, from which its successor is built,
+                        // does not have this transaction, so it was not committed.
+                        db.primaryGone(primary.replica(), "a commit found its engine gone: " + e.getMessage());
+                        primary.markBroken();
+                        throw SqlStates.retryable("the primary failed before this transaction committed ("
+                                + primary.replica().stateReason() + "); nothing was committed, retry it", e);
                     }
                     throw db.engine().isRetryable(e) ? SqlStates.retryable("the commit failed: " + e.getMessage()
                             + "; the transaction was rolled back, retry it", e) : e;

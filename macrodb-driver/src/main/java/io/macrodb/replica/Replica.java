@@ -42,11 +42,17 @@ public final class Replica {
         this.engine = engine;
         this.lockTimeoutMillis = lockTimeoutMillis;
         this.gate = new VersionGate(version);
+        this.primaryRole = index == 0;
     }
 
     /** 0 for the primary, 1..N-1 for secondaries. */
     public int index() { return index; }
-    public boolean isPrimary() { return index == 0; }
+    public boolean isPrimary() { return primaryRole; }
+
+    /** Set once, when this secondary is promoted to primary. */
+    private volatile boolean primaryRole;
+
+    void becomePrimary() { primaryRole = true; }
     public String url() { return url; }
     public VersionGate gate() { return gate; }
     public long version() { return gate.version(); }

@@ -48,7 +48,7 @@ public final class ReplicaSet {
     }
 
     private final ReplicaSetConfig config;
-    private final Replica primary;
+    private volatile Replica primary;
     private final List<Replica> secondaries;
     private final ReplicationLog log;
     private final ReentrantLock commitLock = new ReentrantLock();
@@ -56,7 +56,7 @@ public final class ReplicaSet {
     /** Statement mode: update transactions run one at a time, so replay order is execution order. */
     private final Semaphore writerToken = new Semaphore(1, true);
     private final Map<String, TableShape> shapes = new ConcurrentHashMap<>();
-    private final Session catalog;
+    private volatile Session catalog;
     private final String uniqueName;
     private String defaultSchema;
     private final Map<Class<?>, Object> extensions = new ConcurrentHashMap<>();
@@ -181,6 +181,150 @@ public final class ReplicaSet {
 
     // ---------------------------------------------------------------- faults
 
+    private final Object promotion = new Object();
+    private volatile boolean promoting;
+
+    /**
+     * The primary's engine is gone: a secondary takes over (in a thread of its own; new update
+     * transactions wait for it, in-flight ones fail with 40001).
+     */
+    public void primaryGone(Replica failed, String reason) {
+        synchronized (promotion) {
+            if (failed != primary || !failed.isActive() || promoting || closed) return;
+            failed.setState(ReplicaState.FAILED, reason);
+            promoting = true;
+        }
+        LOG.severe("MacroDB: the primary " + failed + " failed (" + reason + "); promoting a secondary");
+        Thread t = new Thread(() -> promote(failed), "macrodb-promotion-" + uniqueName);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Waits (bounded by lockTimeout) while a promotion runs; fails if there is no working primary. */
+    private void awaitPrimary() throws SQLException {
+        if (primary.isActive() && !promoting) return;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis());
+        synchronized (promotion) {
+            while (promoting) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) break;
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(promotion, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        if (!primary.isActive() || promoting) {
+            throw new SQLTransactionRollbackException("MacroDB: the primary failed (" + primary.stateReason() + ") and "
+                    + (promoting ? "no secondary has taken over within lockTimeout yet" : "no secondary could take over")
+                    + "; retry later", "40001");
+        }
+    }
+
+    /**
+     * Makes the freshest active secondary the primary: once it has applied every logged record
+     * (every acknowledged commit is one), its applier stops, its foreign keys are checked again, its
+     * sequences and identity columns move past every value the old primary handed out, and update
+     * transactions go to it. A new secondary then takes its place in the rotation.
+     */
+    private void promote(Replica failed) {
+        Replica chosen = null;
+        String outcome;
+        commitLock.lock(); // no commit is in flight, and none on the old primary will succeed: commit() checks
+        try {
+            long target = log.lastVersion();
+            for (Replica r : secondaries) {
+                if (r.isActive() && r.applier() != null && (chosen == null || r.version() > chosen.version())) chosen = r;
+            }
+            if (chosen == null) throw new SQLException("no active secondary", "08006");
+            Replica s = chosen;
+            if (!s.gate().await(target, TimeUnit.MILLISECONDS.toNanos(Math.max(config.lockTimeoutMillis(), 10_000)), s::isActive)) {
+                throw new SQLException(s + " did not reach v" + target + " in time", "08006");
+            }
+            Applier a = s.applier();
+            a.holdStill(true);
+            a.stop();
+            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+            try (Connection c = s.open()) {
+                c.setAutoCommit(false);
+                if (config.propagation() == Propagation.ROW) config.engine().setReferentialIntegrity(c, true);
+                c.commit();
+                Recovery.restartGenerators(config.engine(), c, sequencePositions);
+                c.setAutoCommit(true);
+            } finally {
+                CaptureContext.restore(prev);
+            }
+            Session newCatalog = s.borrow();
+            newCatalog.connection().setAutoCommit(true);
+            Session oldCatalog = catalog;
+            secondaries.remove(s);
+            s.becomePrimary();
+            s.setState(ReplicaState.ACTIVE, "promoted to primary at v" + target + " after: " + failed.stateReason());
+            catalog = newCatalog;
+            primary = s;
+            primary.gate().publish(target);
+            refreshShapes();
+            oldCatalog.closeQuietly();
+            failed.closeIdle();
+            outcome = "promoted " + s + " at v" + target;
+        } catch (SQLException | RuntimeException e) {
+            outcome = "promotion failed: " + e.getMessage();
+            chosen = null;
+        } finally {
+            commitLock.unlock();
+            synchronized (promotion) {
+                promoting = false;
+                promotion.notifyAll();
+            }
+        }
+        if (chosen == null) {
+            LOG.severe("MacroDB: " + outcome + "; update transactions fail until the database is reopened");
+            return;
+        }
+        LOG.warning("MacroDB: " + outcome);
+        // Back to the configured number of replicas: a new secondary where the promoted one was.
+        try {
+            addSecondary(chosen.index());
+        } catch (SQLException | RuntimeException e) {
+            LOG.warning("MacroDB: adding a secondary after the promotion failed: " + e);
+        }
+    }
+
+    /** Builds a new secondary with {@code index} from the freshest active replica. */
+    private synchronized void addSecondary(int index) throws SQLException {
+        Replica source = null;
+        for (Replica r : secondaries) {
+            if (r.isActive() && r.applier() != null && (source == null || r.version() > source.version())) source = r;
+        }
+        String name = uniqueName + "g" + generation.incrementAndGet();
+        Replica fresh;
+        if (source != null) {
+            Applier a = source.applier();
+            a.holdStill(true);
+            try (Connection c = source.open()) {
+                ChangeRecord start = a.lastApplied();
+                fresh = buildSecondary(index, name, c, start, "added from secondary " + source.index() + " at v" + start.version()
+                        + " after a promotion");
+            } finally {
+                a.holdStill(false);
+            }
+        } else {
+            updateGate.enterExclusive(config.lockTimeoutMillis());
+            try {
+                synchronized (catalog) {
+                    ChangeRecord start = log.tail();
+                    fresh = buildSecondary(index, name, catalog.connection(), start, "added from the primary at v"
+                            + start.version() + " after a promotion");
+                }
+            } finally {
+                updateGate.exitExclusive();
+            }
+        }
+        secondaries.add(fresh);
+    }
+
     /**
      * Takes secondary {@code r} out of the rotation because a session found its engine gone (or an
      * operator said so); the monitor rebuilds it unless {@code rebuild=manual}.
@@ -280,6 +424,17 @@ public final class ReplicaSet {
             } catch (InterruptedException e) {
                 return;
             }
+            Replica current = primary;
+            Session cat = catalog;
+            if (current.isActive() && !promoting) {
+                boolean valid;
+                try {
+                    valid = cat.connection().isValid(1);
+                } catch (SQLException e) {
+                    valid = false;
+                }
+                if (!valid && current == primary) primaryGone(current, "its engine no longer answers");
+            }
             long target = durableLog == null ? log.lastVersion() : Math.min(log.lastVersion(), durableLog.durableVersion());
             for (Replica r : secondaries) {
                 if (closed) return;
@@ -377,6 +532,7 @@ public final class ReplicaSet {
     /** Called when an update transaction starts on the primary. */
     public void beginUpdate() throws SQLException {
         if (closed) throw new SQLException("MacroDB: the replica set was shut down", "08003");
+        awaitPrimary();
         if (config.propagation() == Propagation.STATEMENT) {
             try {
                 if (!writerToken.tryAcquire(config.lockTimeoutMillis(), TimeUnit.MILLISECONDS)) {
@@ -431,7 +587,21 @@ public final class ReplicaSet {
         long v;
         commitLock.lock();
         try {
-            c.commit();
+            if (session.replica() != primary || !primary.isActive()) {
+                try {
+                    c.rollback();
+                } catch (SQLException ignored) {
+                    // its engine is gone
+                }
+                throw new SQLTransactionRollbackException("MacroDB: the primary failed before this transaction committed ("
+                        + session.replica().stateReason() + "); nothing was committed, retry it", "40001");
+            }
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                if (config.engine().isEngineGone(e)) primaryGone(session.replica(), "its engine is gone: " + e.getMessage());
+                throw e;
+            }
             v = log.lastVersion() + 1;
             log.append(new ChangeRecord(v, System.nanoTime(), built));
             if (durable != null) appendDurable(durable, v, payload);
@@ -628,7 +798,7 @@ public final class ReplicaSet {
         for (int i = 0; i < versions.length; i++) versions[i] = secondaries.get(i).version();
         long pv = version();
         List<ReplicaStatus> out = new ArrayList<>();
-        out.add(new ReplicaStatus(0, "primary", primary.url(), primary.state(), primary.stateReason(), pv, 0, 0,
+        out.add(new ReplicaStatus(primary.index(), "primary", primary.url(), primary.state(), primary.stateReason(), pv, 0, 0,
                 primary.activeReaders(), 0, 0, 0));
         for (int i = 0; i < versions.length; i++) {
             Replica r = secondaries.get(i);
