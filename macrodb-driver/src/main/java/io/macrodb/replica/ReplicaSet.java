@@ -16,6 +16,7 @@ import io.macrodb.log.TableShape;
 
 import java.io.IOException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.util.ArrayList;
@@ -66,6 +67,65 @@ public final class ReplicaSet {
     private final java.util.concurrent.atomic.AtomicLong sinceSnapshot = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicBoolean snapshotting = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile String durabilityReport = "none";
+    /**
+     * Row propagation only: the application's triggers, which secondaries do not carry (their effects
+     * arrive as rows), by upper-cased name, so that a promoted secondary gets them back.
+     */
+    private final Map<String, StatementChange> userTriggers = new ConcurrentHashMap<>();
+    private static final java.util.regex.Pattern CREATE_TRIGGER = java.util.regex.Pattern.compile(
+            "(?is)\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:FORCE\\s+)?TRIGGER\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([^\\s(]+)\\s.*");
+    private static final java.util.regex.Pattern DROP_TRIGGER = java.util.regex.Pattern.compile(
+            "(?is)\\s*DROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?([^\\s;]+)\\s*;?\\s*");
+
+    /** The trigger name of a CREATE/DROP TRIGGER, without schema and quotes, upper-cased unless quoted. */
+    private static String triggerName(String qualified) {
+        String n = qualified;
+        int dot = n.lastIndexOf('.');
+        if (dot >= 0) n = n.substring(dot + 1);
+        return n.startsWith("\"") ? n.substring(1, n.length() - 1) : n.toUpperCase(java.util.Locale.ROOT);
+    }
+
+    /** Keeps the application's trigger DDL (row propagation) for a promoted secondary. */
+    private void noteTriggerDdl(String sql, Object[] params, String schema) {
+        if (config.propagation() != Propagation.ROW) return;
+        java.util.regex.Matcher m = CREATE_TRIGGER.matcher(sql);
+        if (m.matches()) {
+            userTriggers.put(triggerName(m.group(1)), new StatementChange(sql, params, true, schema));
+            return;
+        }
+        m = DROP_TRIGGER.matcher(sql);
+        if (m.matches()) userTriggers.remove(triggerName(m.group(1)));
+    }
+
+    /** Row propagation: reads the application's triggers of an existing database from its script. */
+    private void readUserTriggers(Connection c) throws SQLException {
+        if (config.propagation() != Propagation.ROW) return;
+        java.nio.file.Path dir = null;
+        try {
+            dir = java.nio.file.Files.createTempDirectory("macrodb-triggers");
+            java.nio.file.Path file = dir.resolve("schema.sql");
+            config.engine().exportScript(c, file);
+            for (String line : java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8)) {
+                java.util.regex.Matcher m = CREATE_TRIGGER.matcher(line);
+                if (m.matches() && !line.contains("MACRODB_CAPTURE")) {
+                    String sql = line.endsWith(";") ? line.substring(0, line.length() - 1) : line;
+                    userTriggers.put(triggerName(m.group(1)), new StatementChange(sql, new Object[0], true, null));
+                }
+            }
+            java.nio.file.Files.deleteIfExists(file);
+        } catch (java.io.IOException e) {
+            throw new SQLException("MacroDB: cannot read the database's triggers: " + e.getMessage(), "58030", e);
+        } finally {
+            if (dir != null) {
+                try {
+                    java.nio.file.Files.deleteIfExists(dir);
+                } catch (java.io.IOException ignored) {
+                    // a temporary directory left behind is harmless
+                }
+            }
+        }
+    }
+
     /** The highest next value of each sequence seen at a commit: where a new primary restarts them. */
     private final Map<String, Long> sequencePositions = new ConcurrentHashMap<>();
     private int refs;
@@ -116,6 +176,7 @@ public final class ReplicaSet {
             rs = new ReplicaSet(cfg, primary, secondaries, log, catalog, unique);
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
+            if (!engine.tables(pc).isEmpty()) rs.readUserTriggers(pc);
             if (cfg.durability() != null) {
                 rs.durabilityReport = report;
                 rs.snapshots = new SnapshotStore(cfg.durability().directory());
@@ -249,7 +310,17 @@ public final class ReplicaSet {
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
             try (Connection c = s.open()) {
                 c.setAutoCommit(false);
-                if (config.propagation() == Propagation.ROW) config.engine().setReferentialIntegrity(c, true);
+                if (config.propagation() == Propagation.ROW) {
+                    config.engine().setReferentialIntegrity(c, true);
+                    // secondaries do not carry the application's triggers in row propagation: put them back
+                    for (StatementChange t : userTriggers.values()) {
+                        if (t.schema() != null) c.setSchema(t.schema());
+                        try (PreparedStatement ps = c.prepareStatement(t.sql())) {
+                            for (int i = 0; i < t.params().length; i++) ps.setObject(i + 1, t.params()[i]);
+                            ps.execute();
+                        }
+                    }
+                }
                 c.commit();
                 Recovery.restartGenerators(config.engine(), c, sequencePositions);
                 c.setAutoCommit(true);
@@ -427,13 +498,17 @@ public final class ReplicaSet {
             Replica current = primary;
             Session cat = catalog;
             if (current.isActive() && !promoting) {
-                boolean valid;
-                try {
-                    valid = cat.connection().isValid(1);
-                } catch (SQLException e) {
-                    valid = false;
+                // isValid alone is not enough: an in-process HSQLDB connection stays "valid" after its
+                // database was shut down, so the probe runs a statement.
+                String gone = null;
+                synchronized (cat) {
+                    try (java.sql.Statement st = cat.connection().createStatement()) {
+                        st.execute("VALUES (1)");
+                    } catch (SQLException e) {
+                        if (config.engine().isEngineGone(e)) gone = e.getMessage();
+                    }
                 }
-                if (!valid && current == primary) primaryGone(current, "its engine no longer answers");
+                if (gone != null && current == primary) primaryGone(current, "its engine no longer answers: " + gone);
             }
             long target = durableLog == null ? log.lastVersion() : Math.min(log.lastVersion(), durableLog.durableVersion());
             for (Replica r : secondaries) {
@@ -667,6 +742,7 @@ public final class ReplicaSet {
             if (!replicate) return result; // a setting the secondaries keep their own value of
             // Logged before anything else can fail: the primary has it, so the secondaries must get it.
             String schema = session.connection().getSchema();
+            noteTriggerDdl(sql, params, schema);
             List<Change> ddl = List.of(new StatementChange(sql, params, true, schema));
             DurableLog durable = durableLog;
             byte[] payload = durable == null ? null : RecordCodec.encode(ddl);

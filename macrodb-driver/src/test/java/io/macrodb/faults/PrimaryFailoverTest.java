@@ -155,6 +155,62 @@ class PrimaryFailoverTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"h2", "hsqldb"})
+    void thePromotedPrimaryKeepsTheApplicationsTriggers(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=2");
+        try (Connection c = TestDb.open(url)) {
+            MacroConnection mc = TestDb.macro(c);
+            String oldPrimaryUrl = mc.replicaStatus().get(0).url();
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE item (id INT PRIMARY KEY, v INT)");
+                s.execute("CREATE TABLE audit (item_id INT, what VARCHAR(10), PRIMARY KEY (item_id, what))");
+                if (engine.equals("h2")) {
+                    s.execute("CREATE TRIGGER item_audit AFTER INSERT, UPDATE, DELETE ON item FOR EACH ROW CALL \""
+                            + io.macrodb.testing.AuditTrigger.class.getName() + "\"");
+                } else {
+                    s.execute("CREATE TRIGGER item_audit AFTER INSERT ON item REFERENCING NEW ROW AS r"
+                            + " FOR EACH ROW INSERT INTO audit (item_id, what) VALUES (r.id, 'insert')");
+                }
+                s.execute("INSERT INTO item VALUES (1, 1)");
+            }
+            assertTrue(mc.replicaSet().awaitCaughtUp(5_000));
+            try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
+                s.execute("SHUTDOWN IMMEDIATELY");
+            } catch (SQLException expectedClose) {
+                // closed by its own shutdown
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (System.nanoTime() < deadline && !mc.replicaStatus().get(0).stateReason().startsWith("promoted")) Thread.sleep(20);
+            assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> mc.replicaStatus().toString());
+            for (int attempt = 0; ; attempt++) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("INSERT INTO item VALUES (2, 2)");
+                    break;
+                } catch (SQLException e) {
+                    if (!"40001".equals(e.getSQLState()) || attempt > 50) throw e;
+                    Thread.sleep(20);
+                }
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM audit WHERE item_id = 2")) {
+                rs.next();
+                assertEquals(1, rs.getInt(1), "the new primary fired the application's trigger, once");
+            }
+            assertTrue(waitForAllActive(mc, 2), () -> mc.replicaStatus().toString());
+            TestDb.assertConverged(c);
+        }
+    }
+
+    private static boolean waitForAllActive(MacroConnection mc, int replicas) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            List<ReplicaStatus> st = mc.replicaStatus();
+            if (st.size() == replicas && st.stream().allMatch(r -> r.state() == ReplicaState.ACTIVE)) return true;
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
     private static boolean waitForAllActive(MacroConnection mc) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
