@@ -41,9 +41,35 @@ public final class TestDb {
         List<String> sums = mc.replicaSet().checksums();
         for (int i = 1; i < sums.size(); i++) {
             int idx = i;
-            assertEquals(sums.get(0), sums.get(i), () -> "replica " + idx + " diverged from the primary: " + sums + " " + mc.replicaStatus());
+            assertEquals(sums.get(0), sums.get(i), () -> "replica " + idx + " diverged from the primary: " + sums + " "
+                    + mc.replicaStatus() + "\n" + contents(mc));
         }
         return sums;
+    }
+
+    /** Every replica's tables with their row counts, for a divergence report. */
+    private static String contents(MacroConnection mc) {
+        StringBuilder sb = new StringBuilder();
+        List<io.macrodb.replica.ReplicaStatus> status = mc.replicaStatus();
+        for (io.macrodb.replica.ReplicaStatus r : status) {
+            sb.append(r.role()).append(' ').append(r.index()).append(':');
+            try (Connection c = DriverManager.getConnection(r.url(), "sa", "");
+                 java.sql.Statement s = c.createStatement()) {
+                for (io.macrodb.log.TableShape t : io.macrodb.engine.Catalog.readTables(c)) {
+                    try (java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + t.qualifiedName())) {
+                        rs.next();
+                        sb.append(' ').append(t).append('=').append(rs.getLong(1));
+                    }
+                }
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT DISTINCT TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS")) {
+                    while (rs.next()) sb.append(" trigger:").append(rs.getString(1));
+                }
+            } catch (SQLException e) {
+                sb.append(" (").append(e.getMessage()).append(')');
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
     }
 
     /** The seed for a randomized test: -Dmacrodb.seed=N reproduces a run. Printed so a failure can be replayed. */
