@@ -648,8 +648,10 @@ public final class ReplicaSet {
             return 0;
         }
         DurableLog durable = durableLog;
-        // With no secondary and no log there is nobody to ship to: the version still counts the commit.
-        List<Change> built = secondaries.isEmpty() && durable == null ? List.of() : changes.build(c, session);
+        // A database of one replica and no log ships to nobody: the version still counts the commit.
+        // (Decided by the configuration, not by the list of secondaries, which is briefly empty while
+        // a replacement is being built, and that replacement must not miss this commit.)
+        List<Change> built = config.replicas() == 1 && durable == null ? List.of() : changes.build(c, session);
         if (changes.usesSequences() && !built.isEmpty()) {
             Map<String, Long> next = config.engine().sequencePositions(c);
             if (!next.isEmpty()) {
