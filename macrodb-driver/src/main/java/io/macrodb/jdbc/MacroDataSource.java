@@ -53,6 +53,15 @@ public class MacroDataSource implements javax.sql.DataSource {
     public void setReadWait(long millis) { options.put("readWait", Long.toString(millis)); }
     public void setLockTimeout(long millis) { options.put("lockTimeout", Long.toString(millis)); }
     public void setApplyGroup(int records) { options.put("applyGroup", Integer.toString(records)); }
+    public void setOptimisticReads(boolean on) { options.put("optimisticReads", Boolean.toString(on)); }
+    /** {@code none} or {@code log:<directory>}. */
+    public void setDurability(String durability) { options.put("durability", durability); }
+    /** {@code commit} or {@code <N>ms}. */
+    public void setFsync(String fsync) { options.put("fsync", fsync); }
+    public void setSnapshotEvery(long records) { options.put("snapshotEvery", Long.toString(records)); }
+    public void setStallTimeout(long millis) { options.put("stallTimeout", Long.toString(millis)); }
+    /** {@code auto} or {@code manual}. */
+    public void setRebuild(String rebuild) { options.put("rebuild", rebuild); }
     /** An engine connection property, passed to every replica's engine connection. */
     public void setEngineProperty(String key, String value) { engineProperties.setProperty(key, value); }
 
@@ -116,6 +125,13 @@ public class MacroDataSource implements javax.sql.DataSource {
         public Builder lockTimeoutMillis(long millis) { ds.setLockTimeout(millis); return this; }
         public Builder applyGroup(int records) { ds.setApplyGroup(records); return this; }
         public Builder engineProperty(String key, String value) { ds.setEngineProperty(key, value); return this; }
+        public Builder optimisticReads(boolean on) { ds.setOptimisticReads(on); return this; }
+        /** Keeps the log and snapshots in {@code directory}: commits survive the process. */
+        public Builder durableLog(java.nio.file.Path directory) { ds.setDurability("log:" + directory); return this; }
+        public Builder fsync(String policy) { ds.setFsync(policy); return this; }
+        public Builder snapshotEvery(long records) { ds.setSnapshotEvery(records); return this; }
+        public Builder stallTimeoutMillis(long millis) { ds.setStallTimeout(millis); return this; }
+        public Builder rebuild(String policy) { ds.setRebuild(policy); return this; }
 
         /**
          * @throws SQLException SQLState 08001 if the engine or an option is not valid (nothing is opened)

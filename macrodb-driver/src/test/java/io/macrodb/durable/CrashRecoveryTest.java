@@ -6,21 +6,16 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,33 +43,26 @@ class CrashRecoveryTest {
         for (int run = 0; run < crashes; run++) {
             long first = run * 1_000_000L;
             // stderr (the driver's log lines) goes to a file: interleaved with stdout it could cut an ACK or TRY line
+            Path journal = dir.resolve("child-" + run + ".journal");
             Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrashWorker.class.getName(), url,
-                    Long.toString(first)).redirectError(dir.resolve("child-" + run + ".err").toFile()).start();
-            ConcurrentSkipListSet<Long> acks = new ConcurrentSkipListSet<>();
-            AtomicLong tried = new AtomicLong(-1);
-            List<String> other = new ArrayList<>();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        if (line.matches("ACK \\d+")) acks.add(Long.parseLong(line.substring(4)));
-                        else if (line.matches("TRY \\d+")) tried.accumulateAndGet(Long.parseLong(line.substring(4)), Math::max);
-                        else if (!line.equals("READY")) synchronized (other) { other.add(line); }
-                    }
-                } catch (Exception ignored) {
-                    // the process was killed
-                }
-            });
-            reader.start();
+                    Long.toString(first), journal.toString())
+                    .redirectOutput(dir.resolve("child-" + run + ".out").toFile())
+                    .redirectError(dir.resolve("child-" + run + ".err").toFile()).start();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (acks.size() < 50 && p.isAlive() && System.nanoTime() < deadline) Thread.sleep(5);
+            while (countAcks(journal) < 50 && p.isAlive() && System.nanoTime() < deadline) Thread.sleep(20);
             Thread.sleep(100 + rnd.nextInt(400)); // kill at a random point of the load
             p.destroyForcibly(); // SIGKILL: no shutdown hook, no flush
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-            reader.join(10_000);
-            assertTrue(acks.size() >= 50, () -> "the child wrote too little before it was killed: " + other);
+            Set<Long> acks = new HashSet<>();
+            long tried = -1;
+            for (String line : Files.readAllLines(journal, StandardCharsets.UTF_8)) {
+                if (line.matches("ACK \\d+")) acks.add(Long.parseLong(line.substring(4)));
+                else if (line.matches("TRY \\d+")) tried = Math.max(tried, Long.parseLong(line.substring(4)));
+            }
+            int thisRun = run;
+            assertTrue(acks.size() >= 50, () -> "the child wrote too little before it was killed: " + errors(dir, thisRun));
             acknowledged.addAll(acks);
-            maxTried = Math.max(maxTried, tried.get());
+            maxTried = Math.max(maxTried, tried);
 
             try (Connection c = TestDb.open(url)) {
                 Set<Long> inA = ids(c, "a");
@@ -88,7 +76,6 @@ class CrashRecoveryTest {
                     assertTrue(r <= run, "an id no child wrote: " + id);
                 }
                 long last = maxTried;
-                int thisRun = run;
                 assertTrue(inA.stream().filter(id -> id / 1_000_000L == thisRun).allMatch(id -> id <= last),
                         () -> "a row beyond what the child tried (" + last + "): "
                                 + inA.stream().filter(id -> id > last).sorted().limit(5).toList());
@@ -96,6 +83,19 @@ class CrashRecoveryTest {
                 System.out.println("crash " + run + ": " + acks.size() + " acknowledged, " + inA.size() + " recovered in all; "
                         + TestDb.macro(c).replicaSet().durabilityStatus());
             }
+        }
+    }
+
+    private static long countAcks(Path journal) throws java.io.IOException {
+        if (!Files.exists(journal)) return 0;
+        return Files.readAllLines(journal, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith("ACK ")).count();
+    }
+
+    private static String errors(Path dir, int run) {
+        try {
+            return Files.readString(dir.resolve("child-" + run + ".err"));
+        } catch (java.io.IOException e) {
+            return "(no error output)";
         }
     }
 

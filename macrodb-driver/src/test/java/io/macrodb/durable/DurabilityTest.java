@@ -206,6 +206,20 @@ class DurabilityTest {
     }
 
     @Test
+    void theDataSourceBuilderConfiguresDurability(@TempDir Path dir) throws Exception {
+        io.macrodb.jdbc.MacroDataSource ds = io.macrodb.jdbc.MacroDataSource.builder().engineUrl("h2:mem:builder_durable")
+                .replicas(2).durableLog(dir).fsync("commit").snapshotEvery(1000).user("sa").password("").build();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
+            s.execute("INSERT INTO t VALUES (7)");
+        }
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM t")) {
+            assertTrue(rs.next());
+            assertEquals(7, rs.getInt(1));
+        }
+    }
+
+    @Test
     void misuseIsRefusedUpFront(@TempDir Path dir) {
         SQLException file = assertThrows(SQLException.class,
                 () -> TestDb.open("jdbc:macrodb:h2:file:" + dir.resolve("db") + "?durability=log:" + dir.resolve("log")).close());
