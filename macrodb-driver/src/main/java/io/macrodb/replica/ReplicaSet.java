@@ -365,35 +365,43 @@ public final class ReplicaSet {
 
     /** Builds a new secondary with {@code index} from the freshest active replica. */
     private synchronized void addSecondary(int index) throws SQLException {
+        secondaries.add(copyOfHealthyReplica(index, null, "added", "after a promotion"));
+    }
+
+    /**
+     * A new secondary {@code index}: a copy of the freshest active secondary other than {@code
+     * excluded} (held still only while the engine copies it), or of the primary (update
+     * transactions wait for the copy) if there is none, caught up from the log from there.
+     */
+    private Replica copyOfHealthyReplica(int index, Replica excluded, String verb, String why) throws SQLException {
         Replica source = null;
         for (Replica r : secondaries) {
-            if (r.isActive() && r.applier() != null && (source == null || r.version() > source.version())) source = r;
+            if (r != excluded && r.isActive() && r.applier() != null && (source == null || r.version() > source.version())) {
+                source = r;
+            }
         }
         String name = uniqueName + "g" + generation.incrementAndGet();
-        Replica fresh;
         if (source != null) {
             Applier a = source.applier();
             a.holdStill(true);
             try (Connection c = source.open()) {
                 ChangeRecord start = a.lastApplied();
-                fresh = buildSecondary(index, name, c, start, "added from secondary " + source.index() + " at v" + start.version()
-                        + " after a promotion");
+                return buildSecondary(index, name, c, start, verb + " from secondary " + source.index() + " at v"
+                        + start.version() + " " + why);
             } finally {
                 a.holdStill(false);
             }
-        } else {
-            updateGate.enterExclusive(config.lockTimeoutMillis());
-            try {
-                synchronized (catalog) {
-                    ChangeRecord start = log.tail();
-                    fresh = buildSecondary(index, name, catalog.connection(), start, "added from the primary at v"
-                            + start.version() + " after a promotion");
-                }
-            } finally {
-                updateGate.exitExclusive();
-            }
         }
-        secondaries.add(fresh);
+        updateGate.enterExclusive(config.lockTimeoutMillis());
+        try {
+            synchronized (catalog) {
+                ChangeRecord start = log.tail();
+                return buildSecondary(index, name, catalog.connection(), start, verb + " from the primary at v"
+                        + start.version() + " " + why);
+            }
+        } finally {
+            updateGate.exitExclusive();
+        }
     }
 
     /**
@@ -427,34 +435,7 @@ public final class ReplicaSet {
         if (old.isActive()) {
             throw new SQLException("MacroDB: secondary " + index + " is active; only a failed one is rebuilt", "55000");
         }
-        Replica source = null;
-        for (Replica r : secondaries) {
-            if (r != old && r.isActive() && r.applier() != null && (source == null || r.version() > source.version())) source = r;
-        }
-        String name = uniqueName + "g" + generation.incrementAndGet();
-        Replica fresh;
-        if (source != null) {
-            Applier a = source.applier();
-            a.holdStill(true);
-            try (Connection c = source.open()) {
-                ChangeRecord start = a.lastApplied();
-                fresh = buildSecondary(index, name, c, start, "rebuilt from secondary " + source.index() + " at v" + start.version()
-                        + " after: " + old.stateReason());
-            } finally {
-                a.holdStill(false);
-            }
-        } else {
-            updateGate.enterExclusive(config.lockTimeoutMillis());
-            try {
-                synchronized (catalog) {
-                    ChangeRecord start = log.tail();
-                    fresh = buildSecondary(index, name, catalog.connection(), start, "rebuilt from the primary at v"
-                            + start.version() + " after: " + old.stateReason());
-                }
-            } finally {
-                updateGate.exitExclusive();
-            }
-        }
+        Replica fresh = copyOfHealthyReplica(index, old, "rebuilt", "after: " + old.stateReason());
         secondaries.set(secondaries.indexOf(old), fresh);
         retire(old);
         LOG.info(() -> "MacroDB: " + fresh + " " + fresh.stateReason());
