@@ -66,6 +66,7 @@ public final class ReplicaSet {
     private SnapshotStore snapshots;
     private final java.util.concurrent.atomic.AtomicLong sinceSnapshot = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicBoolean snapshotting = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile Thread snapshotThread;
     private volatile String durabilityReport = "none";
     /**
      * Row propagation only: the application's triggers, which secondaries do not carry (their effects
@@ -689,9 +690,11 @@ public final class ReplicaSet {
             throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
                     + " forced to disk (" + e.getMessage() + "); it may not survive a restart. Check " + durable.directory(), "58030", e);
         }
-        if (sinceSnapshot.incrementAndGet() >= config.durability().snapshotEvery() && snapshotting.compareAndSet(false, true)) {
+        if (sinceSnapshot.incrementAndGet() >= config.durability().snapshotEvery() && !closed
+                && snapshotting.compareAndSet(false, true)) {
             Thread t = new Thread(this::snapshotInBackground, "macrodb-snapshot");
             t.setDaemon(true);
+            snapshotThread = t;
             t.start();
         }
     }
@@ -930,6 +933,15 @@ public final class ReplicaSet {
             monitor.interrupt();
             try {
                 monitor.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        Thread snapshot = snapshotThread;
+        if (snapshot != null) {
+            // a snapshot being written finishes (it is written under a temporary name until complete)
+            try {
+                snapshot.join(30_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
