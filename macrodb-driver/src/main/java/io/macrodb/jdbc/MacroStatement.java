@@ -13,7 +13,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -595,5 +594,4 @@ class MacroStatement implements Statement {
         return getClass().getSimpleName() + (session == null ? "" : " on " + session.replica()) + (closed ? " (closed)" : "");
     }
 
-    static String lower(String s) { return s.toLowerCase(Locale.ROOT); }
 }

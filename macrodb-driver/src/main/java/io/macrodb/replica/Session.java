@@ -105,8 +105,8 @@ public final class Session implements io.macrodb.capture.StatementCache {
         returnPrepared(sql, ps);
     }
 
-    /** Closes every cached prepared statement (after DDL, which may invalidate them). */
-    public void clearPrepared() {
+    /** Closes every cached prepared statement (when the session closes). */
+    private void clearPrepared() {
         for (java.util.ArrayDeque<java.sql.PreparedStatement> q : prepared.values()) {
             for (java.sql.PreparedStatement ps : q) {
                 try {
