@@ -373,13 +373,13 @@ public final class MacroConnection implements Connection {
     }
 
     /**
-     * Runs one physical execution; on an engine without lock timeouts, an update statement is
-     * cancelled when it outlives {@code lockTimeout}.
+     * Runs one physical execution; on an engine without lock timeouts (HSQLDB) every statement is
+     * cancelled when it outlives {@code lockTimeout}: reads and schema changes too, because there a
+     * schema change waits for every open transaction while a new statement waits for the schema
+     * change, a deadlock the engine does not break.
      */
     <T> T guarded(Session s, Statement physical, LockWaitGuard.Call<T> call) throws SQLException {
-        if (tx == Tx.UPDATE && s.isPrimary() && db.engine().boundsLockWaitsByCancel()) {
-            return LockWaitGuard.run(physical, config.lockTimeoutMillis(), call);
-        }
+        if (db.engine().boundsLockWaitsByCancel()) return LockWaitGuard.run(physical, config.lockTimeoutMillis(), call);
         return call.run();
     }
 
@@ -611,15 +611,23 @@ public final class MacroConnection implements Connection {
     /** Ends a read-only transaction: commit releases its snapshot, then the session may go back to its pool. */
     private void endRead(boolean commit) throws SQLException {
         Session s = readSession;
-        // What this transaction read is now "seen": a later read of this connection must not see less
-        // (monotonic reads). Waiting for publication makes the replica's version cover it.
-        if (s.isPrimary()) {
-            db.awaitPublished();
-            seenVersion = Math.max(seenVersion, db.version());
-        } else {
-            s.replica().awaitPublished();
-            seenVersion = Math.max(seenVersion, s.replica().version());
+        try {
+            endReadSession(s, commit);
+        } finally {
+            // What this transaction read is now "seen": a later read of this connection must not see
+            // less (monotonic reads). Waiting for publication makes the replica's version cover it. The
+            // engine transaction ends first: an applier running DDL may be waiting for it to end.
+            if (s.isPrimary()) {
+                db.awaitPublished();
+                seenVersion = Math.max(seenVersion, db.version());
+            } else {
+                s.replica().awaitPublished();
+                seenVersion = Math.max(seenVersion, s.replica().version());
+            }
         }
+    }
+
+    private void endReadSession(Session s, boolean commit) throws SQLException {
         readSession = null;
         tx = Tx.NONE;
         optimistic = false;

@@ -95,7 +95,7 @@ class MacroStatement implements Statement {
             return conn.schemaChange(sql, params, s -> {
                 attach(s);
                 Statement p = physicalFor(s, sql);
-                return finish(exec.run(p, sql, expect));
+                return finish(conn.guarded(s, p, () -> exec.run(p, sql, expect)));
             });
         }
         if (kind == StatementKind.CALL && conn.statementMode()) {

@@ -206,13 +206,15 @@ final class Applier implements Runnable {
         publishing.lock();
         try {
             session.commit();
-            if (ddl) afterSchemaChange();
             cursor.advanceTo(last);
             lastApplied = last;
             replica.gate().publish(last.version());
         } finally {
             publishing.unlock();
         }
+        // Outside the publication lock: on HSQLDB the trigger DDL waits for readers' transactions,
+        // and a reader ending its transaction waits for that lock.
+        if (ddl) afterSchemaChange();
         appliedRecords.addAndGet(records);
         groups.incrementAndGet();
         double rate = records / (double) Math.max(1, System.nanoTime() - started);

@@ -442,19 +442,27 @@ public final class ReplicaSet {
         LOG.info(() -> "MacroDB: " + fresh + " " + fresh.stateReason());
     }
 
-    /** Lets go of a replica that left the rotation: its applier, its sessions, its database. */
+    /**
+     * Lets go of a replica that left the rotation: its applier, its sessions, its database. The
+     * engine is shut down in a thread of its own, so that one stuck in a broken engine never holds
+     * up the monitor.
+     */
     private void retire(Replica r) {
-        Applier a = r.applier();
-        if (a != null) a.stop();
-        r.closeIdle();
-        CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-        try (Connection c = r.open(); java.sql.Statement s = c.createStatement()) {
-            s.execute("SHUTDOWN");
-        } catch (SQLException ignored) {
-            // already gone
-        } finally {
-            CaptureContext.restore(prev);
-        }
+        Thread t = new Thread(() -> {
+            Applier a = r.applier();
+            if (a != null) a.stop();
+            r.closeIdle();
+            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+            try (Connection c = r.open(); java.sql.Statement s = c.createStatement()) {
+                s.execute("SHUTDOWN");
+            } catch (SQLException ignored) {
+                // already gone
+            } finally {
+                CaptureContext.restore(prev);
+            }
+        }, "macrodb-retire-" + r.index());
+        t.setDaemon(true);
+        t.start();
     }
 
     /**
@@ -721,6 +729,11 @@ public final class ReplicaSet {
                 } catch (SQLException ignored) {
                     // the original error is what matters
                 }
+                if (e instanceof SQLException se && config.engine().isRetryable(se)) {
+                    throw new SQLTransactionRollbackException("MacroDB: the schema change waited longer than lockTimeout ("
+                            + config.lockTimeoutMillis() + " ms) for other transactions and was cancelled; nothing"
+                            + " changed, retry it", "40001", se);
+                }
                 throw e;
             } finally {
                 CaptureContext.restore(prev);
@@ -761,6 +774,9 @@ public final class ReplicaSet {
      * afterwards on a secondary must not see less.
      */
     public void awaitPublished() {
+        // With one replica and no log every read runs on the primary: there is nothing to wait for,
+        // and taking the commit lock at the end of every read would only contend with committers.
+        if (config.replicas() == 1 && durableLog == null) return;
         commitLock.lock();
         commitLock.unlock();
         DurableLog durable = durableLog;
