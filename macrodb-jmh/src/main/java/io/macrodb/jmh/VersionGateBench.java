@@ -111,17 +111,16 @@ public class VersionGateBench {
         return s.gate.await(s.target + 2, 0L, () -> true);
     }
 
-    /** Two gates and an echo thread: {@code await(a >= v)} then {@code b.publish(v)}. */
-    @State(Scope.Benchmark)
-    public static class Echo {
-        @Param({"spin", "park"})
-        public String wake;
-
+    /**
+     * Two gates and an echo thread: {@code await(a >= v)} then {@code b.publish(v)}. Shared by the
+     * handoff and ping-pong states (JMH runs inherited {@code @Setup}/{@code @TearDown} methods).
+     */
+    public abstract static class EchoPair {
         VersionGate a;
         VersionGate b;
         long version;
         private volatile boolean running;
-        private Thread echo;
+        Thread echo;
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -139,16 +138,23 @@ public class VersionGateBench {
             });
         }
 
-        @Setup(Level.Invocation)
-        public void beforeEach() {
-            if (wake.equals("park")) Threads2.awaitParked(echo, a);
-        }
-
         @TearDown(Level.Trial)
         public void tearDown() {
             running = false;
             a.wakeAll();
             Threads2.join(echo);
+        }
+    }
+
+    /** The echo pair, with the echo thread either spinning or parked before each invocation. */
+    @State(Scope.Benchmark)
+    public static class Echo extends EchoPair {
+        @Param({"spin", "park"})
+        public String wake;
+
+        @Setup(Level.Invocation)
+        public void beforeEach() {
+            if (wake.equals("park")) Threads2.awaitParked(echo, a);
         }
     }
 
@@ -164,35 +170,7 @@ public class VersionGateBench {
 
     /** Same echo thread, no per-invocation setup: the measured side waits with {@code await} too. */
     @State(Scope.Benchmark)
-    public static class PingPong {
-        VersionGate a;
-        VersionGate b;
-        long version;
-        private volatile boolean running;
-        private Thread echo;
-
-        @Setup(Level.Trial)
-        public void setUp() {
-            a = new VersionGate(0);
-            b = new VersionGate(0);
-            version = 0;
-            running = true;
-            echo = Threads2.start("gate-pong", () -> {
-                long want = 1;
-                while (running) {
-                    // reply with exactly the version waited for: the measured thread publishes
-                    // the next one as soon as this reply lands, so re-reading a.version() here races
-                    if (a.await(want, FOREVER, () -> running)) b.publish(want++);
-                }
-            });
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() {
-            running = false;
-            a.wakeAll();
-            Threads2.join(echo);
-        }
+    public static class PingPong extends EchoPair {
     }
 
     @Benchmark
