@@ -22,7 +22,8 @@ final class Bindings {
 
     private Binder[] binders = new Binder[8];
     private Object[] values = new Object[8];
-    private int count;
+    /** Highest parameter index set, and how many indexes up to it are set (equal when there is no gap). */
+    private int count, set;
 
     void set(int index, Object value, Binder binder) throws SQLException {
         if (index < 1) throw new SQLException("MacroDB: parameter index " + index + " is out of range; indexes start at 1", "07009");
@@ -31,6 +32,7 @@ final class Bindings {
             binders = java.util.Arrays.copyOf(binders, n);
             values = java.util.Arrays.copyOf(values, n);
         }
+        if (binders[index - 1] == null) set++;
         binders[index - 1] = binder;
         values[index - 1] = value;
         count = Math.max(count, index);
@@ -40,6 +42,7 @@ final class Bindings {
         java.util.Arrays.fill(binders, null);
         java.util.Arrays.fill(values, null);
         count = 0;
+        set = 0;
     }
 
     Bindings copy() {
@@ -47,12 +50,22 @@ final class Bindings {
         b.binders = binders.clone();
         b.values = values.clone();
         b.count = count;
+        b.set = set;
         return b;
     }
 
-    /** Binds every set parameter on {@code p}; an unset one is left for the engine to report. */
-    void applyTo(PreparedStatement p) throws SQLException {
-        p.clearParameters();
+    /** Highest parameter index set (0 when none). */
+    int count() { return count; }
+
+    /** Whether every index from 1 to {@link #count} is set. */
+    boolean complete() { return set == count; }
+
+    /**
+     * Binds every set parameter on {@code p}; an unset one is left for the engine to report, so
+     * {@code clearFirst} must be true unless every value {@code p} holds is about to be overwritten.
+     */
+    void applyTo(PreparedStatement p, boolean clearFirst) throws SQLException {
+        if (clearFirst) p.clearParameters();
         for (int i = 0; i < count; i++) {
             if (binders[i] != null) binders[i].bind(p, i + 1);
         }

@@ -10,6 +10,7 @@ import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.replica.Session;
 import io.macrodb.route.Balancer;
 import io.macrodb.route.ReadRouter;
+import io.macrodb.route.ReadWaits;
 import io.macrodb.route.ShapeLearning;
 import io.macrodb.sql.SqlFingerprint;
 import io.macrodb.sql.Classification;
@@ -138,6 +139,8 @@ public final class MacroConnection implements Connection {
     private final Set<MacroStatement> statements = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     private volatile boolean closed;
     private SQLWarning warnings;
+    /** Time the current or last transaction waited for a secondary when it began ({@link #lastReadWaitNanos}). */
+    private long readWaitNanos;
     private Map<String, Class<?>> typeMap;
     private final Properties clientInfo = new Properties();
 
@@ -145,7 +148,8 @@ public final class MacroConnection implements Connection {
         this.db = db;
         this.config = config;
         this.router = new ReadRouter(db, config.consistency(),
-                db.extension(Balancer.Shared.class, Balancer.Shared::new).get(config.balancerName()), config.readWaitMillis());
+                db.extension(Balancer.Shared.class, Balancer.Shared::new).get(config.balancerName()), config.readWaitMillis(),
+                db.extension(ReadWaits.class, ReadWaits::new));
         this.classifier = CLASSIFIERS.computeIfAbsent(db.engine().dialect(), SqlClassifier::new);
         this.statementWriter = db.propagation() == Propagation.STATEMENT ? new StatementModeWriter(this, db.engine().dialect()) : null;
         this.schema = db.defaultSchema();
@@ -166,6 +170,18 @@ public final class MacroConnection implements Connection {
      * there because what they read had changed, and whether the shape now goes to the primary first.
      */
     public List<ShapeLearning.ShapeStats> routingStats() { return learning.stats(); }
+
+    /**
+     * How the database's read-only transactions (every connection's, since it opened) were routed
+     * and how long they waited for a secondary to catch up; subtract two snapshots for a window.
+     */
+    public ReadWaits.Stats readWaits() { return db.extension(ReadWaits.class, ReadWaits::new).snapshot(); }
+
+    /**
+     * How long this connection's current or last transaction waited, when it began, for a secondary
+     * to catch up with the versions it must see: 0 if it ran at once, or was not routed as a read.
+     */
+    public long lastReadWaitNanos() { return readWaitNanos; }
 
     /** Version of this connection's last committed update transaction (0 if none). */
     public long lastCommitVersion() { return lastCommitVersion; }
@@ -220,6 +236,7 @@ public final class MacroConnection implements Connection {
             default:
                 break;
         }
+        readWaitNanos = 0; // a new transaction begins here
         if (readOnly) {
             if (write) throw readOnlyViolation(sql);
             beginRead();
@@ -303,7 +320,7 @@ public final class MacroConnection implements Connection {
                 ResultSet.CONCUR_READ_ONLY, r.holdability());
         boolean keep = false;
         try {
-            if (r.bindings() != null) r.bindings().applyTo(ps);
+            if (r.bindings() != null) r.bindings().applyTo(ps, true);
             r.applyOptions(ps);
             ResultSet rs = guarded(primary, ps, ps::executeQuery);
             if (!r.sameAs(rs)) return false;
@@ -579,6 +596,7 @@ public final class MacroConnection implements Connection {
     private void beginRead() throws SQLException {
         for (int attempt = 1; ; attempt++) {
             Replica r = router.route(Math.max(lastCommitVersion, seenVersion));
+            readWaitNanos += router.lastWaitNanos();
             Session s;
             if (r.isPrimary()) {
                 s = primarySession();

@@ -88,8 +88,8 @@ class MacroStatement implements Statement {
             updateCount = 0;
             return false;
         }
-        if (kind == StatementKind.DDL || kind == StatementKind.SESSION || TRUNCATE.matcher(sql).matches()
-                || EXECUTE_IMMEDIATE.matcher(sql).matches()) {
+        if (kind == StatementKind.DDL || kind == StatementKind.SESSION
+                || kind != StatementKind.READ && (TRUNCATE.matcher(sql).matches() || EXECUTE_IMMEDIATE.matcher(sql).matches())) {
             expectNoResult(expect, sql);
             checkReplicable(sql);
             return conn.schemaChange(sql, params, s -> {

@@ -19,23 +19,38 @@ public final class ReadRouter {
     private final ReadConsistency consistency;
     private final Balancer balancer;
     private final long maxWaitNanos;
+    private final ReadWaits waits;
+    private long lastWaitNanos;
 
-    public ReadRouter(ReplicaSet replicas, ReadConsistency consistency, Balancer balancer, long maxWaitMillis) {
+    /**
+     * A router for one connection (it is not thread-safe: it remembers its last wait).
+     *
+     * @param waits the database's shared routing counters, which every routing decision updates
+     */
+    public ReadRouter(ReplicaSet replicas, ReadConsistency consistency, Balancer balancer, long maxWaitMillis, ReadWaits waits) {
         this.replicas = replicas;
         this.consistency = consistency;
         this.balancer = balancer;
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(maxWaitMillis);
+        this.waits = waits;
     }
 
     public ReadConsistency consistency() { return consistency; }
+
+    /** How long the last {@link #route} waited for a secondary to catch up (0 when it did not wait). */
+    public long lastWaitNanos() { return lastWaitNanos; }
 
     /**
      * @param sessionVersion version of the calling connection's last commit
      * @return the replica to run on: a secondary fresh enough, or the primary
      */
     public Replica route(long sessionVersion) {
+        lastWaitNanos = 0;
         List<Replica> secondaries = replicas.secondaries();
-        if (secondaries.isEmpty()) return replicas.primary();
+        if (secondaries.isEmpty()) {
+            waits.primaryNoSecondary();
+            return replicas.primary();
+        }
         long required = consistency.requiredVersion(replicas.version(), sessionVersion);
         List<Replica> fresh = new ArrayList<>(secondaries.size());
         Replica freshest = null;
@@ -48,12 +63,25 @@ public final class ReadRouter {
                 freshest = r;
             }
         }
-        if (!fresh.isEmpty()) return balancer.pick(fresh);
+        if (!fresh.isEmpty()) {
+            waits.atOnce();
+            return balancer.pick(fresh);
+        }
+        if (freshest == null) {
+            waits.primaryNoSecondary(); // every secondary has left the rotation
+            return replicas.primary();
+        }
         // Wait for the freshest secondary only if its recent apply rate says it will get there within
         // readWait: a wait that cannot pay off goes to the primary at once instead of at its end.
-        if (freshest != null && maxWaitNanos > 0 && freshest.expectedCatchUpNanos(required) <= maxWaitNanos) {
+        if (maxWaitNanos > 0 && freshest.expectedCatchUpNanos(required) <= maxWaitNanos) {
             Replica f = freshest;
-            if (f.gate().await(required, maxWaitNanos, f::isActive)) return f;
+            long start = System.nanoTime();
+            boolean caughtUp = f.gate().await(required, maxWaitNanos, f::isActive);
+            lastWaitNanos = Math.max(1, System.nanoTime() - start);
+            waits.waited(lastWaitNanos, caughtUp);
+            if (caughtUp) return f;
+        } else {
+            waits.primaryNoWait();
         }
         return replicas.primary();
     }

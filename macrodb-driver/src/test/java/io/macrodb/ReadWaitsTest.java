@@ -1,0 +1,210 @@
+package io.macrodb;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.route.ReadWaits;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The read-routing counters ({@link MacroConnection#readWaits()}) and the per-connection wait
+ * ({@link MacroConnection#lastReadWaitNanos()}): each routing outcome is produced on purpose and
+ * counted where it belongs, and under load the counters agree with what every transaction saw.
+ */
+class ReadWaitsTest {
+
+    private static void setup(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v BIGINT NOT NULL)");
+            for (int i = 0; i < 10; i++) s.execute("INSERT INTO t VALUES (" + i + ", 0)");
+        }
+    }
+
+    private static long readOnly(Connection reader, int id) throws SQLException {
+        reader.setReadOnly(true);
+        reader.setAutoCommit(false);
+        try (Statement s = reader.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = " + id)) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+
+    private static void increment(Connection writer, int id) throws SQLException {
+        try (Statement s = writer.createStatement()) {
+            assertEquals(1, s.executeUpdate("UPDATE t SET v = v + 1 WHERE id = " + id));
+        }
+    }
+
+    @Test
+    void withOneReplicaEveryReadRunsOnThePrimaryForWantOfASecondary() throws Exception {
+        try (Connection c = TestDb.open(TestDb.url("h2", "replicas=1"))) {
+            setup(c);
+            MacroConnection mc = TestDb.macro(c);
+            ReadWaits.Stats before = mc.readWaits();
+            for (int i = 0; i < 5; i++) {
+                readOnly(c, i);
+                c.commit();
+            }
+            ReadWaits.Stats d = mc.readWaits().minus(before);
+            assertEquals(new ReadWaits.Stats(0, 0, 0, 0, 0, 5), d, d::toString);
+            assertEquals(0, mc.lastReadWaitNanos());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void aFreshSecondaryServesAtOnceAndAPausedOneSendsReadsToThePrimaryWithoutWaiting(String engine) throws Exception {
+        // readWait is long: a read that waited for the paused secondary would take 30 s, and this test time out
+        String url = TestDb.url(engine, "replicas=2&readWait=30000");
+        try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
+            setup(writer);
+            MacroConnection mr = TestDb.macro(reader);
+            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
+            ReadWaits.Stats start = mr.readWaits();
+            assertEquals(0, readOnly(reader, 1));
+            assertFalse(mr.currentReplica().isPrimary());
+            reader.commit();
+            assertEquals(new ReadWaits.Stats(1, 0, 0, 0, 0, 0), mr.readWaits().minus(start));
+
+            mr.replicaSet().pauseApplying(1, true);
+            try {
+                increment(writer, 1);
+                ReadWaits.Stats paused = mr.readWaits();
+                long t0 = System.nanoTime();
+                assertEquals(1, readOnly(reader, 1), "a strict read after the commit sees it");
+                assertTrue(mr.currentReplica().isPrimary());
+                reader.commit();
+                assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10), "it did not wait for the paused secondary");
+                assertEquals(new ReadWaits.Stats(0, 0, 0, 0, 1, 0), mr.readWaits().minus(paused));
+                assertEquals(0, mr.lastReadWaitNanos());
+            } finally {
+                mr.replicaSet().pauseApplying(1, false);
+            }
+        }
+    }
+
+    /**
+     * A reader on the secondary's engine holds a row lock, so the applier, which is running and has
+     * a good apply rate, waits: a strict read waits for it. Released within readWait, the read runs
+     * on the secondary after the wait; held longer, it runs on the primary after waiting readWait.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aReadWaitsForASecondaryThatIsCatchingUp(boolean releasedInTime) throws Exception {
+        long readWaitMs = releasedInTime ? 5_000 : 300;
+        String url = TestDb.url("h2", "replicas=2&readWait=" + readWaitMs + "&stallTimeout=60000&lockTimeout=10000");
+        try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
+            setup(writer);
+            for (int i = 0; i < 50; i++) increment(writer, 2); // the applier's recent rate is known
+            MacroConnection mr = TestDb.macro(reader);
+            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
+            String secondaryUrl = mr.replicaStatus().get(1).url();
+            try (Connection blocker = DriverManager.getConnection(secondaryUrl, "sa", "")) {
+                blocker.setAutoCommit(false);
+                try (Statement s = blocker.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = 1 FOR UPDATE")) {
+                    assertTrue(rs.next());
+                }
+                increment(writer, 1);
+                long holdMs = releasedInTime ? 200 : 1_500;
+                AtomicReference<Throwable> releaseFailure = new AtomicReference<>();
+                Thread release = new Thread(() -> {
+                    try {
+                        Thread.sleep(holdMs);
+                        blocker.rollback();
+                    } catch (Throwable e) {
+                        releaseFailure.set(e);
+                    }
+                });
+                ReadWaits.Stats before = mr.readWaits();
+                release.start();
+                assertEquals(1, readOnly(reader, 1), "a strict read after the commit sees it, wherever it runs");
+                boolean onPrimary = mr.currentReplica().isPrimary();
+                long waited = mr.lastReadWaitNanos();
+                reader.commit();
+                release.join();
+                assertNull(releaseFailure.get());
+                ReadWaits.Stats d = mr.readWaits().minus(before);
+                assertEquals(1, d.reads(), d::toString);
+                assertEquals(waited, d.waitNanos(), "the connection's wait is the one counted");
+                if (releasedInTime) {
+                    assertFalse(onPrimary, "the secondary caught up within readWait");
+                    assertEquals(1, d.waitedThenSecondary(), d::toString);
+                    assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(100), "it waited for the lock holder: " + waited + " ns");
+                } else {
+                    assertTrue(onPrimary, "readWait ran out first");
+                    assertEquals(1, d.waitedThenPrimary(), d::toString);
+                    assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(readWaitMs), "it waited the whole readWait: " + waited + " ns");
+                }
+            }
+            reader.setReadOnly(false);
+            increment(reader, 3);
+            reader.commit();
+            assertEquals(0, mr.lastReadWaitNanos(), "an update transaction is not routed and did not wait");
+            TestDb.assertConverged(writer);
+        }
+    }
+
+    /** Under a steady stream of commits, the shared counters add up to what each read-only transaction saw. */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void underLoadTheCountersAgreeWithEveryTransaction(String engine) throws Exception {
+        long seed = TestDb.seed("read waits under load " + engine);
+        String url = TestDb.url(engine, "replicas=3&readWait=50");
+        try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
+            setup(writer);
+            MacroConnection mr = TestDb.macro(reader);
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+            Thread w = new Thread(() -> {
+                Random rnd = new Random(seed);
+                try {
+                    while (!stop.get()) increment(writer, rnd.nextInt(10));
+                } catch (Throwable e) {
+                    writerFailure.set(e);
+                }
+            });
+            ReadWaits.Stats before = mr.readWaits();
+            w.start();
+            int reads = 400, onSecondaries = 0, waited = 0;
+            long waitNanos = 0;
+            Random rnd = new Random(seed + 1);
+            try {
+                for (int i = 0; i < reads; i++) {
+                    readOnly(reader, rnd.nextInt(10));
+                    if (!mr.currentReplica().isPrimary()) onSecondaries++;
+                    if (mr.lastReadWaitNanos() > 0) waited++;
+                    waitNanos += mr.lastReadWaitNanos();
+                    reader.commit();
+                }
+            } finally {
+                stop.set(true);
+                w.join();
+            }
+            assertNull(writerFailure.get());
+            ReadWaits.Stats d = mr.readWaits().minus(before);
+            assertEquals(reads, d.reads(), d::toString);
+            assertEquals(onSecondaries, d.onSecondaries(), d::toString);
+            assertEquals(waited, d.waited(), d::toString);
+            assertEquals(waitNanos, d.waitNanos(), d::toString);
+            assertEquals(0, d.primaryNoSecondary(), d::toString);
+            System.out.println("read waits under load (" + engine + ", seed " + seed + "): " + d);
+            TestDb.assertConverged(writer);
+        }
+    }
+}
