@@ -32,6 +32,8 @@ public record BenchResults(List<RunResult> runs, List<PointSummary> points, List
         }
         Map<Key, Double> median = new LinkedHashMap<>();
         byPoint.forEach((k, rs) -> median.put(k, median(rs.stream().mapToDouble(RunResult::tps).toArray())));
+        Map<Key, Double> cpu = new LinkedHashMap<>();
+        byPoint.forEach((k, rs) -> cpu.put(k, median(rs.stream().mapToDouble(RunResult::cpuUsPerTx).filter(v -> !Double.isNaN(v)).toArray())));
         List<PointSummary> out = new ArrayList<>();
         byPoint.forEach((k, rs) -> {
             double[] tps = rs.stream().mapToDouble(RunResult::tps).toArray();
@@ -50,6 +52,7 @@ public record BenchResults(List<RunResult> runs, List<PointSummary> points, List
             Double ind = indRef == null ? null : median.get(new Key(k.engine, k.workload, k.mix, indRef, k.clients));
             out.add(new PointSummary(k.engine, k.workload, k.mix, k.config, k.clients, rs.size(), med, min, max,
                     med > 0 ? 100 * (max - min) / med : 0,
+                    cpu.get(k), cpuRatio(cpu.get(k), cpu.get(new Key(k.engine, k.workload, k.mix, "standalone", k.clients))),
                     median(rs.stream().mapToDouble(RunResult::p50Ms).toArray()),
                     median(rs.stream().mapToDouble(RunResult::p99Ms).toArray()),
                     completed + aborts == 0 ? 0 : 100.0 * aborts / (completed + aborts), causes,
@@ -57,6 +60,8 @@ public record BenchResults(List<RunResult> runs, List<PointSummary> points, List
                     ro == 0 ? Double.NaN : 100.0 * onSec / ro,
                     median(rs.stream().filter(r -> r.readOnlyOnSecondary() > 0).mapToDouble(RunResult::roSecondaryP50Ms).toArray()),
                     median(rs.stream().filter(r -> r.readOnlyOnPrimary() > 0).mapToDouble(RunResult::roPrimaryP50Ms).toArray()),
+                    ro == 0 ? Double.NaN : 100.0 * rs.stream().mapToLong(RunResult::readOnlyWaited).sum() / ro,
+                    median(rs.stream().mapToDouble(RunResult::roWaitMeanMs).toArray()),
                     rs.stream().mapToDouble(RunResult::lagMeanVersions).average().orElse(0),
                     rs.stream().mapToLong(RunResult::lagMaxVersions).max().orElse(0),
                     sa == null || sa == 0 ? Double.NaN : med / sa, indRef, ind == null || ind == 0 ? Double.NaN : med / ind));
@@ -97,6 +102,11 @@ public record BenchResults(List<RunResult> runs, List<PointSummary> points, List
 
     private static Optional<PointSummary> best(List<PointSummary> ps) {
         return ps == null ? Optional.empty() : ps.stream().max(Comparator.comparingDouble(PointSummary::tpsMedian));
+    }
+
+    private static double cpuRatio(Double cpu, Double standalone) {
+        return cpu == null || standalone == null || Double.isNaN(cpu) || Double.isNaN(standalone) || standalone == 0
+                ? Double.NaN : cpu / standalone;
     }
 
     static double median(double[] v) {

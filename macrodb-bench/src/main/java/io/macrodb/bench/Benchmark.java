@@ -5,17 +5,62 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs a {@link BenchPlan}: for each engine, workload and mix, each configuration on a fresh
+ * Runs a {@link BenchPlan}: for each engine, workload and mix, every configuration on a fresh
  * deployment, every client count, every repetition; then, for MacroDB, checks that the replicas
  * converged (equal content checksums once caught up).
+ *
+ * <p>The configurations of one engine x workload x mix are scheduled as {@link BenchPlan#order()}
+ * says. {@link BenchPlan.Order#INTERLEAVED} (the default) loads all of them, then runs each point
+ * (client count, repetition) on each configuration in turn, rotating which goes first from one
+ * repetition to the next; configurations compared side by side are thus measured within seconds
+ * of each other, and a machine whose speed drifts over minutes (a shared VM) slows them alike
+ * instead of skewing their ratios. {@link BenchPlan.Order#SEQUENTIAL} runs one configuration's
+ * points after the other's, holding one deployment at a time. Both are the same procedure: the
+ * sequential order is the interleaved one over groups of a single configuration.
+ *
+ * <p>Whatever the order, each deployment receives the same runs in the same order, and the
+ * results come out grouped as in the sequential order (engine, workload, mix, configuration,
+ * client count, repetition), so that tables and files do not depend on the order.
  */
 public final class Benchmark {
     private static final long CATCH_UP_MILLIS = 120_000;
 
-    private Benchmark() {}
+    private final BenchPlan plan;
+    private final BenchListener listener;
+    private final PointRunner.Settings settings;
+    private final List<RunResult> runs = new ArrayList<>();
+    private final List<BenchResults.Check> checks = new ArrayList<>();
+
+    private Benchmark(BenchPlan plan, BenchListener listener) {
+        this.plan = plan;
+        this.listener = listener;
+        this.settings = new PointRunner.Settings(plan.warmupMillis(), plan.measureMillis(), plan.declareReadOnly(), plan.seed());
+    }
+
+    public static BenchResults run(BenchPlan plan, BenchListener listener) throws SQLException {
+        return new Benchmark(plan, listener).runAll();
+    }
+
+    private BenchResults runAll() throws SQLException {
+        listener.started(plan);
+        if (plan.jvmWarmupMillis() > 0) warmUpJvm();
+        for (BenchEngine engine : plan.engines()) {
+            for (BenchPlan.WorkloadMixes wm : plan.workloads()) {
+                for (Mix mix : wm.mixes()) {
+                    if (plan.order() == BenchPlan.Order.SEQUENTIAL) {
+                        for (SystemConfig cfg : plan.configs()) runGroup(engine, wm.workload(), mix, List.of(cfg));
+                    } else {
+                        runGroup(engine, wm.workload(), mix, plan.configs());
+                    }
+                }
+            }
+        }
+        listener.finished();
+        return BenchResults.of(runs, checks);
+    }
 
     /** Runs each workload's first mix on each kind of configuration, unmeasured (see {@link BenchPlan}). */
-    private static void warmUpJvm(BenchPlan plan, BenchListener listener) throws SQLException {
+    private void warmUpJvm() throws SQLException {
         List<SystemConfig> kinds = new ArrayList<>();
         for (SystemConfig c : plan.configs()) {
             if (kinds.stream().noneMatch(k -> k.kind() == c.kind() && (k.n() > 1) == (c.n() > 1))) kinds.add(c);
@@ -35,45 +80,102 @@ public final class Benchmark {
         }
     }
 
-    public static BenchResults run(BenchPlan plan, BenchListener listener) throws SQLException {
-        listener.started(plan);
-        List<RunResult> runs = new ArrayList<>();
-        List<BenchResults.Check> checks = new ArrayList<>();
-        PointRunner.Settings settings = new PointRunner.Settings(plan.warmupMillis(), plan.measureMillis(), plan.declareReadOnly(), plan.seed());
-        if (plan.jvmWarmupMillis() > 0) warmUpJvm(plan, listener);
-        for (BenchEngine engine : plan.engines()) {
-            for (BenchPlan.WorkloadMixes wm : plan.workloads()) {
-                Workload w = wm.workload();
-                for (Mix mix : wm.mixes()) {
-                    for (SystemConfig cfg : plan.configs()) {
-                        String where = engine + " " + w.name() + " " + mix.name() + " " + cfg.label();
-                        listener.note("loading " + where);
-                        try (Deployment d = Deployment.open(cfg, engine, w, plan.seed(), plan.readWaitMillis())) {
-                            listener.note(String.format("loaded %s in %.1f s", where, d.loadSeconds()));
-                            long errors = 0;
-                            for (int clients : plan.clients()) {
-                                for (int rep = 1; rep <= plan.repetitions(); rep++) {
-                                    listener.runStarting(where + " c=" + clients + " #" + rep, plan.warmupMillis() + plan.measureMillis());
-                                    RunResult r = PointRunner.run(d, w, mix, clients, rep, settings);
-                                    runs.add(r);
-                                    errors += r.errors();
-                                    listener.runFinished(r);
-                                }
-                            }
-                            checks.add(new BenchResults.Check("no unexpected errors: " + where, errors == 0,
-                                    errors == 0 ? "" : errors + " errors; first: " + runs.stream()
-                                            .filter(r -> r.errors() > 0).findFirst().map(r -> r.errorSamples().toString()).orElse("")));
-                            if (plan.verify() && d.macro() != null) {
-                                Deployment.Convergence c = d.verify(CATCH_UP_MILLIS);
-                                checks.add(new BenchResults.Check("replicas converged: " + where, c.equal(),
-                                        (c.caughtUp() ? "caught up" : "NOT caught up in " + CATCH_UP_MILLIS + " ms") + ", checksums " + c.checksums()));
-                            }
-                        }
+    /** One configuration of a group: its open deployment and its runs so far, in the order they ran. */
+    private record Lane(String where, Deployment deployment, List<RunResult> runs) {}
+
+    /**
+     * Loads every configuration of {@code group} on a fresh deployment, then, for each client count
+     * and each repetition, runs that point on each of them in turn, starting with the next one at
+     * every repetition (A1 B1 C1, B2 C2 A2, ...); then checks each (no unexpected errors, MacroDB's
+     * replicas converged) and closes them all, even when one fails. A group of one configuration is
+     * the sequential order. The group's runs join the results configuration by configuration.
+     */
+    private void runGroup(BenchEngine engine, Workload w, Mix mix, List<SystemConfig> group) throws SQLException {
+        try (OpenDeployments open = new OpenDeployments()) {
+            List<Lane> lanes = new ArrayList<>();
+            for (SystemConfig cfg : group) {
+                String where = engine + " " + w.name() + " " + mix.name() + " " + cfg.label();
+                listener.note("loading " + where);
+                Deployment d = open.add(Deployment.open(cfg, engine, w, plan.seed(), plan.readWaitMillis()));
+                listener.note(String.format("loaded %s in %.1f s", where, d.loadSeconds()));
+                lanes.add(new Lane(where, d, new ArrayList<>()));
+            }
+            int turn = 0;
+            for (int clients : plan.clients()) {
+                for (int rep = 1; rep <= plan.repetitions(); rep++, turn++) {
+                    for (int i = 0; i < lanes.size(); i++) {
+                        Lane lane = lanes.get((turn + i) % lanes.size());
+                        runPoint(lane, w, mix, clients, rep);
+                        if (lanes.size() > 1) settle(lane);
                     }
                 }
             }
+            for (Lane lane : lanes) {
+                runs.addAll(lane.runs());
+                check(lane);
+            }
         }
-        listener.finished();
-        return BenchResults.of(runs, checks);
+    }
+
+    /** Runs one repetition of one point on a lane's deployment, telling the listener. */
+    private void runPoint(Lane lane, Workload w, Mix mix, int clients, int rep) throws SQLException {
+        listener.runStarting(lane.where() + " c=" + clients + " #" + rep, plan.warmupMillis() + plan.measureMillis());
+        RunResult r = PointRunner.run(lane.deployment(), w, mix, clients, rep, settings);
+        lane.runs().add(r);
+        listener.runFinished(r);
+    }
+
+    /**
+     * Interleaved only: waits until a MacroDB deployment's secondaries have applied what its run
+     * committed, so that its replication backlog is not applied while the next configuration is
+     * measured. (Alone, a deployment's backlog meets only its own next warm-up, as it always has.)
+     * A deployment that does not catch up in time is noted and left to the convergence check.
+     */
+    private void settle(Lane lane) {
+        if (lane.deployment().macro() == null) return;
+        if (!lane.deployment().macro().replicaSet().awaitCaughtUp(CATCH_UP_MILLIS)) {
+            listener.note("secondaries of " + lane.where() + " not caught up in " + CATCH_UP_MILLIS + " ms; going on");
+        }
+    }
+
+    /** The checks of one configuration once all its runs are done: no unexpected errors, and MacroDB's replicas converged. */
+    private void check(Lane lane) throws SQLException {
+        long errors = lane.runs().stream().mapToLong(RunResult::errors).sum();
+        checks.add(new BenchResults.Check("no unexpected errors: " + lane.where(), errors == 0,
+                errors == 0 ? "" : errors + " errors; first: " + lane.runs().stream()
+                        .filter(r -> r.errors() > 0).findFirst().map(r -> r.errorSamples().toString()).orElse("")));
+        Deployment d = lane.deployment();
+        if (plan.verify() && d.macro() != null) {
+            Deployment.Convergence c = d.verify(CATCH_UP_MILLIS);
+            checks.add(new BenchResults.Check("replicas converged: " + lane.where(), c.equal(),
+                    (c.caughtUp() ? "caught up" : "NOT caught up in " + CATCH_UP_MILLIS + " ms") + ", checksums " + c.checksums()));
+        }
+    }
+
+    /**
+     * The deployments of a group, closed together in reverse order of opening; one that fails to
+     * close does not keep the others open (its failure is thrown after, the others' suppressed).
+     */
+    private static final class OpenDeployments implements AutoCloseable {
+        private final List<Deployment> open = new ArrayList<>();
+
+        Deployment add(Deployment d) {
+            open.add(d);
+            return d;
+        }
+
+        @Override public void close() {
+            RuntimeException failure = null;
+            for (int i = open.size() - 1; i >= 0; i--) {
+                try {
+                    open.get(i).close();
+                } catch (RuntimeException e) {
+                    if (failure == null) failure = e;
+                    else failure.addSuppressed(e);
+                }
+            }
+            open.clear();
+            if (failure != null) throw failure;
+        }
     }
 }

@@ -60,11 +60,12 @@ public final class PointRunner {
         }
         threads.forEach(Thread::start);
         Sampler sampler = new Sampler(d.macro());
-        long t0, t1;
+        long t0, t1, cpu0, cpu1;
         try {
             started.await();
             sleep(s.warmupMillis());
             t0 = System.nanoTime();
+            cpu0 = processCpuNanos();
             for (Client c : all) c.phase = MEASURE;
             long end = t0 + TimeUnit.MILLISECONDS.toNanos(s.measureMillis());
             while (System.nanoTime() < end) {
@@ -73,6 +74,7 @@ public final class PointRunner {
             }
             for (Client c : all) c.phase = STOP;
             t1 = System.nanoTime();
+            cpu1 = processCpuNanos();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             for (Client c : all) c.phase = STOP;
@@ -88,16 +90,27 @@ public final class PointRunner {
             if (t.isAlive()) stuck.add(t.getName());
         }
         for (Client c : all) c.closeQuietly();
-        return merge(d, w, mix, clients, repetition, (t1 - t0) / 1e9, all, sampler, stuck);
+        return merge(d, w, mix, clients, repetition, (t1 - t0) / 1e9, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, all, sampler, stuck);
     }
 
-    private static RunResult merge(Deployment d, Workload w, Mix mix, int clients, int rep, double seconds, List<Client> all,
-                                   Sampler sampler, List<String> stuck) {
-        Histogram lat = new Histogram(3), roSec = new Histogram(3), roPri = new Histogram(3);
+    private static final java.lang.management.OperatingSystemMXBean OS = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+    /**
+     * CPU time this JVM has used, all threads (clients, MacroDB's appliers and monitor, JIT, GC), or
+     * -1 where the JVM cannot tell. Unlike throughput, CPU time per transaction does not move when a
+     * shared machine lends the cores to someone else for a while.
+     */
+    static long processCpuNanos() {
+        return OS instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+    }
+
+    private static RunResult merge(Deployment d, Workload w, Mix mix, int clients, int rep, double seconds, long cpuNanos,
+                                   List<Client> all, Sampler sampler, List<String> stuck) {
+        Histogram lat = new Histogram(3), roSec = new Histogram(3), roPri = new Histogram(3), roWait = new Histogram(3);
         int nt = w.types().size();
         Histogram[] byType = new Histogram[nt];
         for (int i = 0; i < nt; i++) byType[i] = new Histogram(3);
-        long completed = 0, rollbacks = 0, aborts = 0, errors = 0, ro = 0, onSec = 0, onPri = 0;
+        long completed = 0, rollbacks = 0, aborts = 0, errors = 0, ro = 0, onSec = 0, onPri = 0, waited = 0, fellBack = 0;
         Map<String, Long> causes = new TreeMap<>();
         List<String> samples = new ArrayList<>();
         long[] perType = new long[nt];
@@ -105,6 +118,7 @@ public final class PointRunner {
             lat.add(c.latency);
             roSec.add(c.roSecondary);
             roPri.add(c.roPrimary);
+            roWait.add(c.roWait);
             for (int i = 0; i < nt; i++) {
                 byType[i].add(c.byType[i]);
                 perType[i] += c.completedByType[i];
@@ -116,6 +130,8 @@ public final class PointRunner {
             ro += c.readOnly;
             onSec += c.onSecondary;
             onPri += c.onPrimary;
+            waited += c.waited;
+            fellBack += c.fellBack;
             c.causes.forEach((k, v) -> causes.merge(k, v, Long::sum));
             for (String e : c.errorSamples) if (samples.size() < MAX_ERROR_SAMPLES) samples.add(e);
         }
@@ -131,9 +147,11 @@ public final class PointRunner {
             typeP50.put(t.name(), ms(byType[t.index()], 50));
         }
         return new RunResult(d.engine().toString(), w.name(), mix.name(), d.config().label(), clients, rep, seconds,
-                completed, rollbacks, completed / seconds, ms(lat, 50), ms(lat, 90), ms(lat, 99),
+                completed, rollbacks, completed / seconds, cpuNanos < 0 || completed == 0 ? Double.NaN : cpuNanos / 1e3 / completed,
+                cpuNanos < 0 ? Double.NaN : 100.0 * cpuNanos / 1e9 / seconds / Runtime.getRuntime().availableProcessors(), ms(lat, 50), ms(lat, 90), ms(lat, 99),
                 lat.getTotalCount() == 0 ? 0 : lat.getMaxValue() / 1e6, aborts, causes, errors, samples,
                 ro, onSec, onPri, ms(roSec, 50), ms(roSec, 99), ms(roPri, 50), ms(roPri, 99),
+                waited, fellBack, roWait.getTotalCount() == 0 ? 0 : roWait.getMean() / 1e6, ms(roWait, 99),
                 sampler.meanLag(), sampler.maxLag, sampler.meanStaleness(), types, typeP50);
     }
 
@@ -179,10 +197,11 @@ public final class PointRunner {
         final boolean declare;
         final CountDownLatch started;
         volatile int phase = WARMUP;
-        final Histogram latency = new Histogram(3), roSecondary = new Histogram(3), roPrimary = new Histogram(3);
+        final Histogram latency = new Histogram(3), roSecondary = new Histogram(3), roPrimary = new Histogram(3),
+                roWait = new Histogram(3);
         final Histogram[] byType;
         final long[] completedByType;
-        long completed, specRollbacks, aborts, errors, readOnly, onSecondary, onPrimary;
+        long completed, specRollbacks, aborts, errors, readOnly, onSecondary, onPrimary, waited, fellBack;
         final Map<String, Long> causes = new TreeMap<>();
         final List<String> errorSamples = Collections.synchronizedList(new ArrayList<>());
 
@@ -222,6 +241,12 @@ public final class PointRunner {
                         readOnly++;
                         Replica where = macro == null ? null : macro.lastReplica();
                         if (where != null) {
+                            long wait = macro.lastReadWaitNanos();
+                            roWait.recordValue(wait);
+                            if (wait > 0) {
+                                waited++;
+                                if (where.isPrimary()) fellBack++;
+                            }
                             if (where.isPrimary()) {
                                 onPrimary++;
                                 roPrimary.recordValue(nanos);

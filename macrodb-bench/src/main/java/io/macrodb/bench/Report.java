@@ -14,7 +14,7 @@ public final class Report {
     private Report() {}
 
     public static final List<String> POINT_HEADER = List.of("engine", "workload", "mix", "config", "clients", "tx/s", "spread",
-            "p50 ms", "p99 ms", "aborts", "RO on sec", "RO sec p50", "RO pri p50", "lag", "x standalone", "x independent");
+            "CPU us/tx", "CPU x sa", "p50 ms", "p99 ms", "aborts", "RO on sec", "RO sec p50", "RO pri p50", "RO waited", "RO wait ms", "lag", "x standalone", "x independent");
 
     public static final List<String> PEAK_HEADER = List.of("engine", "workload", "mix", "config", "peak tx/s", "at clients",
             "x standalone peak", "x independent peak", "independent ref");
@@ -24,10 +24,14 @@ public final class Report {
         for (PointSummary p : r.points()) {
             boolean macro = p.config().startsWith("macrodb");
             rows.add(List.of(p.engine(), p.workload(), p.mix(), p.config(), String.valueOf(p.clients()), num(p.tpsMedian()),
-                    p.repetitions() > 1 ? pct(p.spreadPct()) : "-", dec(p.p50Ms(), 3), dec(p.p99Ms(), 3), aborts(p),
+                    p.repetitions() > 1 ? pct(p.spreadPct()) : "-", Double.isNaN(p.cpuUsPerTx()) ? "-" : dec(p.cpuUsPerTx(), 1),
+                    ratio(p.cpuVsStandalone()),
+                    dec(p.p50Ms(), 3), dec(p.p99Ms(), 3), aborts(p),
                     macro && !Double.isNaN(p.roOnSecondaryPct()) ? pct(p.roOnSecondaryPct()) : "-",
                     macro && p.roOnSecondaryPct() > 0 ? dec(p.roSecondaryP50Ms(), 3) : "-",
                     macro && p.roOnSecondaryPct() < 100 ? dec(p.roPrimaryP50Ms(), 3) : "-",
+                    macro && !Double.isNaN(p.roWaitedPct()) ? pct(p.roWaitedPct()) : "-",
+                    macro && !Double.isNaN(p.roWaitedPct()) ? dec(p.roWaitMeanMs(), 3) : "-",
                     macro ? dec(p.lagMeanVersions(), 1) + "/" + p.lagMaxVersions() : "-",
                     ratio(p.vsStandalone()), ratio(p.vsIndependent())));
         }
@@ -46,10 +50,15 @@ public final class Report {
     /** What the columns mean, printed under the tables. */
     public static final List<String> LEGEND = List.of(
             "tx/s: median over repetitions of completed transactions per second (TPC-C's intended NewOrder rollbacks count);",
-            "spread: (max-min)/median over repetitions; p50/p99: median over repetitions of whole-transaction latency;",
+            "spread: (max-min)/median over repetitions; CPU us/tx: CPU time of the whole JVM (clients, MacroDB's threads,",
+            "JIT, GC) per transaction, median over repetitions, steadier than tx/s on a shared machine; CPU x sa: that over",
+            "the standalone engine's at the same client count (MacroDB-1's is its overhead per transaction);",
+            "p50/p99: median over repetitions of whole-transaction latency;",
             "aborts: share of transactions that failed with a retryable error, by cause; RO on sec: share of read-only",
             "transactions MacroDB ran on a secondary; RO sec/pri p50: their median latency on a secondary (any wait for the",
-            "secondary to catch up included) and on the primary; lag: mean/max versions a secondary was behind (sampled);",
+            "secondary to catch up included) and on the primary; RO waited: share of read-only transactions that waited,",
+            "when they began, for a secondary to catch up (those that then ran on the primary included); RO wait ms: the mean",
+            "wait over all read-only transactions; lag: mean/max versions a secondary was behind (sampled);",
             "x standalone / x independent: this configuration's throughput over the standalone engine's and over the",
             "aggregate of N independent engines (independent ref), at the same client count, or each at its best client count (peak).");
 

@@ -14,20 +14,30 @@ import java.util.Map;
  * in an error the engine or MacroDB asks to retry (SQLState class 40, lock timeouts), by cause;
  * errors are anything else and mean the benchmark or the database is wrong.
  *
+ * <p>{@code cpuUsPerTx} is the CPU time the whole JVM used in the measured window (every thread:
+ * clients, MacroDB's appliers and monitor, JIT, GC) per completed transaction, in microseconds, and
+ * {@code cpuPct} that time as a share of all cores over the window (NaN where the JVM cannot tell).
+ * On a shared machine, where throughput moves with what the neighbours do, CPU time per
+ * transaction is the steadier measure of a configuration's cost.
+ *
  * <p>Read-only routing (MacroDB only): how many read-only transactions ran on a secondary and how
  * many on the primary (no secondary fresh enough within readWait, or undeclared), with their
- * latencies. The extra latency of reads that waited for a secondary to catch up is inside the
- * secondary latencies; the driver does not yet say per transaction how long it waited. Lag is
+ * latencies; how many waited when they began for a secondary to catch up
+ * ({@code MacroConnection.lastReadWaitNanos()}), how many of those then ran on the primary because
+ * readWait ran out ({@code readOnlyFellBack}), and the wait's mean and 99th percentile over every
+ * read-only transaction (those that did not wait count as 0). The wait is also inside the
+ * secondary or primary latencies. Lag is
  * sampled every 25 ms from replicaStatus() over the measured window: versions (commits) a
  * secondary is behind the primary, mean and max over secondaries and samples.
  */
 @JsonPropertyOrder(alphabetic = false)
 public record RunResult(String engine, String workload, String mix, String config, int clients, int repetition,
-                        double seconds, long completed, long specRollbacks, double tps,
+                        double seconds, long completed, long specRollbacks, double tps, double cpuUsPerTx, double cpuPct,
                         double p50Ms, double p90Ms, double p99Ms, double maxMs,
                         long aborts, Map<String, Long> abortCauses, long errors, List<String> errorSamples,
                         long readOnly, long readOnlyOnSecondary, long readOnlyOnPrimary,
                         double roSecondaryP50Ms, double roSecondaryP99Ms, double roPrimaryP50Ms, double roPrimaryP99Ms,
+                        long readOnlyWaited, long readOnlyFellBack, double roWaitMeanMs, double roWaitP99Ms,
                         double lagMeanVersions, long lagMaxVersions, double stalenessMeanMs,
                         Map<String, Long> completedByType, Map<String, Double> p50MsByType) {
 }

@@ -32,7 +32,7 @@ class BenchSmokeTest {
                 new BenchPlan.WorkloadMixes(tpcc, List.of(tpcc.mix("50-50"))),
                 new BenchPlan.WorkloadMixes(tpcw, List.of(tpcw.mix("shopping"))),
                 new BenchPlan.WorkloadMixes(micro, List.of(micro.mix("80-20")))),
-                configs, List.of(2), 200, 800, 1, true, 5, 42, true, 0);
+                configs, List.of(2), 200, 800, 1, true, 5, 42, true, 0, BenchPlan.Order.INTERLEAVED);
         BenchResults res = Benchmark.run(plan, new BenchListener() {
             @Override public void runFinished(RunResult r) { System.out.println(r); }
             @Override public void note(String m) { System.out.println(m); }
@@ -49,6 +49,14 @@ class BenchSmokeTest {
                 assertTrue(r.readOnlyOnSecondary() > 0, () -> "MacroDB ran no read-only transaction on a secondary: " + r);
             }
             if (r.config().equals("macrodb-1")) assertEquals(0, r.readOnlyOnSecondary(), where);
+            assertTrue(r.cpuUsPerTx() > 0 && r.cpuPct() > 0 && r.cpuPct() <= 100.5, () -> "CPU time out of range: " + r);
+            // read waits: counted among the routed read-only transactions, fall-backs among the waits
+            assertTrue(r.readOnlyWaited() <= r.readOnlyOnSecondary() + r.readOnlyOnPrimary(), () -> "more waits than reads: " + r);
+            assertTrue(r.readOnlyFellBack() <= r.readOnlyWaited() && r.readOnlyFellBack() <= r.readOnlyOnPrimary(), () -> "fall-backs: " + r);
+            assertTrue(r.roWaitMeanMs() >= 0 && r.roWaitMeanMs() <= r.roWaitP99Ms() + r.maxMs(), () -> "read wait out of range: " + r);
+            if (!r.config().startsWith("macrodb-") || r.config().equals("macrodb-1")) {
+                assertEquals(0, r.readOnlyWaited(), () -> "nothing to wait for: " + r);
+            }
         }
         assertTrue(res.points().stream().filter(p -> !p.config().equals("standalone")).allMatch(p -> p.vsStandalone() > 0));
     }

@@ -35,6 +35,21 @@ class BenchCommandTest {
             assertTrue(Files.size(dir.resolve(f)) > 0, f + " missing or empty\n" + all);
         }
         assertEquals(1 + 4, Files.readAllLines(dir.resolve("runs.csv")).size(), "a header and one row per run");
+        assertTrue(out.toString().contains("configurations interleaved"), all);
+        assertTrue(Files.readString(dir.resolve("results.json")).matches("(?s).*\"order\"\\s*:\\s*\"interleaved\".*"),
+                "results.json records the order");
+    }
+
+    @Test
+    void sequentialIsRecorded(@TempDir Path dir) throws Exception {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = macrodb(out, err, "bench", "-w", "micro", "-m", "80-20", "--scale", "0.01", "-C", "standalone,macrodb:2", "-c", "1",
+                "--jvm-warmup", "0", "--warmup", "0", "-d", "0.1", "--repetitions", "1", "--sequential", "--no-progress", "-o", dir.toString());
+        String all = "exit " + rc + "\n" + out + "\n" + err;
+        assertEquals(0, rc, all);
+        assertTrue(out.toString().contains("configurations sequential"), all);
+        assertTrue(Files.readString(dir.resolve("results.json")).matches("(?s).*\"order\"\\s*:\\s*\"sequential\".*"),
+                "results.json records the order");
     }
 
     @Test

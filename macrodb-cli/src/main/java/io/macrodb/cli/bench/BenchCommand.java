@@ -46,7 +46,8 @@ import java.util.concurrent.Callable;
                 "Measures MacroDB against the plain engine and against N independent engines, side by side in one run.",
                 "",
                 "Every engine x workload x mix x configuration x client count is run (warm-up, then a measured window,"
-                        + " repeated); each configuration gets freshly loaded databases for each mix. At the end a table shows"
+                        + " repeated); each configuration gets freshly loaded databases for each mix, and the configurations take"
+                        + " turns point by point (see --sequential). At the end a table shows"
                         + " throughput, latency, aborts, read-only routing and the ratios to the standalone engine and to the"
                         + " independent-engines aggregate, at equal client counts and peak to peak; CSV, JSON and PNG charts go"
                         + " to --out. See benchmarks/README.md.",
@@ -112,6 +113,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--repetitions", paramLabel = "N", defaultValue = "3", description = "Runs of each point; the median is reported (default: ${DEFAULT-VALUE}).")
     private int repetitions;
 
+    @Option(names = "--sequential",
+            description = "Run one configuration at a time (load it, run all its points, close it) instead of the default: load every"
+                    + " configuration of a mix, then run each point on each configuration in turn (A1 B1 C1, B2 C2 A2, ...), so that a"
+                    + " machine whose speed drifts over minutes slows all configurations alike. Sequential holds only one"
+                    + " configuration's databases in memory: for large --scale or --warehouses on a small machine.")
+    private boolean sequential;
+
     @Option(names = "--undeclared", description = "Run read-only transactions without setReadOnly(true), as many real clients do"
             + " (MacroDB starts them on a secondary and moves them to the primary only if they write).")
     private boolean undeclared;
@@ -134,7 +142,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "No progress bar (for logs and CI).")
     private boolean noProgress;
 
-    @Option(names = "--no-verify", description = "Skip the convergence check of MacroDB's replicas after each configuration.")
+    @Option(names = "--no-verify", description = "Skip the convergence check of MacroDB's replicas after each mix's runs.")
     private boolean noVerify;
 
     @Override public Integer call() throws Exception {
@@ -142,8 +150,9 @@ public final class BenchCommand implements Callable<Integer> {
         PrintWriter o = spec.commandLine().getOut();
         Path dir = out != null ? out : Path.of("bench-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         String command = "macrodb " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
-        o.printf(Locale.ROOT, "%s%n%d runs of %.0f s (+ loading) = about %.1f min on %d cores; results in %s%n",
-                command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.runMillis() / 60_000.0, CORES, dir);
+        o.printf(Locale.ROOT, "%s%n%d runs of %.0f s (+ loading), configurations %s, = about %.1f min on %d cores; results in %s%n",
+                command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.order().label(),
+                plan.runMillis() / 60_000.0, CORES, dir);
         o.flush();
         BenchListener listener = noProgress ? new BenchListener() {
             @Override public void runFinished(RunResult r) {
@@ -178,6 +187,7 @@ public final class BenchCommand implements Callable<Integer> {
         planJson.put("warmupSeconds", warmup);
         planJson.put("measureSeconds", duration);
         planJson.put("repetitions", repetitions);
+        planJson.put("order", plan.order().label());
         planJson.put("jvmWarmupSeconds", jvmWarmup);
         planJson.put("readOnlyDeclared", !undeclared);
         planJson.put("readWaitMillis", readWait == null ? "driver default" : readWait);
@@ -240,7 +250,8 @@ public final class BenchCommand implements Callable<Integer> {
             List<SystemConfig> sc = cs.stream().map(c -> SystemConfig.parse(c, balancer, consistency)).distinct().toList();
             List<Integer> cl = !clients.isEmpty() ? clients : defaultClients();
             return new BenchPlan(es, wm, sc, cl, Math.round(warmup * 1000), Math.round(duration * 1000), repetitions, !undeclared,
-                    readWait == null ? -1 : readWait, seed, !noVerify, Math.round(jvmWarmup * 1000));
+                    readWait == null ? -1 : readWait, seed, !noVerify, Math.round(jvmWarmup * 1000),
+                    sequential ? BenchPlan.Order.SEQUENTIAL : BenchPlan.Order.INTERLEAVED);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
