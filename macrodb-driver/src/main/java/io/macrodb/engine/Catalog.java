@@ -109,6 +109,18 @@ public final class Catalog {
         return sb.toString();
     }
 
+    /** Whether a user schema has a trigger other than MacroDB's capture triggers (the application's own). */
+    public static boolean hasApplicationTriggers(Connection c) throws SQLException {
+        try (java.sql.Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT DISTINCT TRIGGER_SCHEMA FROM INFORMATION_SCHEMA.TRIGGERS"
+                     + " WHERE TRIGGER_NAME NOT LIKE 'MACRODB_CAPTURE%'")) {
+            while (rs.next()) {
+                if (!isSystemSchema(rs.getString(1))) return true;
+            }
+        }
+        return false;
+    }
+
     /** Drops every trigger in user schemas whose name is not LIKE {@code keepPattern}. */
     static void dropTriggersExcept(Connection c, String keepPattern) throws SQLException {
         List<String> drops = new ArrayList<>();

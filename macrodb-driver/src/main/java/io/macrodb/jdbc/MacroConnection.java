@@ -369,6 +369,7 @@ public final class MacroConnection implements Connection {
                 // which is right whatever the engine rolled back (all of it, or, as in a failed
                 // batch, only part).
                 if (statementMode()) changes.rollbackTo(mark);
+                else changes.statementFailed();
                 SQLException failure = afterFailure(e);
                 if (autoCommit && tx == Tx.UPDATE) rollbackQuietly(); // the statement was the transaction
                 throw failure;
@@ -671,7 +672,7 @@ public final class MacroConnection implements Connection {
     private void beginUpdate() throws SQLException {
         primarySession(); // opened and synced before the transaction takes its turn
         db.beginUpdate();
-        changes = new TransactionChanges(db.propagation(), db::shape);
+        changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges());
         tx = Tx.UPDATE;
         savepointGeneration++;
         namedSavepoints.clear();

@@ -73,6 +73,7 @@ public final class ReplicaSet {
      * arrive as rows), by upper-cased name, so that a promoted secondary gets them back.
      */
     private final Map<String, StatementChange> userTriggers = new ConcurrentHashMap<>();
+    private volatile boolean applicationTriggers = true; // until the catalog has been read
     private static final java.util.regex.Pattern CREATE_TRIGGER = java.util.regex.Pattern.compile(
             "(?is)\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:FORCE\\s+)?TRIGGER\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([^\\s(]+)\\s.*");
     private static final java.util.regex.Pattern DROP_TRIGGER = java.util.regex.Pattern.compile(
@@ -589,8 +590,24 @@ public final class ReplicaSet {
             Connection c = catalog.connection();
             shapes.clear();
             for (TableShape t : engine().refreshCapture(c)) shapes.put(t.schema() + '\u0000' + t.table(), t);
+            applicationTriggers = io.macrodb.engine.Catalog.hasApplicationTriggers(c);
         }
     }
+
+    /**
+     * Whether the primary has triggers of the application's own (as of the last schema change). Row
+     * capture then reads final images back at commit instead of trusting the capture triggers'
+     * images: an application trigger that changes the row again could fire around MacroDB's.
+     */
+    public boolean hasApplicationTriggers() { return applicationTriggers; }
+
+    /**
+     * Whether update transactions' changes go anywhere. A database of one replica and no log ships
+     * to nobody: its transactions record only that they changed something, and the version still
+     * counts the commit. (Decided by the configuration, not by the list of secondaries, which is
+     * briefly empty while a replacement is being built, and that replacement must not miss a commit.)
+     */
+    public boolean shipsChanges() { return config.replicas() > 1 || config.durability() != null; }
 
     // ---------------------------------------------------------------- update transactions
 
@@ -638,10 +655,7 @@ public final class ReplicaSet {
             return 0;
         }
         DurableLog durable = durableLog;
-        // A database of one replica and no log ships to nobody: the version still counts the commit.
-        // (Decided by the configuration, not by the list of secondaries, which is briefly empty while
-        // a replacement is being built, and that replacement must not miss this commit.)
-        List<Change> built = config.replicas() == 1 && durable == null ? List.of() : changes.build(c, session);
+        List<Change> built = shipsChanges() ? changes.build(c, session) : List.of();
         if (changes.usesSequences() && !built.isEmpty()) {
             Map<String, Long> next = config.engine().sequencePositions(c);
             if (!next.isEmpty()) {
@@ -776,7 +790,7 @@ public final class ReplicaSet {
     public void awaitPublished() {
         // With one replica and no log every read runs on the primary: there is nothing to wait for,
         // and taking the commit lock at the end of every read would only contend with committers.
-        if (config.replicas() == 1 && durableLog == null) return;
+        if (!shipsChanges()) return;
         commitLock.lock();
         commitLock.unlock();
         DurableLog durable = durableLog;
