@@ -653,11 +653,13 @@ public final class MacroConnection implements Connection {
         txShape = null;
         reads.clear();
         s.replica().readerEnded();
+        boolean ended = false;
         try {
             if (!s.connection().getAutoCommit()) {
                 if (commit) s.connection().commit();
                 else s.connection().rollback();
             }
+            ended = true;
         } catch (SQLException e) {
             // Ending a read-only transaction loses nothing: what it read stands even if the secondary
             // has gone since. Its engine is gone, so it leaves the rotation; the application carries on.
@@ -665,7 +667,7 @@ public final class MacroConnection implements Connection {
             s.markBroken();
             db.fail(s.replica(), "a reader found its engine gone: " + e.getMessage());
         } finally {
-            if (!s.isPrimary()) unhold(s);
+            if (!s.isPrimary()) unhold(s, ended);
         }
     }
 
@@ -714,13 +716,16 @@ public final class MacroConnection implements Connection {
         holds.computeIfAbsent(s, k -> new int[1])[0]++;
     }
 
-    void unhold(Session s) {
+    void unhold(Session s) { unhold(s, false); }
+
+    /** @param ended the session's engine transaction was just committed or rolled back: nothing to roll back */
+    private void unhold(Session s, boolean ended) {
         int[] n = holds.get(s);
         if (n == null) return;
         if (--n[0] <= 0) {
             holds.remove(s);
             try {
-                if (!s.connection().getAutoCommit()) s.connection().rollback();
+                if (!ended && !s.connection().getAutoCommit()) s.connection().rollback();
             } catch (SQLException e) {
                 s.markBroken();
             }

@@ -215,7 +215,9 @@ class MacroStatement implements Statement {
         if (largeMaxRows > Integer.MAX_VALUE) p.setLargeMaxRows(largeMaxRows);
         else p.setMaxRows(maxRows);
         p.setFetchSize(fetchSize);
-        p.setQueryTimeout(queryTimeout);
+        // H2 runs a SET QUERY_TIMEOUT on its session for every call (it is a session setting there):
+        // skip it when the physical statement already has no timeout and none is wanted
+        if (queryTimeout != 0 || p.getQueryTimeout() != 0) p.setQueryTimeout(queryTimeout);
         p.setMaxFieldSize(maxFieldSize);
         p.setEscapeProcessing(escapeProcessing);
         if (cursorName != null) p.setCursorName(cursorName);
