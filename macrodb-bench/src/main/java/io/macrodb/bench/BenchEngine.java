@@ -41,7 +41,7 @@ public enum BenchEngine {
     /** MacroDB's URL over the in-memory database {@code db}, with URL options ({@code replicas=4&...}). */
     public abstract String macroUrl(String db, String options);
 
-    /** Settings a plain database gets once, before it is measured. */
+    /** Settings a database gets before its data is loaded (MacroDB's primary included). */
     public abstract void configurePlain(Connection c) throws SQLException;
 
     /** Ends an in-memory database (HSQLDB's outlive their connections). */
