@@ -13,7 +13,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * A statement that is not bound to a replica: each execution is classified and routed by its
@@ -22,9 +21,6 @@ import java.util.regex.Pattern;
  * statement.
  */
 class MacroStatement implements Statement {
-    private static final Pattern TRUNCATE = Pattern.compile("(?is)\\s*(/\\*.*?\\*/\\s*|--[^\\n]*\\n\\s*)*TRUNCATE\\b.*");
-    /** Dynamic SQL may be DDL: it is replayed as text under the schema-change protocol. */
-    private static final Pattern EXECUTE_IMMEDIATE = Pattern.compile("(?is)\\s*EXECUTE\\s+IMMEDIATE\\b.*");
 
     final MacroConnection conn;
     final int type;
@@ -88,8 +84,7 @@ class MacroStatement implements Statement {
             updateCount = 0;
             return false;
         }
-        if (kind == StatementKind.DDL || kind == StatementKind.SESSION
-                || kind != StatementKind.READ && (TRUNCATE.matcher(sql).matches() || EXECUTE_IMMEDIATE.matcher(sql).matches())) {
+        if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange()) {
             expectNoResult(expect, sql);
             checkReplicable(sql);
             return conn.schemaChange(sql, params, s -> {

@@ -11,8 +11,14 @@ import java.util.Set;
  *                 the same result without changing anything
  * @param tables   upper-cased (quoted parts keep their case) table names referenced, best effort; empty when unknown
  * @param reason   short human text why it is not a pure read; null if it is one
+ * @param runsAsSchemaChange a statement that is not DDL but must run as one: TRUNCATE (engines do not
+ *                 roll it back like a row change) and EXECUTE IMMEDIATE (dynamic SQL may be DDL)
  */
-public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason) {
+public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {
+    public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason) {
+        this(kind, pureRead, tables, reason, false);
+    }
+
     public Classification {
         Objects.requireNonNull(kind, "kind");
         tables = tables == null ? Set.of() : Set.copyOf(tables);
@@ -23,6 +29,10 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
 
     static Classification pure(Set<String> tables) {
         return new Classification(StatementKind.READ, true, tables, null);
+    }
+
+    Classification runningAsSchemaChange() {
+        return new Classification(kind, pureRead, tables, reason, true);
     }
 
     static Classification notPure(StatementKind kind, Set<String> tables, String reason) {

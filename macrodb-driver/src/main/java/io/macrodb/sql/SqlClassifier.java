@@ -27,6 +27,10 @@ public final class SqlClassifier {
     static final int CACHE_MAX_ENTRIES = 10_000;
     private static final int CACHE_MAX_SQL_LENGTH = 16 * 1024;
 
+    private static final java.util.regex.Pattern TRUNCATE =
+            java.util.regex.Pattern.compile("(?is)\\s*(/\\*.*?\\*/\\s*|--[^\\n]*\\n\\s*)*TRUNCATE\\b.*");
+    private static final java.util.regex.Pattern EXECUTE_IMMEDIATE = java.util.regex.Pattern.compile("(?is)\\s*EXECUTE\\s+IMMEDIATE\\b.*");
+
     private final Dialect dialect;
     private final ConcurrentHashMap<String, Classification> cache = new ConcurrentHashMap<>();
 
@@ -49,6 +53,9 @@ public final class SqlClassifier {
         }
         try {
             c = compute(sql);
+            if (c.kind() != StatementKind.READ && (TRUNCATE.matcher(sql).matches() || EXECUTE_IMMEDIATE.matcher(sql).matches())) {
+                c = c.runningAsSchemaChange();
+            }
         } catch (Throwable t) { // StackOverflowError on absurd nesting, parser bugs, ...
             c = Classification.notPure(StatementKind.UNKNOWN, Set.of(), "classification failed: " + t.getClass().getSimpleName());
         }

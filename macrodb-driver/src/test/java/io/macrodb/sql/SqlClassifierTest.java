@@ -210,4 +210,17 @@ class SqlClassifierTest {
         notPure(h2, "SELECT /* a /* nested */ */ 1", StatementKind.READ);
         notPure(h2, "SELECT \"unterminated", StatementKind.READ);
     }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void truncateAndDynamicSqlRunAsSchemaChangesAndNothingElseDoes(Dialect d) {
+        SqlClassifier c = of(d);
+        for (String sql : new String[] {"TRUNCATE TABLE t", "/* why */ -- now\n truncate table t", "EXECUTE IMMEDIATE 'CREATE TABLE x (a INT)'"}) {
+            assertTrue(c.classify(sql).runsAsSchemaChange(), sql);
+            assertTrue(c.classify(sql).runsAsSchemaChange(), () -> sql + " (cached)");
+        }
+        for (String sql : new String[] {"UPDATE t SET a = 1", "DELETE FROM truncated", "SELECT 'TRUNCATE TABLE t' FROM t", "CREATE TABLE y (a INT)"}) {
+            assertFalse(c.classify(sql).runsAsSchemaChange(), sql);
+        }
+    }
 }
