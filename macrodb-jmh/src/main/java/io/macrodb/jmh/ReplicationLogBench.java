@@ -120,41 +120,39 @@ public class ReplicationLogBench {
      * re-enters {@code awaitNext} right after its ack); with {@code wake=park} every invocation first
      * waits until the consumer has parked, so the op includes an unpark and the consumer's wake-up.
      */
+    /**
+     * A log with one consumer thread that takes every record as the applier does ({@code awaitNext},
+     * {@code advanceTo}) and then calls {@link #taken}; the two single-consumer states below differ
+     * only in that and in what each invocation waits for.
+     */
     @State(Scope.Benchmark)
-    public static class Handoff {
-        @Param({"spin", "park"})
-        public String wake;
-
+    public abstract static class OneConsumer {
         ReplicationLog log;
         ReplicationLog.Cursor cursor;
         long version;
-        volatile long ack;
         private volatile boolean running;
-        private Thread consumer;
+        Thread consumer;
+
+        /** Called on the consumer thread with each record it took. */
+        abstract void taken(ChangeRecord r);
 
         @Setup(Level.Trial)
         public void setUp() {
             log = new ReplicationLog(0);
             version = 0;
-            ack = 0;
             running = true;
             cursor = log.openCursor();
             ReplicationLog.Cursor c = cursor;
-            consumer = Threads2.start("log-acker", () -> {
+            consumer = Threads2.start("log-consumer", () -> {
                 try (c) {
                     while (running) {
                         ChangeRecord r = c.awaitNext(TimeUnit.SECONDS.toNanos(1));
                         if (r == null) continue;
                         c.advanceTo(r);
-                        ack = r.version();
+                        taken(r);
                     }
                 }
             });
-        }
-
-        @Setup(Level.Invocation)
-        public void beforeEach() {
-            if (wake.equals("park")) Threads2.awaitParked(consumer, cursor);
         }
 
         @TearDown(Level.Trial)
@@ -162,6 +160,24 @@ public class ReplicationLogBench {
             running = false;
             consumer.interrupt();
             Threads2.join(consumer);
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class Handoff extends OneConsumer {
+        @Param({"spin", "park"})
+        public String wake;
+
+        volatile long ack;
+
+        @Override void taken(ChangeRecord r) { ack = r.version(); }
+
+        @Setup(Level.Trial)
+        public void resetAck() { ack = 0; }
+
+        @Setup(Level.Invocation)
+        public void beforeEach() {
+            if (wake.equals("park")) Threads2.awaitParked(consumer, cursor);
         }
     }
 
@@ -184,45 +200,19 @@ public class ReplicationLogBench {
      * with {@code append} at {@code cursors=0/1}, where no reader is parked.
      */
     @State(Scope.Benchmark)
-    public static class ParkedConsumer {
+    public static class ParkedConsumer extends OneConsumer {
         /** How long the partner has been parked before the measured call: 0, or long enough for its CPU to go idle. */
         @Param({"0", "200"})
         public int idleMicros;
 
-        ReplicationLog log;
-        ReplicationLog.Cursor cursor;
-        long version;
-        private volatile boolean running;
-        private Thread consumer;
-
-        @Setup(Level.Trial)
-        public void setUp() {
-            log = new ReplicationLog(0);
-            version = 0;
-            running = true;
-            cursor = log.openCursor();
-            ReplicationLog.Cursor c = cursor;
-            consumer = Threads2.start("log-parker", () -> {
-                try (c) {
-                    while (running) {
-                        ChangeRecord r = c.awaitNext(TimeUnit.SECONDS.toNanos(1));
-                        if (r != null) c.advanceTo(r);
-                    }
-                }
-            });
+        @Override void taken(ChangeRecord r) {
+            // nothing: the measured side waits for the consumer to park again, not for an acknowledgement
         }
 
         @Setup(Level.Invocation)
         public void beforeEach() {
             Threads2.awaitParked(consumer, cursor);
             Threads2.busyWaitMicros(idleMicros);
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() {
-            running = false;
-            consumer.interrupt();
-            Threads2.join(consumer);
         }
     }
 
