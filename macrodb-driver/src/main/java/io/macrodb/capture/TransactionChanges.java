@@ -35,6 +35,23 @@ import java.util.Objects;
  * is exact either way: it cuts the events back to the savepoint. With {@code
  * -Dmacrodb.verifyTriggerImages=true} (the driver's tests run so) every build computes both and
  * fails if they differ.
+ *
+ * <p>Two cases need more than the last event of a key:
+ * <ul>
+ *   <li><b>Keys that move within one statement</b> ({@code UPDATE t SET id = id + 1}, a swap, a MERGE
+ *   that changes a key): the engine moves every row at once, but its triggers report the rows one
+ *   by one, so an event can name as its old key a key that an earlier event of the same statement
+ *   made new. The order of events then no longer tells which row a key held. Such a table is shipped
+ *   in {@linkplain RowChanges#replace() replace form}: every touched key is removed and every final
+ *   image, read back, inserted.</li>
+ *   <li><b>Tables without a primary key</b>: a row is known by its values. The events add up to a
+ *   multiset of images removed and added, which is exact whatever order the triggers fired in; a
+ *   secondary removes one row equal to each removed image and inserts each added one.</li>
+ * </ul>
+ *
+ * <p>Values travel in the engine's own representation: dates and times as java.time values (never
+ * through java.sql.Date/Timestamp and the JVM's time zone, which shift dates before 1582 and local
+ * times in a daylight-saving gap), binary values as byte arrays.
  */
 public final class TransactionChanges extends CaptureContext {
     private final Propagation propagation;
@@ -54,13 +71,19 @@ public final class TransactionChanges extends CaptureContext {
     private final boolean trustImages;
     private final boolean ships;
     private boolean imagesTrusted;
+    /** Numbers the statements: {@link #mark()} starts a new one. */
+    private int statement;
+    private int statementStart;
+    /** Index of the first event of a failed statement that touched a table without a key, or -1. */
+    private int keylessUncertainAt = -1;
+    private String keylessUncertainTable;
 
     /**
      * A key the transaction touched: its old key (update/delete), new key (insert/update) and the
      * new row's image in {@link TableShape#columns()} order (null for a delete, or when images are
      * not trusted).
      */
-    private record RowEvent(TableShape shape, Key oldKey, Key newKey, Object[] image) {}
+    private record RowEvent(TableShape shape, Key oldKey, Key newKey, Object[] image, int statement) {}
 
     /**
      * Key values with value equality: arrays by content, numbers by numeric value (a trigger and a
@@ -87,6 +110,9 @@ public final class TransactionChanges extends CaptureContext {
                 return java.math.BigDecimal.valueOf(((Number) v).longValue());
             }
             if (v instanceof java.math.BigInteger b) return new java.math.BigDecimal(b);
+            // HSQLDB's JDBC driver hands a TIMESTAMP WITH TIME ZONE back in the session's offset; the
+            // engine itself compares such values by instant
+            if (v instanceof java.time.OffsetDateTime t) return t.toInstant();
             return v;
         }
     }
@@ -112,8 +138,22 @@ public final class TransactionChanges extends CaptureContext {
         this.imagesTrusted = trustImages;
     }
 
-    /** A statement of the transaction failed: the engine undid what it did, after its triggers fired. */
-    public void statementFailed() { imagesTrusted = false; }
+    /**
+     * A statement of the transaction failed: the engine undid what it did, after its triggers fired.
+     * A table with a key is read back at commit. A table without one cannot be (a row is known only
+     * by its values), so if the failed statement changed one, the transaction cannot commit.
+     */
+    public void statementFailed() {
+        imagesTrusted = false;
+        if (keylessUncertainAt >= 0) return;
+        for (int i = statementStart; i < events.size(); i++) {
+            if (events.get(i) instanceof RowEvent ev && !ev.shape.hasKey()) {
+                keylessUncertainAt = i;
+                keylessUncertainTable = ev.shape.toString();
+                return;
+            }
+        }
+    }
 
     @Override public void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
         if (propagation == Propagation.STATEMENT) return; // the statement itself is what gets shipped
@@ -121,11 +161,16 @@ public final class TransactionChanges extends CaptureContext {
         if (shape == null) {
             throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, "XX000");
         }
-        if (!shape.volatileDefaults().isEmpty()) usesSequences = true; // a default may draw from a sequence
+        if (!shape.volatileDefaults().isEmpty() || shape.identityColumn() != null) {
+            usesSequences = true; // a default or an identity may draw from a sequence
+        }
         if (!shape.hasKey()) {
-            throw new SQLException("MacroDB: table " + schema + "." + table + " has no primary key, and row propagation"
-                    + " needs one to replicate a change. Add one (ALTER TABLE " + shape.qualifiedName()
-                    + " ADD PRIMARY KEY (...)) or connect with propagation=statement", "0A000");
+            // a row is known by its values: the images are all there is, so they must be exact
+            Object[] before = oldRow == null ? null : keylessImage(shape, oldRow);
+            Object[] after = newRow == null ? null : keylessImage(shape, newRow);
+            events.add(ships ? new RowEvent(shape, before == null ? null : new Key(before), after == null ? null : new Key(after),
+                    after, statement) : NOT_SHIPPED);
+            return;
         }
         if (!ships) {
             events.add(NOT_SHIPPED); // nobody reads the changes: only that there are some counts
@@ -136,64 +181,105 @@ public final class TransactionChanges extends CaptureContext {
             image = image(shape, newRow);
             if (image == null) imagesTrusted = false;
         }
-        events.add(new RowEvent(shape, oldRow == null ? null : key(shape, oldRow), newRow == null ? null : key(shape, newRow), image));
+        events.add(new RowEvent(shape, oldRow == null ? null : key(shape, oldRow), newRow == null ? null : key(shape, newRow), image,
+                statement));
     }
 
+    /** What stands for a value that a trigger hands over in a form MacroDB cannot ship as it is. */
+    private static final Object UNSUPPORTED = new Object();
+
     /**
-     * The row a trigger saw as MacroDB ships it, or null when it cannot stand for the row read back:
-     * the table has generated columns (the trigger's row has them, the shipped one does not) or a
-     * value is not of a plain type (HSQLDB hands triggers its internal date, binary and interval
-     * objects; arrays, JSON, objects differ between the two paths).
+     * The row a trigger saw as MacroDB ships it (the replicated columns, in the engine's own
+     * representation), or null when it cannot stand for the row read back: a value is of a type that
+     * a trigger hands over differently from a result set (arrays, JSON, intervals, objects, LOBs).
      */
     private static Object[] image(TableShape shape, Object[] row) throws SQLException {
-        if (row.length != shape.ordinalCount() || shape.ordinalCount() != shape.columns().size()) return null;
-        Object[] out = new Object[row.length];
-        for (int i = 0; i < row.length; i++) {
-            Object v = Values.detach(row[i]);
-            if (v instanceof java.time.LocalTime t && t.getNano() != 0) return null; // see shipped()
-            if (!isPlain(v)) return null;
+        if (row.length != shape.ordinalCount()) return null;
+        Object[] out = new Object[shape.columns().size()];
+        for (int i = 0; i < out.length; i++) {
+            Object v = portable(shape.columnType(i), row[shape.columnOrdinal(i)]);
+            if (v == UNSUPPORTED) return null;
+            out[i] = v;
+        }
+        return out;
+    }
+
+    /** The image of a row of a table without a key: exact, or the write is refused. */
+    private static Object[] keylessImage(TableShape shape, Object[] row) throws SQLException {
+        if (row.length != shape.ordinalCount()) {
+            throw new SQLException("MacroDB: a trigger saw " + row.length + " columns of " + shape + ", which has "
+                    + shape.ordinalCount() + "; reconnect so that MacroDB reads the table's shape again", "XX000");
+        }
+        Object[] out = new Object[shape.columns().size()];
+        for (int i = 0; i < out.length; i++) {
+            int type = shape.columnType(i);
+            Object v = portable(type, row[shape.columnOrdinal(i)]);
+            if (v == UNSUPPORTED || type == java.sql.Types.BLOB || type == java.sql.Types.CLOB || type == java.sql.Types.NCLOB
+                    || v instanceof Object[] || v instanceof Double d && d.isNaN() || v instanceof Float f && f.isNaN()) {
+                throw new SQLException("MacroDB: table " + shape + " has no primary key, so row propagation knows a row by"
+                        + " its values, and column " + shape.columns().get(i) + " holds a value it cannot compare exactly ("
+                        + (v == UNSUPPORTED || v == null ? "type " + type : v.getClass().getSimpleName()) + "). Add a primary key"
+                        + " (ALTER TABLE " + shape.qualifiedName() + " ADD PRIMARY KEY (...)) or connect with propagation=statement",
+                        "0A000");
+            }
             out[i] = v;
         }
         return out;
     }
 
     /**
-     * An image as a read-back would have shipped it. H2 hands triggers java.time values where its
-     * result sets give java.sql ones (a TIME with fractions of a second is read back instead, as
-     * java.sql.Time would drop them). Done at commit, for the final images only.
+     * A value as it is shipped: LOB handles detached, HSQLDB's internal dates and times turned into
+     * the java.time value of the column's type; {@link #UNSUPPORTED} for what is not a plain value.
      */
-    private static Object[] shipped(Object[] image) {
-        Object[] out = image;
-        for (int i = 0; i < image.length; i++) {
-            Object v = image[i];
-            Object w;
-            if (v instanceof java.time.LocalDateTime t) w = java.sql.Timestamp.valueOf(t);
-            else if (v instanceof java.time.LocalDate d) w = java.sql.Date.valueOf(d);
-            else if (v instanceof java.time.LocalTime t) w = java.sql.Time.valueOf(t);
-            else continue;
-            if (out == image) out = image.clone();
-            out[i] = w;
+    private static Object portable(int type, Object raw) throws SQLException {
+        Object v = Values.detach(raw);
+        if (v instanceof EngineTemporal t) return temporal(type, t);
+        if (v instanceof java.sql.Timestamp || v instanceof java.sql.Date || v instanceof java.sql.Time) {
+            return UNSUPPORTED; // zone-dependent: read the row back as java.time instead
         }
-        return out;
+        return isPlain(v) ? v : UNSUPPORTED;
+    }
+
+    /**
+     * HSQLDB keeps a date or timestamp as seconds since 1970-01-01T00:00 (UTC for the WITH TIME ZONE
+     * types, local otherwise), counted as java.time counts them; its {@code setObject} takes java.time
+     * values the same way, so these values land on a secondary as the very same seconds.
+     */
+    private static Object temporal(int type, EngineTemporal t) {
+        switch (type) {
+            case java.sql.Types.DATE:
+                return java.time.LocalDate.ofEpochDay(Math.floorDiv(t.seconds(), 86_400L));
+            case java.sql.Types.TIMESTAMP:
+                return java.time.LocalDateTime.ofEpochSecond(t.seconds(), t.nanos(), java.time.ZoneOffset.UTC);
+            case java.sql.Types.TIMESTAMP_WITH_TIMEZONE:
+                return java.time.OffsetDateTime.ofInstant(java.time.Instant.ofEpochSecond(t.seconds(), t.nanos()),
+                        java.time.ZoneOffset.ofTotalSeconds(t.zoneSeconds()));
+            case java.sql.Types.TIME:
+                return t.time() && t.zoneSeconds() == 0
+                        ? java.time.LocalTime.ofNanoOfDay(Math.floorMod(t.seconds(), 86_400L) * 1_000_000_000L + t.nanos())
+                        : UNSUPPORTED;
+            default:
+                return UNSUPPORTED; // TIME WITH TIME ZONE and anything unforeseen: read back
+        }
     }
 
     private static boolean isPlain(Object v) {
         return v == null || v instanceof String || v instanceof Integer || v instanceof Long || v instanceof java.math.BigDecimal
                 || v instanceof Boolean || v instanceof Double || v instanceof Short || v instanceof Byte || v instanceof Float
                 || v instanceof java.math.BigInteger || v instanceof byte[] || v instanceof java.util.UUID
-                || v instanceof java.sql.Timestamp || v instanceof java.sql.Date || v instanceof java.sql.Time
                 || v instanceof java.time.LocalDate || v instanceof java.time.LocalDateTime || v instanceof java.time.LocalTime
-                || v instanceof java.time.OffsetDateTime || v instanceof java.time.OffsetTime || v instanceof java.time.Instant;
+                || v instanceof java.time.OffsetDateTime || v instanceof java.time.OffsetTime;
     }
 
     private static Key key(TableShape shape, Object[] row) throws SQLException {
         Object[] k = new Object[shape.keyCount()];
         for (int i = 0; i < k.length; i++) {
-            Object v = row[shape.keyOrdinal(i)];
-            if (v != null && v.getClass().getName().startsWith("org.hsqldb.")) {
+            Object raw = row[shape.keyOrdinal(i)];
+            Object v = portable(shape.columnType(shape.keyIndex(i)), raw);
+            if (v == UNSUPPORTED) {
                 throw new SQLException("MacroDB: the primary key of " + shape + " has a column type that row capture"
-                        + " cannot read from an HSQLDB trigger (" + v.getClass().getSimpleName() + "); use an integer,"
-                        + " character, decimal, boolean or binary key, or propagation=statement", "0A000");
+                        + " cannot read from a trigger (" + raw.getClass().getSimpleName() + "); use an integer,"
+                        + " character, decimal, boolean, binary, date or timestamp key, or propagation=statement", "0A000");
             }
             k[i] = v;
         }
@@ -210,12 +296,21 @@ public final class TransactionChanges extends CaptureContext {
 
     public boolean usesSequences() { return usesSequences; }
 
-    /** A position to roll back to: before a statement runs, or at a savepoint. */
-    public int mark() { return events.size(); }
+    /**
+     * A position to roll back to: before a statement runs, or at a savepoint. It also starts a new
+     * statement: the events that follow, up to the next mark, are one statement's.
+     */
+    public int mark() {
+        statement++;
+        statementStart = events.size();
+        return statementStart;
+    }
 
     /** Forgets everything recorded after {@code mark}. */
     public void rollbackTo(int mark) {
         if (mark < events.size()) events.subList(mark, events.size()).clear();
+        if (keylessUncertainAt >= mark) keylessUncertainAt = -1;
+        statementStart = Math.min(statementStart, events.size());
     }
 
     public boolean isEmpty() { return events.isEmpty(); }
@@ -223,13 +318,30 @@ public final class TransactionChanges extends CaptureContext {
     public void clear() {
         events.clear();
         imagesTrusted = trustImages;
+        keylessUncertainAt = -1;
+        statementStart = 0;
+    }
+
+    /** What the events say of one table, as {@link #build} goes through them. */
+    private static final class TableEvents {
+        /** Per touched key: whether it existed before the transaction (its first event was not an insert). */
+        final LinkedHashMap<Key, Boolean> existed = new LinkedHashMap<>();
+        /** With trusted images: the row each key holds after the events so far ({@link #ABSENT}: none). */
+        final Map<Key, Object[]> rows = new java.util.HashMap<>();
+        /** Keys that events of the current statement made new. */
+        final java.util.Set<Key> newInStatement = new java.util.HashSet<>();
+        int statement = -1;
+        /** A statement moved a key onto a key an earlier event of it had vacated or filled: ship in replace form. */
+        boolean moved;
+        /** A table without a key: how many rows of each image the transaction added (negative: removed). */
+        final LinkedHashMap<Key, int[]> delta = new LinkedHashMap<>();
     }
 
     /**
      * The changes to ship, computed inside the open transaction on the primary session {@code c}.
-     * Row mode: per table (first-touched first), the final image of every touched row that exists
-     * now, split by whether its key existed before the transaction, and the keys that existed
-     * before and exist no more.
+     * Row mode, per table (first-touched first): the final image of every touched row that exists
+     * now, split by whether its key existed before the transaction, and the keys that existed before
+     * and exist no more; or the replace form, or for a table without a key the images removed and added.
      */
     public List<Change> build(Connection c, StatementCache cache) throws SQLException {
         if (!ships) throw new IllegalStateException("MacroDB: the changes of a database that ships none were not recorded");
@@ -238,57 +350,85 @@ public final class TransactionChanges extends CaptureContext {
             for (Object e : events) out.add((StatementChange) e);
             return out;
         }
-        Map<TableShape, LinkedHashMap<Key, Boolean>> touched = new IdentityHashMap<>();
-        // with trusted images: the row each key holds after the events so far (ABSENT: none)
-        Map<TableShape, Map<Key, Object[]>> state = imagesTrusted ? new IdentityHashMap<>() : null;
+        if (keylessUncertainAt >= 0) {
+            throw new SQLException("MacroDB: a statement of this transaction failed after changing rows of " + keylessUncertainTable
+                    + ", a table without a primary key, and the engine may have undone only part of it; MacroDB cannot tell"
+                    + " which of those rows remain, so the transaction cannot commit. Roll it back and run it again (or roll"
+                    + " back to a savepoint taken before the failed statement)", "40001");
+        }
+        Map<TableShape, TableEvents> touched = new IdentityHashMap<>();
         List<TableShape> order = new ArrayList<>();
         for (Object e : events) {
             RowEvent ev = (RowEvent) e;
-            LinkedHashMap<Key, Boolean> keys = touched.get(ev.shape);
-            if (keys == null) {
-                keys = new LinkedHashMap<>();
-                touched.put(ev.shape, keys);
+            TableEvents t = touched.get(ev.shape);
+            if (t == null) {
+                t = new TableEvents();
+                touched.put(ev.shape, t);
                 order.add(ev.shape);
-                if (state != null) state.put(ev.shape, new java.util.HashMap<>());
             }
-            // value: whether the key existed before this transaction (its first event was not an insert)
-            if (ev.oldKey != null) keys.putIfAbsent(ev.oldKey, Boolean.TRUE);
-            if (ev.newKey != null) keys.putIfAbsent(ev.newKey, Boolean.FALSE);
-            if (state != null) {
-                Map<Key, Object[]> rows = state.get(ev.shape);
-                if (ev.oldKey != null) rows.put(ev.oldKey, ABSENT);
-                if (ev.newKey != null) rows.put(ev.newKey, ev.image);
+            if (!ev.shape.hasKey()) {
+                if (ev.oldKey != null) t.delta.computeIfAbsent(ev.oldKey, k -> new int[1])[0]--;
+                if (ev.newKey != null) t.delta.computeIfAbsent(ev.newKey, k -> new int[1])[0]++;
+                continue;
+            }
+            if (ev.statement != t.statement) {
+                t.statement = ev.statement;
+                t.newInStatement.clear();
+            }
+            if (ev.oldKey != null) {
+                if (t.newInStatement.contains(ev.oldKey)) t.moved = true;
+                t.existed.putIfAbsent(ev.oldKey, Boolean.TRUE);
+                t.rows.put(ev.oldKey, ABSENT);
+            }
+            if (ev.newKey != null) {
+                t.newInStatement.add(ev.newKey);
+                t.existed.putIfAbsent(ev.newKey, Boolean.FALSE);
+                t.rows.put(ev.newKey, ev.image);
             }
         }
         for (TableShape shape : order) {
-            LinkedHashMap<Key, Boolean> keys = touched.get(shape);
+            TableEvents t = touched.get(shape);
+            if (!shape.hasKey()) {
+                List<Object[]> removed = new ArrayList<>();
+                List<Object[]> added = new ArrayList<>();
+                for (Map.Entry<Key, int[]> d : t.delta.entrySet()) {
+                    int n = d.getValue()[0];
+                    for (int i = 0; i < Math.abs(n); i++) (n < 0 ? removed : added).add(d.getKey().values);
+                }
+                if (!removed.isEmpty() || !added.isEmpty()) out.add(new RowChanges(shape, removed, List.of(), added));
+                continue;
+            }
             List<Object[]> images;
-            if (state == null) {
-                images = readImages(c, cache, shape, keys.keySet());
+            if (!imagesTrusted || t.moved) {
+                images = readImages(c, cache, shape, t.existed.keySet());
                 READ_BACK.increment();
             } else {
                 FROM_TRIGGERS.increment();
-                images = new ArrayList<>(keys.size());
-                Map<Key, Object[]> rows = state.get(shape);
-                for (Key k : keys.keySet()) {
-                    Object[] row = rows.get(k);
-                    if (row != ABSENT) images.add(shipped(row));
+                images = new ArrayList<>(t.existed.size());
+                for (Key k : t.existed.keySet()) {
+                    Object[] row = t.rows.get(k);
+                    if (row != ABSENT) images.add(row);
                 }
-                if (VERIFY_IMAGES) verify(shape, images, readImages(c, cache, shape, keys.keySet()));
+                if (VERIFY_IMAGES) verify(shape, images, readImages(c, cache, shape, t.existed.keySet()));
+            }
+            if (t.moved) {
+                // which key held which row before is unknown: remove every touched key, insert every final image
+                List<Object[]> keys = new ArrayList<>(t.existed.size());
+                for (Key k : t.existed.keySet()) keys.add(k.values);
+                out.add(RowChanges.replace(shape, keys, images));
+                continue;
             }
             List<Object[]> updates = new ArrayList<>();
             List<Object[]> inserts = new ArrayList<>();
             java.util.Set<Key> present = new java.util.HashSet<>();
             for (Object[] row : images) {
-                Object[] k = new Object[shape.keyCount()];
-                for (int i = 0; i < k.length; i++) k[i] = row[shape.keyIndex(i)];
-                Key key = new Key(k);
+                Key key = keyOfImage(shape, row);
                 present.add(key);
-                if (Boolean.TRUE.equals(keys.get(key))) updates.add(row);
+                if (Boolean.TRUE.equals(t.existed.get(key))) updates.add(row);
                 else inserts.add(row);
             }
             List<Object[]> deletes = new ArrayList<>();
-            for (Map.Entry<Key, Boolean> k : keys.entrySet()) {
+            for (Map.Entry<Key, Boolean> k : t.existed.entrySet()) {
                 if (k.getValue() && !present.contains(k.getKey())) deletes.add(k.getKey().values);
             }
             if (!deletes.isEmpty() || !updates.isEmpty() || !inserts.isEmpty()) {
@@ -334,7 +474,6 @@ public final class TransactionChanges extends CaptureContext {
     private static List<Object[]> readImages(Connection c, StatementCache cache, TableShape shape,
                                              java.util.Collection<Key> keys) throws SQLException {
         List<Object[]> rows = new ArrayList<>(keys.size());
-        List<String> cols = shape.columns();
         int chunk = keys.size() == 1 ? 1 : IN_CHUNK;
         String sql = shape.selectByKeySql(chunk);
         PreparedStatement ps = cache.prepare(sql);
@@ -346,12 +485,12 @@ public final class TransactionChanges extends CaptureContext {
                         // pad the last chunk by repeating its last key: same statement, same rows
                         ps.setObject(i + 1, all.get(Math.min(from + i, all.size() - 1)).values[0]);
                     }
-                    readInto(ps, cols.size(), rows);
+                    readInto(ps, shape, rows);
                 }
             } else {
                 for (Key k : keys) {
                     for (int i = 0; i < k.values.length; i++) ps.setObject(i + 1, k.values[i]);
-                    readInto(ps, cols.size(), rows);
+                    readInto(ps, shape, rows);
                 }
             }
         } finally {
@@ -359,11 +498,13 @@ public final class TransactionChanges extends CaptureContext {
         }
         return rows;
     }
-    private static void readInto(PreparedStatement ps, int n, List<Object[]> rows) throws SQLException {
+    private static void readInto(PreparedStatement ps, TableShape shape, List<Object[]> rows) throws SQLException {
+        int n = shape.columns().size();
+        boolean hsqldb = Values.isHsqldb(ps.getConnection());
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 Object[] row = new Object[n];
-                for (int i = 0; i < n; i++) row[i] = Values.detach(rs.getObject(i + 1));
+                for (int i = 0; i < n; i++) row[i] = Values.read(rs, i + 1, shape.columnType(i), hsqldb);
                 rows.add(row);
             }
         }

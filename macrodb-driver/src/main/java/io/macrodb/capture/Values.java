@@ -5,7 +5,11 @@ import java.sql.Clob;
 import java.sql.SQLException;
 import java.sql.SQLXML;
 
-/** Turns engine-owned values (LOB handles) into plain values that outlive their session. */
+/**
+ * Turns engine-owned values (LOB handles) into plain values that outlive their session, and reads
+ * column values in the representation MacroDB ships: dates and times as java.time values, which
+ * both engines convert without the JVM's or the session's time zone.
+ */
 public final class Values {
     private Values() {}
 
@@ -33,5 +37,57 @@ public final class Values {
             return s;
         }
         return v;
+    }
+
+    /** Whether {@code c} is an HSQLDB session (its dates and times are read differently, see {@link #read}). */
+    public static boolean isHsqldb(java.sql.Connection c) throws SQLException {
+        return c.getClass().getName().startsWith("org.hsqldb.");
+    }
+
+    private static final java.util.Calendar UTC = java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC"));
+
+    /**
+     * Column {@code i} of the current row in the representation MacroDB ships: dates and times as
+     * java.time values, exactly as the engine stores them and as its {@code setObject} takes them
+     * back. Never through java.sql.Date/Timestamp in the JVM's zone, which shifts dates before
+     * 1582-10-15 and local times in a daylight-saving gap, and on HSQLDB goes through the session's
+     * time zone too.
+     *
+     * <p>H2 hands java.time values over as it stores them. HSQLDB stores seconds since 1970 counted
+     * the java.time way and takes java.time values that way, but its {@code getObject(i,
+     * LocalDate.class)} counts dates before 1582 by the Julian calendar: so its values are read as
+     * the stored seconds (through a UTC calendar, which has neither daylight saving nor an offset).
+     *
+     * @param type   the column's {@link java.sql.Types} code
+     * @param hsqldb whether {@code rs} is HSQLDB's
+     */
+    public static Object read(java.sql.ResultSet rs, int i, int type, boolean hsqldb) throws SQLException {
+        if (hsqldb) {
+            switch (type) {
+                case java.sql.Types.DATE: {
+                    java.sql.Date d = rs.getDate(i, (java.util.Calendar) UTC.clone());
+                    return d == null ? null : java.time.LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), 86_400_000L));
+                }
+                case java.sql.Types.TIMESTAMP: {
+                    java.sql.Timestamp t = rs.getTimestamp(i, (java.util.Calendar) UTC.clone());
+                    return t == null ? null : java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(t.getTime(), 1000L), t.getNanos(),
+                            java.time.ZoneOffset.UTC);
+                }
+                case java.sql.Types.TIMESTAMP_WITH_TIMEZONE: {
+                    java.sql.Timestamp t = rs.getTimestamp(i, (java.util.Calendar) UTC.clone());
+                    return t == null ? null : java.time.OffsetDateTime.ofInstant(t.toInstant(), java.time.ZoneOffset.UTC);
+                }
+                default:
+                    break;
+            }
+        }
+        return switch (type) {
+            case java.sql.Types.DATE -> rs.getObject(i, java.time.LocalDate.class);
+            case java.sql.Types.TIME -> rs.getObject(i, java.time.LocalTime.class);
+            case java.sql.Types.TIMESTAMP -> rs.getObject(i, java.time.LocalDateTime.class);
+            case java.sql.Types.TIME_WITH_TIMEZONE -> rs.getObject(i, java.time.OffsetTime.class);
+            case java.sql.Types.TIMESTAMP_WITH_TIMEZONE -> rs.getObject(i, java.time.OffsetDateTime.class);
+            default -> detach(rs.getObject(i));
+        };
     }
 }

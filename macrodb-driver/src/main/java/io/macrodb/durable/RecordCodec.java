@@ -43,7 +43,7 @@ public final class RecordCodec {
             out.writeInt(changes.size());
             for (Change c : changes) {
                 if (c instanceof RowChanges rc) {
-                    out.writeByte('R');
+                    out.writeByte(rc.replace() ? 'P' : 'R'); // 'P': the replace form (see RowChanges)
                     writeShape(out, rc.shape());
                     writeRows(out, rc.deletes());
                     writeRows(out, rc.updates());
@@ -77,9 +77,9 @@ public final class RecordCodec {
         List<Change> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int kind = in.readUnsignedByte();
-            if (kind == 'R') {
+            if (kind == 'R' || kind == 'P') {
                 TableShape shape = readShape(in);
-                out.add(new RowChanges(shape, readRows(in), readRows(in), readRows(in)));
+                out.add(new RowChanges(shape, readRows(in), readRows(in), readRows(in), kind == 'P'));
             } else if (kind == 'Q') {
                 int m = in.readInt();
                 java.util.Map<String, Long> next = new java.util.HashMap<>();
@@ -118,7 +118,7 @@ public final class RecordCodec {
         for (int i = 0; i < keys.length; i++) keys[i] = in.readInt();
         boolean always = in.readBoolean();
         // Only what applying needs: trigger ordinals and defaults matter on the primary, not in the log.
-        return new TableShape(schema, table, cols, keys, keys, cols.size(), always, null, List.of());
+        return new TableShape(schema, table, cols, keys, keys, cols.size(), always, null, List.of(), null, null);
     }
 
     private static void writeRows(DataOutputStream out, List<Object[]> rows) throws IOException {

@@ -43,27 +43,27 @@ public final class Catalog {
 
     /** The shape of one table, or null if it does not exist. */
     public static TableShape readTable(Connection c, String schema, String table) throws SQLException {
-        DatabaseMetaData md = c.getMetaData();
+        TreeMap<Integer, Column> byOrdinal = columns(c, schema, table);
+        if (byOrdinal.isEmpty()) return null;
         List<String> replicated = new ArrayList<>();
+        List<Integer> ordinals = new ArrayList<>();
+        List<Integer> types = new ArrayList<>();
         List<String> all = new ArrayList<>();
+        List<Column> stored = new ArrayList<>(byOrdinal.values());
         String identity = null;
         List<String> volatileDefaults = new ArrayList<>();
-        try (ResultSet rs = md.getColumns(null, escape(md, schema), escape(md, table), "%")) {
-            TreeMap<Integer, String[]> byOrdinal = new TreeMap<>();
-            while (rs.next()) {
-                byOrdinal.put(rs.getInt("ORDINAL_POSITION"), new String[] {rs.getString("COLUMN_NAME"),
-                        rs.getString("IS_GENERATEDCOLUMN"), rs.getString("IS_AUTOINCREMENT"), rs.getString("COLUMN_DEF")});
-            }
-            for (String[] col : byOrdinal.values()) {
-                all.add(col[0]);
-                if ("YES".equalsIgnoreCase(col[2])) identity = col[0];
-                else if (io.macrodb.sql.NonDeterminism.firstCall(col[3]) != null) volatileDefaults.add(col[0]);
-                if (!"YES".equalsIgnoreCase(col[1])) replicated.add(col[0]);
+        for (Column col : stored) {
+            all.add(col.name);
+            if (col.identity) identity = col.name;
+            else if (io.macrodb.sql.NonDeterminism.firstCall(col.defaultExpr) != null) volatileDefaults.add(col.name);
+            if (!col.generated) {
+                replicated.add(col.name);
+                ordinals.add(all.size() - 1);
+                types.add(col.type);
             }
         }
-        if (all.isEmpty()) return null;
         TreeMap<Short, String> keySeq = new TreeMap<>();
-        try (ResultSet rs = md.getPrimaryKeys(null, schema, table)) {
+        try (ResultSet rs = c.getMetaData().getPrimaryKeys(null, schema, table)) {
             while (rs.next()) keySeq.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
         }
         int[] keyIndexes = new int[keySeq.size()];
@@ -76,12 +76,74 @@ public final class Catalog {
                 // A generated key column is recomputed on every replica from the replicated ones,
                 // but deletes must still name it; keep it in the replicated set in that case.
                 replicated.add(col);
+                ordinals.add(keyOrdinals[k]);
+                types.add(stored.get(keyOrdinals[k]).type);
                 keyIndexes[k] = replicated.size() - 1;
             }
             k++;
         }
         return new TableShape(schema, table, replicated, keyIndexes, keyOrdinals, all.size(),
-                hasAlwaysIdentity(c, schema, table), identity, volatileDefaults);
+                hasAlwaysIdentity(c, schema, table), identity, volatileDefaults,
+                ordinals.stream().mapToInt(Integer::intValue).toArray(), types.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    /** One stored column of a table, as {@link #columns} reads it. */
+    public record Column(String name, int type, boolean generated, boolean identity, String defaultExpr) {}
+
+    /**
+     * Every column of a table by 1-based ordinal position: the visible ones from standard metadata,
+     * and on H2 the {@code INVISIBLE} ones too, which {@code DatabaseMetaData.getColumns} leaves out
+     * although they are stored, copied by scripts and handed to triggers like any other column.
+     */
+    public static TreeMap<Integer, Column> columns(Connection c, String schema, String table) throws SQLException {
+        DatabaseMetaData md = c.getMetaData();
+        TreeMap<Integer, Column> byOrdinal = new TreeMap<>();
+        try (ResultSet rs = md.getColumns(null, escape(md, schema), escape(md, table), "%")) {
+            while (rs.next()) {
+                byOrdinal.put(rs.getInt("ORDINAL_POSITION"), new Column(rs.getString("COLUMN_NAME"), rs.getInt("DATA_TYPE"),
+                        "YES".equalsIgnoreCase(rs.getString("IS_GENERATEDCOLUMN")),
+                        "YES".equalsIgnoreCase(rs.getString("IS_AUTOINCREMENT")), rs.getString("COLUMN_DEF")));
+            }
+        }
+        if (!byOrdinal.isEmpty() && "H2".equals(md.getDatabaseProductName())) {
+            // getColumns numbers the visible columns only: take every column's true position from
+            // INFORMATION_SCHEMA, and the invisible columns themselves
+            java.util.Map<String, Column> visible = new java.util.HashMap<>();
+            for (Column col : byOrdinal.values()) visible.put(col.name, col);
+            TreeMap<Integer, Column> all = new TreeMap<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT COLUMN_NAME, ORDINAL_POSITION, DATA_TYPE, IS_GENERATED,"
+                    + " IS_IDENTITY, COLUMN_DEFAULT, IS_VISIBLE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ?"
+                    + " AND TABLE_NAME = ?")) {
+                ps.setString(1, schema);
+                ps.setString(2, table);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Column col = visible.get(rs.getString(1));
+                        if (col == null || !rs.getBoolean(7)) {
+                            col = new Column(rs.getString(1), jdbcType(rs.getString(3)), "ALWAYS".equalsIgnoreCase(rs.getString(4)),
+                                    "YES".equalsIgnoreCase(rs.getString(5)), rs.getString(6));
+                        }
+                        all.put(rs.getInt(2), col);
+                    }
+                }
+            }
+            byOrdinal = all;
+        }
+        return byOrdinal;
+    }
+
+    /** The JDBC type of an SQL-standard data type name, as far as replication tells types apart. */
+    private static int jdbcType(String name) {
+        return switch (name == null ? "" : name) {
+            case "DATE" -> java.sql.Types.DATE;
+            case "TIME" -> java.sql.Types.TIME;
+            case "TIME WITH TIME ZONE" -> java.sql.Types.TIME_WITH_TIMEZONE;
+            case "TIMESTAMP" -> java.sql.Types.TIMESTAMP;
+            case "TIMESTAMP WITH TIME ZONE" -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
+            case "BINARY LARGE OBJECT" -> java.sql.Types.BLOB;
+            case "CHARACTER LARGE OBJECT" -> java.sql.Types.CLOB;
+            default -> java.sql.Types.OTHER;
+        };
     }
 
     private static boolean hasAlwaysIdentity(Connection c, String schema, String table) {

@@ -20,6 +20,11 @@ import java.util.List;
  * replicas with the same rows in the same tables have the same checksum, whatever order the rows
  * were written in: each row is digested on its own and the row digests are sorted before they are
  * combined (engines cannot ORDER BY LOB columns, and this needs no key).
+ *
+ * <p>It covers every stored column: generated and (H2) invisible ones too, which row propagation
+ * does not ship but which must come out the same everywhere. Values are read in a representation
+ * the engines keep exactly: dates and times as java.time values (not java.sql.Date/Timestamp,
+ * which go through the JVM's calendar and time zone and can make two different values look alike).
  */
 public final class Checksums {
     private Checksums() {}
@@ -31,15 +36,17 @@ public final class Checksums {
         try (Statement st = c.createStatement()) {
             for (TableShape t : tables) {
                 update(md, "T:" + t);
+                List<Catalog.Column> stored = new java.util.ArrayList<>(Catalog.columns(c, t.schema(), t.table()).values());
                 StringBuilder cols = new StringBuilder();
-                for (String col : t.columns()) cols.append(cols.length() == 0 ? "" : ",").append(TableShape.quote(col));
+                for (Catalog.Column col : stored) cols.append(cols.length() == 0 ? "" : ",").append(TableShape.quote(col.name()));
                 update(md, "C:" + cols);
                 java.util.List<String> rows = new java.util.ArrayList<>();
                 try (ResultSet rs = st.executeQuery("SELECT " + cols + " FROM " + t.qualifiedName())) {
-                    int n = rs.getMetaData().getColumnCount();
+                    int n = stored.size();
+                    boolean hsqldb = io.macrodb.capture.Values.isHsqldb(c);
                     MessageDigest row = newDigest();
                     while (rs.next()) {
-                        for (int i = 1; i <= n; i++) update(row, render(rs.getObject(i)));
+                        for (int i = 1; i <= n; i++) update(row, render(io.macrodb.capture.Values.read(rs, i, stored.get(i - 1).type(), hsqldb)));
                         rows.add(HexFormat.of().formatHex(row.digest()));
                     }
                 }

@@ -17,12 +17,33 @@ import java.util.List;
  * the group the slow, always-safe way: remove every touched key, then insert every final image
  * ({@link #touchedKeys()} and {@link #images()}).
  *
- * @param deletes keys, one value per key column in key order
+ * <p>Two other forms:
+ * <ul>
+ *   <li>{@linkplain #replace() Replace form}, when a statement moved keys onto each other so that
+ *   which key held which row before is unknown: {@code deletes} holds every touched key (each may or
+ *   may not exist on a secondary), {@code inserts} every final image, {@code updates} nothing. It is
+ *   applied like the safe order.</li>
+ *   <li>A table without a primary key ({@link TableShape#hasKey()} false): a row is known by its
+ *   values. {@code deletes} holds whole images, one per row to remove (an image twice for two equal
+ *   rows), {@code inserts} whole images to add; {@code updates} nothing.</li>
+ * </ul>
+ *
+ * @param deletes keys, one value per key column in key order (whole images without a key)
  * @param updates rows, one value per {@link TableShape#columns()} entry
  * @param inserts rows, one value per {@link TableShape#columns()} entry
+ * @param replace whether this is the replace form
  */
-public record RowChanges(TableShape shape, List<Object[]> deletes, List<Object[]> updates, List<Object[]> inserts)
-        implements Change {
+public record RowChanges(TableShape shape, List<Object[]> deletes, List<Object[]> updates, List<Object[]> inserts,
+                         boolean replace) implements Change {
+
+    public RowChanges(TableShape shape, List<Object[]> deletes, List<Object[]> updates, List<Object[]> inserts) {
+        this(shape, deletes, updates, inserts, false);
+    }
+
+    /** The replace form: remove every one of {@code keys} that exists, then insert every one of {@code images}. */
+    public static RowChanges replace(TableShape shape, List<Object[]> keys, List<Object[]> images) {
+        return new RowChanges(shape, keys, List.of(), images, true);
+    }
 
     public int size() { return deletes.size() + updates.size() + inserts.size(); }
 

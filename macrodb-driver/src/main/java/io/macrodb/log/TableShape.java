@@ -19,6 +19,8 @@ public final class TableShape {
     private final int[] keyOrdinals;
     private final String identityColumn;
     private final List<String> volatileDefaults;
+    private final int[] columnOrdinals;
+    private final int[] columnTypes;
 
     /**
      * @param columns        replicated (non-generated) columns in ordinal order
@@ -30,10 +32,14 @@ public final class TableShape {
      *                       {@code OVERRIDING SYSTEM VALUE})
      * @param identityColumn the identity (auto-increment) column, or null
      * @param volatileDefaults columns whose default calls a random, time or sequence function
+     * @param columnOrdinals 0-based position of each of {@code columns} in the engine's full row,
+     *                       or null when only applying (a shape read from the log)
+     * @param columnTypes    the {@link java.sql.Types} code of each of {@code columns}, or null
+     *                       when unknown (every column is then {@link java.sql.Types#OTHER})
      */
     public TableShape(String schema, String table, List<String> columns, int[] keyIndexes,
                       int[] keyOrdinals, int ordinalCount, boolean alwaysIdentity, String identityColumn,
-                      List<String> volatileDefaults) {
+                      List<String> volatileDefaults, int[] columnOrdinals, int[] columnTypes) {
         this.schema = Objects.requireNonNull(schema);
         this.table = Objects.requireNonNull(table);
         this.columns = List.copyOf(columns);
@@ -43,7 +49,26 @@ public final class TableShape {
         this.alwaysIdentity = alwaysIdentity;
         this.identityColumn = identityColumn;
         this.volatileDefaults = List.copyOf(volatileDefaults);
+        if (columnOrdinals == null) {
+            columnOrdinals = new int[this.columns.size()];
+            for (int i = 0; i < columnOrdinals.length; i++) columnOrdinals[i] = i;
+        }
+        if (columnTypes == null) {
+            columnTypes = new int[this.columns.size()];
+            java.util.Arrays.fill(columnTypes, java.sql.Types.OTHER);
+        }
+        if (columnOrdinals.length != this.columns.size() || columnTypes.length != this.columns.size()) {
+            throw new IllegalArgumentException("one ordinal and one type per replicated column of " + schema + "." + table);
+        }
+        this.columnOrdinals = columnOrdinals.clone();
+        this.columnTypes = columnTypes.clone();
     }
+
+    /** 0-based position of replicated column {@code i} in the engine's full row, as a trigger sees it. */
+    public int columnOrdinal(int i) { return columnOrdinals[i]; }
+
+    /** The {@link java.sql.Types} code of replicated column {@code i} ({@code OTHER} when unknown). */
+    public int columnType(int i) { return columnTypes[i]; }
 
     /** Columns whose default differs per evaluation (RAND(), CURRENT_TIMESTAMP, NEXT VALUE FOR...). */
     public List<String> volatileDefaults() { return volatileDefaults; }

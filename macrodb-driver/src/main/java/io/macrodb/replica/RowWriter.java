@@ -34,11 +34,19 @@ final class RowWriter implements AutoCloseable {
         TableShape shape = rc.shape();
         PreparedStatement[] ps = prepared.get(shape);
         if (ps == null) {
-            ps = new PreparedStatement[] {c.prepareStatement(deleteSql(shape)), c.prepareStatement(updateSql(shape)),
-                c.prepareStatement(insertSql(shape))};
+            ps = shape.hasKey()
+                    ? new PreparedStatement[] {c.prepareStatement(deleteSql(shape)), c.prepareStatement(updateSql(shape)),
+                        c.prepareStatement(insertSql(shape))}
+                    : new PreparedStatement[] {null, null, c.prepareStatement(insertSql(shape))};
             prepared.put(shape, ps);
         }
-        if (safe) {
+        if (!shape.hasKey()) {
+            // one row equal to each removed image, then the added images; equal rows are interchangeable
+            for (Object[] image : rc.deletes()) deleteOne(shape, image);
+            insertRows(ps[2], shape, rc.inserts());
+            return;
+        }
+        if (safe || rc.replace()) {
             deleteKeys(ps[0], shape, rc.touchedKeys(), false); // an earlier fast attempt was rolled back, but be lenient
             insertRows(ps[2], shape, rc.images());
             return;
@@ -54,6 +62,46 @@ final class RowWriter implements AutoCloseable {
             checkCounts(upd.executeBatch(), shape, "updating");
         }
         insertRows(ps[2], shape, rc.inserts());
+    }
+
+    /** How this engine limits a DELETE to one row. */
+    private String limitOne() throws SQLException {
+        if (limitOne == null) {
+            limitOne = "HSQL Database Engine".equals(c.getMetaData().getDatabaseProductName()) ? " LIMIT 1" : " FETCH FIRST ROW ONLY";
+        }
+        return limitOne;
+    }
+
+    private String limitOne;
+
+    /** Per table without a key and pattern of NULL columns: its statement deleting one row equal to an image. */
+    private final Map<TableShape, Map<java.util.BitSet, PreparedStatement>> deleteOne = new IdentityHashMap<>();
+
+    /** Deletes one row equal to {@code image}, which must exist: otherwise this secondary has diverged. */
+    private void deleteOne(TableShape shape, Object[] image) throws SQLException {
+        java.util.BitSet nulls = new java.util.BitSet(image.length);
+        for (int i = 0; i < image.length; i++) if (image[i] == null) nulls.set(i);
+        Map<java.util.BitSet, PreparedStatement> byNulls = deleteOne.computeIfAbsent(shape, s -> new java.util.HashMap<>());
+        PreparedStatement ps = byNulls.get(nulls);
+        if (ps == null) {
+            ps = c.prepareStatement(deleteOneSql(shape, nulls, limitOne()));
+            byNulls.put(nulls, ps);
+        }
+        int p = 1;
+        for (Object v : image) if (v != null) ps.setObject(p++, v);
+        checkCounts(new int[] {ps.executeUpdate()}, shape, "deleting");
+    }
+
+    /**
+     * Deletes one row whose every replicated column equals the image's: {@code = ?}, or {@code IS
+     * NULL} where the image holds NULL (HSQLDB cannot type a parameter in {@code IS NOT DISTINCT FROM ?}).
+     */
+    static String deleteOneSql(TableShape t, java.util.BitSet nulls, String limitOne) {
+        StringBuilder sb = new StringBuilder("DELETE FROM ").append(t.qualifiedName()).append(" WHERE ");
+        for (int i = 0; i < t.columns().size(); i++) {
+            sb.append(i == 0 ? "" : " AND ").append(TableShape.quote(t.columns().get(i))).append(nulls.get(i) ? " IS NULL" : " = ?");
+        }
+        return sb.append(limitOne).toString();
     }
 
     private static void deleteKeys(PreparedStatement del, TableShape shape, java.util.List<Object[]> keys, boolean mustExist)
@@ -159,6 +207,7 @@ final class RowWriter implements AutoCloseable {
         schema = null;
         for (PreparedStatement[] ps : prepared.values()) {
             for (PreparedStatement p : ps) {
+                if (p == null) continue;
                 try {
                     p.close();
                 } catch (SQLException ignored) {
@@ -167,6 +216,16 @@ final class RowWriter implements AutoCloseable {
             }
         }
         prepared.clear();
+        for (Map<java.util.BitSet, PreparedStatement> byNulls : deleteOne.values()) {
+            for (PreparedStatement p : byNulls.values()) {
+                try {
+                    p.close();
+                } catch (SQLException ignored) {
+                    // the session may be broken already
+                }
+            }
+        }
+        deleteOne.clear();
     }
 
     @Override public void close() { clear(); }

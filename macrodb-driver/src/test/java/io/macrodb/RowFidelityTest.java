@@ -1,0 +1,253 @@
+package io.macrodb;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.replica.ReplicaStatus;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TimeZone;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Row propagation carries every row exactly as the primary holds it: keys that move onto each
+ * other within one statement, dates and times in any calendar era and time zone, invisible
+ * columns, tables without a primary key (duplicate rows included), and a primary recovered from
+ * the log. Every replica is read directly, row by row, with dates and times as java.time values,
+ * and compared with the rows the primary holds (and with the rows expected).
+ */
+class RowFidelityTest {
+
+    /** The rows of {@code table} on every replica, primary first, as text with java.time values. */
+    static List<List<String>> everyReplica(Connection c, String table, String orderBy) throws SQLException {
+        MacroConnection mc = TestDb.macro(c);
+        assertTrue(mc.replicaSet().awaitCaughtUp(30_000), () -> "secondaries did not catch up: " + mc.replicaStatus());
+        List<List<String>> out = new ArrayList<>();
+        for (ReplicaStatus r : mc.replicaStatus()) {
+            try (Connection direct = DriverManager.getConnection(r.url(), "sa", "")) {
+                out.add(rows(direct, table, orderBy));
+            }
+        }
+        return out;
+    }
+
+    static List<String> rows(Connection c, String table, String orderBy) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + table + " ORDER BY " + orderBy)) {
+            ResultSetMetaData md = rs.getMetaData();
+            while (rs.next()) {
+                StringBuilder sb = new StringBuilder();
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    Object v = switch (md.getColumnType(i)) {
+                        case Types.DATE -> rs.getObject(i, java.time.LocalDate.class);
+                        case Types.TIME -> rs.getObject(i, java.time.LocalTime.class);
+                        case Types.TIMESTAMP -> rs.getObject(i, java.time.LocalDateTime.class);
+                        case Types.TIMESTAMP_WITH_TIMEZONE -> {
+                            java.time.OffsetDateTime t = rs.getObject(i, java.time.OffsetDateTime.class);
+                            yield t == null ? null : t.toInstant();
+                        }
+                        default -> rs.getObject(i);
+                    };
+                    sb.append(i == 1 ? "" : " ").append(v);
+                }
+                rows.add(sb.toString());
+            }
+        }
+        return rows;
+    }
+
+    /** Every replica holds exactly {@code expected}; returns nothing, fails with every replica's rows. */
+    static void assertEveryReplica(Connection c, String table, String orderBy, List<String> expected) throws SQLException {
+        List<List<String>> all = everyReplica(c, table, orderBy);
+        for (int i = 0; i < all.size(); i++) {
+            int idx = i;
+            assertEquals(expected, all.get(i), () -> "replica " + idx + " (0 = primary) of " + all.size() + ": " + all);
+        }
+        TestDb.assertConverged(c);
+    }
+
+    private static void exec(Connection c, String... sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (String q : sql) s.execute(q);
+        }
+    }
+
+    // ------------------------------------------------------------------ keys that move
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void updatesThatMoveKeysOntoEachOtherReplicateExactly(String engine) throws Exception {
+        try (Connection c = TestDb.open(TestDb.url(engine, "replicas=3"))) {
+            exec(c, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))", "INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+            exec(c, "UPDATE t SET id = id + 1");
+            assertEveryReplica(c, "t", "id", List.of("2 a", "3 b", "4 c"));
+            exec(c, "UPDATE t SET id = 6 - id"); // a swap: 2<->4, 3 stays
+            assertEveryReplica(c, "t", "id", List.of("2 c", "3 b", "4 a"));
+            exec(c, "DELETE FROM t WHERE id = 2", "UPDATE t SET id = id - 1"); // onto a vacated key, the other way
+            assertEveryReplica(c, "t", "id", List.of("2 b", "3 a"));
+            // the same within a larger transaction, with changes to the moved rows
+            c.setAutoCommit(false);
+            exec(c, "INSERT INTO t VALUES (10, 'x')", "UPDATE t SET id = id + 1", "UPDATE t SET v = 'y' WHERE id = 4",
+                    "DELETE FROM t WHERE id = 11", "UPDATE t SET id = id * 2");
+            c.commit();
+            c.setAutoCommit(true);
+            assertEveryReplica(c, "t", "id", List.of("6 b", "8 y"));
+        }
+    }
+
+    @Test
+    void aCompositeKeySwapAndAnH2MergeThatChangesAKeyReplicateExactly() throws Exception {
+        try (Connection c = TestDb.open(TestDb.url("h2", "replicas=2"))) {
+            exec(c, "CREATE TABLE p (a INT, b INT, v VARCHAR(10), PRIMARY KEY (a, b))",
+                    "INSERT INTO p VALUES (1, 1, 'x'), (1, 2, 'y'), (2, 1, 'z')",
+                    "UPDATE p SET b = 3 - b WHERE a = 1");
+            assertEveryReplica(c, "p", "a, b", List.of("1 1 y", "1 2 x", "2 1 z"));
+            exec(c, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10) UNIQUE)", "INSERT INTO t VALUES (1, 'a'), (2, 'b')",
+                    "MERGE INTO t KEY (v) VALUES (3, 'a'), (1, 'b')");
+            assertEveryReplica(c, "t", "id", List.of("1 b", "3 a"));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void theRecoveredPrimaryHoldsMovedKeysAndOldDates(String engine, @TempDir Path dir) throws Exception {
+        String url = "jdbc:macrodb:" + engine + ":mem:fidelity_" + Math.abs(dir.hashCode()) + "?replicas=2&durability=log:" + dir;
+        List<String> expected = List.of("2 a 1000-01-01", "3 b 1582-10-04", "4 c 2021-03-28");
+        try (Connection c = TestDb.open(url)) {
+            exec(c, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), d DATE)",
+                    "INSERT INTO t VALUES (1, 'a', DATE '1000-01-01'), (2, 'b', DATE '1582-10-04'), (3, 'c', DATE '2021-03-28')",
+                    "UPDATE t SET id = id + 1");
+            assertEveryReplica(c, "t", "id", expected);
+        }
+        try (Connection c = TestDb.open(url)) {
+            assertEveryReplica(c, "t", "id", expected);
+        }
+    }
+
+    // ------------------------------------------------------------------ dates and times
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void datesAndTimesReplicateExactlyInAnyEraAndZone(String engine) throws Exception {
+        TimeZone saved = TimeZone.getDefault();
+        TimeZone.setDefault(TimeZone.getTimeZone("Europe/Berlin")); // 2021-03-28 02:00-03:00 does not exist there
+        try (Connection c = TestDb.open(TestDb.url(engine, "replicas=3"))) {
+            exec(c, "CREATE TABLE d (id INT PRIMARY KEY, dd DATE, ts TIMESTAMP, tm TIME, tz TIMESTAMP WITH TIME ZONE)");
+            exec(c, "INSERT INTO d VALUES (1, DATE '1000-01-01', TIMESTAMP '1000-01-01 12:00:00', TIME '02:30:00',"
+                            + " TIMESTAMP '1000-01-01 12:00:00+01:00')",
+                    "INSERT INTO d VALUES (2, DATE '1582-10-04', TIMESTAMP '2021-03-28 02:30:00', TIME '23:59:59',"
+                            + " TIMESTAMP '2021-03-28 02:30:00+05:00')",
+                    "INSERT INTO d VALUES (3, DATE '0001-01-01', TIMESTAMP '2021-10-31 02:30:00.123456', TIME '00:00:00',"
+                            + " TIMESTAMP '2021-10-31 02:30:00-08:00')",
+                    "INSERT INTO d VALUES (4, NULL, NULL, NULL, NULL)");
+            assertEveryReplica(c, "(SELECT id, dd, ts, tm FROM d)", "id", List.of(
+                    "1 1000-01-01 1000-01-01T12:00 02:30",
+                    "2 1582-10-04 2021-03-28T02:30 23:59:59",
+                    "3 0001-01-01 2021-10-31T02:30:00.123456 00:00",
+                    "4 null null null"));
+            // TIMESTAMP WITH TIME ZONE: HSQLDB's driver reads it in the session's offset, so compare instants
+            List<List<String>> tz = everyReplica(c, "(SELECT id, tz FROM d)", "id");
+            for (List<String> r : tz) assertEquals(tz.get(0), r, tz::toString);
+            // keys of date types, and an update that moves them
+            exec(c, "CREATE TABLE k (dy DATE PRIMARY KEY, ts TIMESTAMP)",
+                    "INSERT INTO k VALUES (DATE '1000-01-01', TIMESTAMP '2021-03-28 02:30:00'), (DATE '1000-01-02', NULL)",
+                    "UPDATE k SET dy = dy + INTERVAL '1' DAY");
+            assertEveryReplica(c, "k", "dy", List.of("1000-01-02 2021-03-28T02:30", "1000-01-03 null"));
+        } finally {
+            TimeZone.setDefault(saved);
+        }
+    }
+
+    @Test
+    void anHsqldbSessionTimeZoneDoesNotShiftLocalTimestamps() throws Exception {
+        try (Connection c = TestDb.open(TestDb.url("hsqldb", "replicas=2"))) {
+            exec(c, "CREATE TABLE t (id INT PRIMARY KEY, ts TIMESTAMP, tm TIME)",
+                    "SET TIME ZONE INTERVAL '+05:00' HOUR TO MINUTE",
+                    "INSERT INTO t VALUES (1, TIMESTAMP '2020-06-01 12:00:00', TIME '12:00:00')");
+            assertEveryReplica(c, "t", "id", List.of("1 2020-06-01T12:00 12:00"));
+        }
+    }
+
+    // ------------------------------------------------------------------ invisible columns
+
+    @Test
+    void h2InvisibleColumnsReplicateLikeAnyOther() throws Exception {
+        try (Connection c = TestDb.open(TestDb.url("h2", "replicas=2"))) {
+            exec(c, "CREATE TABLE t (id INT PRIMARY KEY, x INT INVISIBLE DEFAULT 5, y INT)",
+                    "INSERT INTO t (id, x, y) VALUES (2, 7, 200)", "INSERT INTO t (id, y) VALUES (3, 300)",
+                    "UPDATE t SET x = x + 1");
+            List<List<String>> all = everyReplica(c, "(SELECT id, x, y FROM t)", "id");
+            for (List<String> r : all) assertEquals(List.of("2 8 200", "3 6 300"), r, all::toString);
+            // an invisible primary key
+            exec(c, "CREATE TABLE h (k INT INVISIBLE PRIMARY KEY, v INT)", "INSERT INTO h (k, v) VALUES (1, 10), (2, 20)",
+                    "UPDATE h SET k = k + 1");
+            all = everyReplica(c, "(SELECT k, v FROM h)", "k");
+            for (List<String> r : all) assertEquals(List.of("2 10", "3 20"), r, all::toString);
+            TestDb.assertConverged(c);
+        }
+    }
+
+    // ------------------------------------------------------------------ tables without a key
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void tablesWithoutAPrimaryKeyReplicateDuplicateRowsIncluded(String engine) throws Exception {
+        try (Connection c = TestDb.open(TestDb.url(engine, "replicas=3"))) {
+            exec(c, "CREATE TABLE h (a INT, b VARCHAR(10), d DATE)",
+                    "INSERT INTO h VALUES (1, 'x', DATE '1000-01-01'), (1, 'x', DATE '1000-01-01'), (1, 'x', DATE '1000-01-01'),"
+                            + " (2, NULL, NULL), (2, NULL, NULL)");
+            assertEveryReplica(c, "h", "a, b, d", List.of("1 x 1000-01-01", "1 x 1000-01-01", "1 x 1000-01-01", "2 null null",
+                    "2 null null"));
+            exec(c, "DELETE FROM h WHERE a = 2");
+            exec(c, "UPDATE h SET b = 'y' WHERE a = 1");
+            assertEveryReplica(c, "h", "a, b, d", List.of("1 y 1000-01-01", "1 y 1000-01-01", "1 y 1000-01-01"));
+            // one of several equal rows, and changes that cancel out within a transaction
+            c.setAutoCommit(false);
+            exec(c, "INSERT INTO h VALUES (3, 'z', NULL)", "DELETE FROM h WHERE a = 3", "INSERT INTO h VALUES (4, 'w', NULL)",
+                    "UPDATE h SET a = 5 WHERE a = 4");
+            c.commit();
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute(engine.equals("h2") ? "DELETE FROM h WHERE a = 1 FETCH FIRST ROW ONLY" : "DELETE FROM h WHERE a = 1 LIMIT 1");
+            }
+            assertEveryReplica(c, "h", "a, b, d", List.of("1 y 1000-01-01", "1 y 1000-01-01", "5 w null"));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void aFailedStatementOnATableWithoutAKeyCannotCommitSilently(String engine) throws Exception {
+        try (Connection c = TestDb.open(TestDb.url(engine, "replicas=2"))) {
+            exec(c, "CREATE TABLE h (a INT NOT NULL, b INT)", "INSERT INTO h VALUES (1, 1)");
+            c.setAutoCommit(false);
+            exec(c, "INSERT INTO h VALUES (2, 2)");
+            // the second row fails after the first one's trigger fired; the engine undoes the statement
+            assertThrows(SQLException.class, () -> exec(c, "INSERT INTO h VALUES (20, 1), (NULL, 2)"));
+            if (engine.equals("h2")) {
+                SQLException e = assertThrows(SQLException.class, c::commit);
+                assertEquals("40001", e.getSQLState(), e::getMessage);
+                c.rollback();
+                exec(c, "INSERT INTO h VALUES (2, 2)");
+            } // HSQLDB checks the rows before its triggers fire: nothing of the failed statement was captured
+            exec(c, "INSERT INTO h VALUES (3, 3)");
+            c.commit();
+            c.setAutoCommit(true);
+            assertEveryReplica(c, "h", "a", List.of("1 1", "2 2", "3 3"));
+        }
+    }
+}
