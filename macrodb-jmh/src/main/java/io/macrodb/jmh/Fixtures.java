@@ -12,7 +12,7 @@ final class Fixtures {
     private Fixtures() {}
 
     static final TableShape ACCT = new TableShape("PUBLIC", "ACCT", List.of("ID", "BAL", "NOTE"),
-            new int[] {0}, new int[] {0}, 3, false, null, List.of());
+            new int[] {0}, new int[] {0}, 3, false, null, List.of(), null, null);
 
     /**
      * What {@code TransactionChanges.build} returns for a single-row UPDATE: a mutable list holding
