@@ -161,9 +161,7 @@ public final class TransactionChanges extends CaptureContext {
         if (shape == null) {
             throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, "XX000");
         }
-        if (!shape.volatileDefaults().isEmpty() || shape.identityColumn() != null) {
-            usesSequences = true; // a default or an identity may draw from a sequence
-        }
+        if (!shape.volatileDefaults().isEmpty()) usesSequences = true; // a default may draw from a sequence
         if (!shape.hasKey()) {
             // a row is known by its values: the images are all there is, so they must be exact
             Object[] before = oldRow == null ? null : keylessImage(shape, oldRow);
