@@ -125,17 +125,25 @@ class RowFidelityTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"h2", "hsqldb"})
-    void theRecoveredPrimaryHoldsMovedKeysAndOldDates(String engine, @TempDir Path dir) throws Exception {
+    void theRecoveredPrimaryHoldsMovedKeysOldDatesAndRowsWithoutAKey(String engine, @TempDir Path dir) throws Exception {
         String url = "jdbc:macrodb:" + engine + ":mem:fidelity_" + Math.abs(dir.hashCode()) + "?replicas=2&durability=log:" + dir;
         List<String> expected = List.of("2 a 1000-01-01", "3 b 1582-10-04", "4 c 2021-03-28");
+        List<String> keyless = List.of("1 x", "1 x", "3 z");
         try (Connection c = TestDb.open(url)) {
             exec(c, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), d DATE)",
                     "INSERT INTO t VALUES (1, 'a', DATE '1000-01-01'), (2, 'b', DATE '1582-10-04'), (3, 'c', DATE '2021-03-28')",
-                    "UPDATE t SET id = id + 1");
+                    "CREATE TABLE h (a INT, b VARCHAR(10))", "INSERT INTO h VALUES (1, 'x'), (1, 'x'), (1, 'x'), (2, 'y')");
+            TestDb.macro(c).replicaSet().snapshot(); // recovery starts from the snapshot and replays what follows
+            exec(c, "UPDATE t SET id = id + 1", "DELETE FROM h WHERE a = 2", "INSERT INTO h VALUES (3, 'z')");
+            try (Statement s = c.createStatement()) {
+                s.execute(engine.equals("h2") ? "DELETE FROM h WHERE a = 1 FETCH FIRST ROW ONLY" : "DELETE FROM h WHERE a = 1 LIMIT 1");
+            }
             assertEveryReplica(c, "t", "id", expected);
+            assertEveryReplica(c, "h", "a, b", keyless);
         }
         try (Connection c = TestDb.open(url)) {
             assertEveryReplica(c, "t", "id", expected);
+            assertEveryReplica(c, "h", "a, b", keyless);
         }
     }
 
