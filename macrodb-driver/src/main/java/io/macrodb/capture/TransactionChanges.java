@@ -162,16 +162,16 @@ public final class TransactionChanges extends CaptureContext {
             throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, "XX000");
         }
         if (!shape.volatileDefaults().isEmpty()) usesSequences = true; // a default may draw from a sequence
+        if (!ships) {
+            events.add(NOT_SHIPPED); // nobody reads the changes: only that there are some counts
+            return;
+        }
         if (!shape.hasKey()) {
             // a row is known by its values: the images are all there is, so they must be exact
             Object[] before = oldRow == null ? null : keylessImage(shape, oldRow);
             Object[] after = newRow == null ? null : keylessImage(shape, newRow);
-            events.add(ships ? new RowEvent(shape, before == null ? null : new Key(before), after == null ? null : new Key(after),
-                    after, statement) : NOT_SHIPPED);
-            return;
-        }
-        if (!ships) {
-            events.add(NOT_SHIPPED); // nobody reads the changes: only that there are some counts
+            events.add(new RowEvent(shape, before == null ? null : new Key(before), after == null ? null : new Key(after), after,
+                    statement));
             return;
         }
         Object[] image = null;
