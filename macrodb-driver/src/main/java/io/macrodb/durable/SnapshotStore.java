@@ -71,7 +71,8 @@ public final class SnapshotStore {
      */
     public void write(long version, Writer writer, java.util.Map<String, Long> positions) throws Exception {
         Files.createDirectories(dir);
-        Path seqTmp = dir.resolve(positionsName(version) + ".tmp");
+        // temporary names of their own: nothing else may write to them, even by mistake
+        Path seqTmp = Files.createTempFile(dir, positionsName(version) + ".", ".tmp");
         StringBuilder sb = new StringBuilder();
         positions.forEach((k, v) -> sb.append(k).append('\t').append(v).append('\n'));
         Files.writeString(seqTmp, sb, java.nio.charset.StandardCharsets.UTF_8);
@@ -79,8 +80,8 @@ public final class SnapshotStore {
             ch.force(true);
         }
         Files.move(seqTmp, dir.resolve(positionsName(version)), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        Path tmp = dir.resolve(name(version) + ".tmp");
-        Files.deleteIfExists(tmp);
+        Path tmp = Files.createTempFile(dir, name(version) + ".", ".tmp");
+        Files.delete(tmp); // the engines' script export wants to create the file itself
         writer.write(tmp);
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
             ch.force(true);

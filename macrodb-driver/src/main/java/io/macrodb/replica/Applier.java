@@ -39,7 +39,10 @@ final class Applier implements Runnable {
     /** Records applied per nanosecond of applying, smoothed (0 until the first group). */
     private volatile double applyRate;
     private volatile boolean running = true;
+    /** Stopped by an operator ({@link ReplicaSet#pauseApplying}). */
     private volatile boolean paused;
+    /** How many holders (snapshots being written) need the replica to stay at its version. */
+    private final java.util.concurrent.atomic.AtomicInteger holds = new java.util.concurrent.atomic.AtomicInteger();
     private Thread thread;
 
     private final boolean rowPropagation;
@@ -67,21 +70,36 @@ final class Applier implements Runnable {
         thread.start();
     }
 
-    void setPaused(boolean p) { holdStill(p); }
+    /**
+     * An operator's pause (or its end). Independent of {@link #holdStill}: resuming does not let a
+     * snapshot's replica move on while the snapshot is written.
+     */
+    void setPaused(boolean p) {
+        paused = p;
+        if (p) awaitNoGroupInFlight();
+    }
 
     /**
-     * Stops applying (returning once no group is being applied, so the replica then holds exactly
-     * its published version) or starts again.
+     * Stops applying for one holder (returning once no group is being applied, so the replica then
+     * holds exactly its published version), or releases that holder's hold. Holds count: the replica
+     * moves again only when every holder has released it and no operator pause is in force.
      */
     void holdStill(boolean still) {
-        paused = still;
         if (still) {
-            applyLock.lock();
-            applyLock.unlock();
+            holds.incrementAndGet();
+            awaitNoGroupInFlight();
+        } else if (holds.decrementAndGet() < 0) {
+            holds.incrementAndGet();
+            throw new IllegalStateException("MacroDB: released a hold on " + replica + " that was not taken");
         }
     }
 
-    boolean isPaused() { return paused; }
+    private void awaitNoGroupInFlight() {
+        applyLock.lock();
+        applyLock.unlock();
+    }
+
+    boolean isPaused() { return paused || holds.get() > 0; }
 
     long appliedRecords() { return appliedRecords.get(); }
     long groups() { return groups.get(); }
@@ -112,7 +130,7 @@ final class Applier implements Runnable {
                 if (durable != null && !durable.await(first.version(), TimeUnit.MILLISECONDS.toNanos(200), () -> running)) continue;
                 applyLock.lock();
                 try {
-                    if (paused) {
+                    if (isPaused()) {
                         java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                         continue;
                     }

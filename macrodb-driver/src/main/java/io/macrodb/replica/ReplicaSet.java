@@ -822,11 +822,19 @@ public final class ReplicaSet {
      */
     public long snapshot() throws SQLException {
         if (durableLog == null) throw new SQLException("MacroDB: snapshots need durability=log:<dir>", "0A000");
-        for (Replica r : secondaries) {
-            if (r.isActive() && r.applier() != null) return snapshotFromSecondary(r);
+        // One snapshot at a time: two would share a replica's hold and race to the same files.
+        snapshotLock.lock();
+        try {
+            for (Replica r : secondaries) {
+                if (r.isActive() && r.applier() != null) return snapshotFromSecondary(r);
+            }
+            return snapshotFromPrimary();
+        } finally {
+            snapshotLock.unlock();
         }
-        return snapshotFromPrimary();
     }
+
+    private final java.util.concurrent.locks.ReentrantLock snapshotLock = new java.util.concurrent.locks.ReentrantLock();
 
     private void snapshotInBackground() {
         try {
@@ -840,7 +848,7 @@ public final class ReplicaSet {
 
     private long snapshotFromSecondary(Replica r) throws SQLException {
         Applier a = r.applier();
-        a.holdStill(true);
+        a.holdStill(true); // an operator's pauseApplying(false) meanwhile does not release this hold
         try {
             long v = r.version();
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
