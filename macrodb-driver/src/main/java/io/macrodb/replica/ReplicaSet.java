@@ -151,7 +151,16 @@ public final class ReplicaSet {
             throw new SQLException("MacroDB: durability=log makes in-memory engines durable, and " + cfg.url().jdbcUrl()
                     + " is a file database that persists by itself; drop the durability option or use a mem: URL", "08001");
         }
-        Session catalog = primary.borrow();
+        // the directory is this database's from before recovery reads it until shutdown
+        io.macrodb.durable.DirectoryLock dirLock = cfg.durability() == null ? null
+                : io.macrodb.durable.DirectoryLock.acquire(cfg.durability().directory(), cfg.url().jdbcUrl());
+        Session catalog;
+        try {
+            catalog = primary.borrow();
+        } catch (SQLException | RuntimeException e) {
+            if (dirLock != null) dirLock.close();
+            throw e;
+        }
         List<Replica> secondaries = new java.util.concurrent.CopyOnWriteArrayList<>();
         CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
         ReplicaSet rs = null;
@@ -176,6 +185,7 @@ public final class ReplicaSet {
             ReplicationLog log = new ReplicationLog(version);
             primary.gate().publish(version);
             rs = new ReplicaSet(cfg, primary, secondaries, log, catalog, unique);
+            rs.directoryLock = dirLock;
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
             if (!engine.tables(pc).isEmpty()) rs.readUserTriggers(pc);
@@ -193,7 +203,10 @@ public final class ReplicaSet {
             rs.startMonitor();
         } catch (SQLException | IOException | RuntimeException e) {
             if (rs != null) rs.shutdown();
-            else catalog.closeQuietly();
+            else {
+                catalog.closeQuietly();
+                if (dirLock != null) dirLock.close();
+            }
             if (e instanceof IOException io) {
                 throw new SQLException("MacroDB: cannot open the durable log: " + io.getMessage(), "58030", io);
             }
@@ -834,6 +847,9 @@ public final class ReplicaSet {
         }
     }
 
+    /** With durability: this database's hold on its directory, released at shutdown. */
+    private io.macrodb.durable.DirectoryLock directoryLock;
+
     private final java.util.concurrent.locks.ReentrantLock snapshotLock = new java.util.concurrent.locks.ReentrantLock();
 
     private void snapshotInBackground() {
@@ -1024,6 +1040,7 @@ public final class ReplicaSet {
         }
         catalog.closeQuietly();
         closeSecondaryDatabases();
+        if (directoryLock != null) directoryLock.close(); // last: the directory now holds everything of this database
     }
 
     private void closeSecondaryDatabases() {
