@@ -274,4 +274,28 @@ class RowFidelityTest {
             assertEveryReplica(c, "t", "id", List.of("100 1", "101 2", "102 3"));
         }
     }
+
+    // ------------------------------------------------------------------ computed columns
+
+    @ParameterizedTest
+    @ValueSource(strings = {"row", "statement"})
+    void columnsEveryReplicaComputesWithANonDeterministicFunctionAreRefused(String propagation) throws Exception {
+        try (Connection c = TestDb.open(TestDb.url("h2", "replicas=2&propagation=" + propagation))) {
+            for (String ddl : List.of("CREATE TABLE g (id INT PRIMARY KEY, r DOUBLE GENERATED ALWAYS AS (RAND()))",
+                    "CREATE TABLE g (id INT PRIMARY KEY, r DOUBLE AS (RAND() * id))",
+                    "CREATE TABLE g (id INT PRIMARY KEY, r DOUBLE ON UPDATE RAND())",
+                    "CREATE TABLE g (id INT PRIMARY KEY, at TIMESTAMP DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP)")) {
+                SQLException e = assertThrows(SQLException.class, () -> exec(c, ddl));
+                assertEquals("0A000", e.getSQLState(), e::getMessage);
+                assertTrue(c.getMetaData().getTables(null, null, "G", null).next() == false, "the refused table exists: " + ddl);
+            }
+            // deterministic expressions, foreign-key actions and random defaults (shipped as values) are fine
+            exec(c, "CREATE TABLE p (id INT PRIMARY KEY)",
+                    "CREATE TABLE g (id INT PRIMARY KEY, twice INT AS (id * 2), p INT REFERENCES p (id) ON UPDATE CASCADE ON DELETE SET NULL)",
+                    "INSERT INTO p VALUES (1)", "INSERT INTO g (id, p) VALUES (3, 1)");
+            SQLException e = assertThrows(SQLException.class, () -> exec(c, "ALTER TABLE g ADD COLUMN r DOUBLE AS (RAND())"));
+            assertEquals("0A000", e.getSQLState(), e::getMessage);
+            assertEveryReplica(c, "g", "id", List.of("3 6 1"));
+        }
+    }
 }

@@ -36,6 +36,17 @@ final class Recovery {
 
     private Recovery() {}
 
+    /** A logged record that the engine refused to apply during recovery. */
+    private static final class RecordDoesNotApply extends IOException {
+        private static final long serialVersionUID = 1L;
+        final long version;
+
+        RecordDoesNotApply(long version, SQLException cause) {
+            super("replaying v" + version + " failed: " + cause.getMessage(), cause);
+            this.version = version;
+        }
+    }
+
     /**
      * Sequences and identity columns of a database rebuilt from images and snapshots stand where
      * the snapshotted replica left them, not where the primary was: move them past every value the
@@ -62,7 +73,13 @@ final class Recovery {
             primary.setAutoCommit(false);
             java.util.Map<String, Long> positions = new java.util.HashMap<>();
             if (snap.isPresent()) {
-                engine.importScript(primary, snapshots.file(base));
+                try {
+                    engine.importScript(primary, snapshots.file(base));
+                } catch (SQLException e) {
+                    throw new SQLException("MacroDB: the snapshot " + snapshots.file(base) + " cannot be loaded (" + e.getMessage()
+                            + "); it is damaged or was not written by MacroDB. Nothing on disk was changed: restore " + cfg.directory()
+                            + " from a backup, or move it aside to start an empty database", "XX001", e);
+                }
                 primary.commit();
                 positions.putAll(snapshots.positions(base));
             }
@@ -82,7 +99,7 @@ final class Recovery {
                         }
                         if (++done[0] % COMMIT_EVERY == 0) primary.commit();
                     } catch (SQLException e) {
-                        throw new IOException("replaying v" + version + " failed: " + e.getMessage(), e);
+                        throw new RecordDoesNotApply(version, e);
                     }
                 });
                 primary.commit();
@@ -98,6 +115,18 @@ final class Recovery {
             }
         } catch (LogReader.CorruptLogException e) {
             throw new SQLException("MacroDB: " + e.getMessage(), "XX001", e);
+        } catch (RecordDoesNotApply e) {
+            long base;
+            try {
+                base = snapshots.newest().orElse(0);
+            } catch (IOException io) {
+                base = -1;
+            }
+            throw new SQLException("MacroDB: recovering " + cfg.directory() + " from " + (base > 0 ? "the snapshot of v" + base + " ("
+                    + snapshots.file(base).getFileName() + ")" : "an empty database") + " and the log: the logged record v" + e.version
+                    + " does not apply to the state before it (" + e.getCause().getMessage() + "). The snapshot or the log is"
+                    + " damaged, or another database wrote to this directory. Nothing on disk was changed: restore the directory"
+                    + " from a backup, or move it aside to start an empty database", "XX001", e.getCause());
         } catch (IOException e) {
             throw new SQLException("MacroDB: recovering from " + cfg.directory() + " failed: " + e.getMessage(), "58030", e);
         }

@@ -38,12 +38,18 @@ public final class NonDeterminism {
     }
 
     /**
-     * Why replaying this schema change as text would make replicas differ, or null if it is safe:
-     * adding columns with a non-deterministic default to existing rows, or creating a table from a
-     * query that calls non-deterministic functions.
+     * Why this schema change would make replicas differ, or null if it is safe: a generated or ON
+     * UPDATE column computed with a non-deterministic function (in any propagation mode), adding
+     * columns with a non-deterministic default to existing rows, or creating a table from a query
+     * that calls non-deterministic functions (replayed as text).
      */
     public static String unsafeSchemaChange(String sql) {
         if (sql == null) return null;
+        String computed = ColumnExpressions.nonDeterministic(sql);
+        if (computed != null) {
+            return "it declares a column that every replica computes for itself with " + computed + ", so each would hold"
+                    + " a different value; compute the value in the application (or give the column a DEFAULT) and write it";
+        }
         if (ADD_COLUMN.matcher(sql).matches() || CREATE_AS.matcher(sql).matches()) {
             String f = firstCall(sql);
             if (f != null) {

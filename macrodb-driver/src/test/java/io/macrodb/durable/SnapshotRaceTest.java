@@ -119,4 +119,23 @@ class SnapshotRaceTest {
             throw new AssertionError("the database could not be opened again after " + snapshots.get() + " snapshots", e);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void aLoggedRecordThatDoesNotApplyIsReportedPreciselyAsDamage(@TempDir Path dir) throws Exception {
+        String url = "jdbc:macrodb:h2:mem:damaged_" + Math.abs(dir.hashCode()) + "?replicas=2&durability=log:" + dir;
+        long snapshot;
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+            s.execute("INSERT INTO t VALUES (1, 0)");
+            snapshot = TestDb.macro(c).replicaSet().snapshot();
+            s.execute("INSERT INTO t VALUES (2, 0)"); // logged after the snapshot
+        }
+        // the snapshot already holds the row the log's next record inserts: the record cannot apply
+        Path file = dir.resolve(String.format("snapshot-%020d.sql", snapshot));
+        java.nio.file.Files.writeString(file, "INSERT INTO PUBLIC.T VALUES (2, 0);\n", java.nio.file.StandardOpenOption.APPEND);
+        SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> TestDb.open(url).close());
+        assertEquals("XX001", e.getSQLState(), e::getMessage);
+        assertTrue(e.getMessage().contains("v" + (snapshot + 1)) && e.getMessage().contains("does not apply")
+                && e.getMessage().contains(file.getFileName().toString()), e::getMessage);
+    }
 }
