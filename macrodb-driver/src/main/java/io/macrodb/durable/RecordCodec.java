@@ -56,11 +56,12 @@ public final class RecordCodec {
                         out.writeLong(e.getValue());
                     }
                 } else if (c instanceof StatementChange sc) {
-                    out.writeByte('S');
+                    out.writeByte(sc.zone() == null ? 'S' : 'Z'); // 'Z': with the session's SET TIME ZONE
                     out.writeUTF(sc.sql());
                     writeRow(out, sc.params());
                     out.writeBoolean(sc.ddl());
                     writeNullableString(out, sc.schema());
+                    if (sc.zone() != null) out.writeUTF(sc.zone());
                 }
             }
         } catch (IOException e) {
@@ -85,11 +86,12 @@ public final class RecordCodec {
                 java.util.Map<String, Long> next = new java.util.HashMap<>();
                 for (int k = 0; k < m; k++) next.put(in.readUTF(), in.readLong());
                 out.add(new io.macrodb.log.SequencePositions(next));
-            } else if (kind == 'S') {
+            } else if (kind == 'S' || kind == 'Z') {
                 String sql = in.readUTF();
                 Object[] params = readRow(in);
                 boolean ddl = in.readBoolean();
-                out.add(new StatementChange(sql, params, ddl, readNullableString(in)));
+                String schema = readNullableString(in);
+                out.add(new StatementChange(sql, params, ddl, schema, kind == 'Z' ? in.readUTF() : null));
             } else {
                 throw new IOException("unknown change kind " + kind);
             }

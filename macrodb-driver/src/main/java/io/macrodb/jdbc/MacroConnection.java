@@ -560,6 +560,19 @@ public final class MacroConnection implements Connection {
         return SESSION_SET.matcher(sql).matches();
     }
 
+    /**
+     * The {@code SET TIME ZONE} statement in force in this connection's sessions, or null if it has
+     * none: statement mode replays writes under it, since it decides what a local timestamp means
+     * in a WITH TIME ZONE column.
+     */
+    String timeZoneSetting() {
+        String zone = null;
+        for (Map.Entry<String, String> e : sessionStatements.entrySet()) {
+            if (e.getKey().equals("SET TIME ZONE") || e.getKey().equals("SET TIME_ZONE")) zone = e.getValue(); // the later wins
+        }
+        return zone;
+    }
+
     static boolean isAutoCommitSet(String sql) {
         return AUTOCOMMIT_SQL.matcher(sql).matches();
     }

@@ -56,7 +56,7 @@ final class StatementModeWriter {
             owner.applyOptions(ps);
             for (int i = 0; i < all.length; i++) ps.setObject(i + 1, all[i]);
             boolean hasResultSet = conn.guarded(s, ps, ps::execute);
-            conn.changes().addStatement(new StatementChange(rw.sql(), all, false, s.connection().getSchema()));
+            conn.changes().addStatement(new StatementChange(rw.sql(), all, false, s.connection().getSchema(), conn.timeZoneSetting()));
             ok = true;
             return new Result(ps, hasResultSet);
         } finally {

@@ -21,6 +21,10 @@ final class RowWriter implements AutoCloseable {
     private final Map<TableShape, PreparedStatement[]> prepared = new IdentityHashMap<>();
     /** The applier session's current schema, as last set for a replayed statement. */
     private String schema;
+    /** The session's time zone statement as last set for a replayed statement (null: the default). */
+    private String zone;
+    /** Whether {@link #zone} is what the session has (false at first and after {@link #clear}). */
+    private boolean zoneKnown;
 
     RowWriter(Connection c) { this.c = c; }
 
@@ -176,6 +180,7 @@ final class RowWriter implements AutoCloseable {
             c.setSchema(sc.schema());
             schema = sc.schema();
         }
+        if (!zoneKnown || !java.util.Objects.equals(sc.zone(), zone)) setZone(sc.zone());
         try (PreparedStatement ps = c.prepareStatement(sc.sql())) {
             Object[] p = sc.params();
             for (int i = 0; i < p.length; i++) ps.setObject(i + 1, p[i]);
@@ -202,9 +207,19 @@ final class RowWriter implements AutoCloseable {
         return sb.append(')').toString();
     }
 
+    /** Runs the statement with the primary session's time zone: its SET TIME ZONE, or back to the default. */
+    private void setZone(String set) throws SQLException {
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute(set != null ? set : "SET TIME ZONE LOCAL");
+        }
+        zone = set;
+        zoneKnown = true;
+    }
+
     /** Forgets prepared statements and the schema (after a failed attempt, the session's state is unknown). */
     void clear() {
         schema = null;
+        zoneKnown = false;
         for (PreparedStatement[] ps : prepared.values()) {
             for (PreparedStatement p : ps) {
                 if (p == null) continue;
@@ -228,5 +243,15 @@ final class RowWriter implements AutoCloseable {
         deleteOne.clear();
     }
 
-    @Override public void close() { clear(); }
+    /** Leaves the session in its default time zone (recovery goes on using it) and forgets everything. */
+    @Override public void close() {
+        if (zoneKnown && zone != null) {
+            try {
+                setZone(null);
+            } catch (SQLException ignored) {
+                // the session is closing or broken
+            }
+        }
+        clear();
+    }
 }
