@@ -637,7 +637,8 @@ public final class ReplicaSet {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new SQLException("MacroDB: interrupted while waiting to start an update transaction", "08006", e);
+                throw new SQLException("MacroDB: the thread was interrupted while waiting to start an update transaction; the statement did not"
+                        + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", "57014", e);
             }
         }
         try {

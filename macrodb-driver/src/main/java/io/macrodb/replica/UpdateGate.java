@@ -93,7 +93,8 @@ final class UpdateGate {
             TimeUnit.NANOSECONDS.timedWait(monitor, nanos);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SQLException("MacroDB: interrupted while waiting for a schema change or open update transactions", "08006", e);
+            throw new SQLException("MacroDB: the thread was interrupted while waiting for a schema change or open update transactions; the statement did not"
+                    + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", "57014", e);
         }
     }
 }

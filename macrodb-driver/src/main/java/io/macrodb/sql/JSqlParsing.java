@@ -20,20 +20,37 @@ final class JSqlParsing {
 
     private JSqlParsing() {}
 
-    /** Returns the parsed statement, or null when JSqlParser cannot parse it (never throws). */
+    /** How often a parse interrupted by the caller's interrupt status is tried again. */
+    private static final int INTERRUPTED_TRIES = 5;
+
+    /**
+     * Returns the parsed statement, or null when JSqlParser cannot parse it (never throws).
+     *
+     * <p>The parse waits for the pool, and a wait ends at once in a thread whose interrupt status is
+     * set (after {@code Future.cancel(true)}, say): that says nothing about the statement, and taking
+     * it for unparseable would refuse a valid write, and the classification of its text is cached. So
+     * the interrupt status is cleared for the parse and set again afterwards, for the caller's code to see.
+     */
     static Statement parseOrNull(String sql) {
+        boolean interrupted = Thread.interrupted();
         try {
-            Statement st = CCJSqlParserUtil.parse(sql, POOL,
-                    p -> p.withTimeOut(TIMEOUT_MS).withUnsupportedStatements(false).withSquareBracketQuotation(false));
-            if (st == null || st instanceof UnsupportedStatement) {
-                return null;
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    Statement st = CCJSqlParserUtil.parse(sql, POOL,
+                            p -> p.withTimeOut(TIMEOUT_MS).withUnsupportedStatements(false).withSquareBracketQuotation(false));
+                    if (st == null || st instanceof UnsupportedStatement) {
+                        return null;
+                    }
+                    return st;
+                } catch (Throwable e) {
+                    boolean byInterrupt = e instanceof InterruptedException || e.getCause() instanceof InterruptedException
+                            || Thread.currentThread().isInterrupted();
+                    if (!byInterrupt || attempt >= INTERRUPTED_TRIES) return null;
+                    interrupted |= Thread.interrupted();
+                }
             }
-            return st;
-        } catch (Throwable e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return null;
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
         }
     }
 }
