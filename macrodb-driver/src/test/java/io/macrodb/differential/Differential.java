@@ -12,13 +12,13 @@ import java.util.TreeMap;
  * on both (with the same SQLState), and at every {@link Step.Kind#REOPEN} and at the end every
  * replica (primary and each secondary, read on its own engine) holds exactly the plain engine's rows.
  *
- * <p>MacroDB may refuse a schema change with SQLState 0A000 (what it cannot replicate faithfully):
- * the plain engine then skips it too and the refusal is recorded. A refused DML statement is a
- * failure, since every DML statement the generators write is deterministic (unless
- * {@code -Dmacrodb.differential.allowDmlRefusals=true}).
+ * <p>MacroDB may refuse a statement with SQLState 0A000 (what it cannot replicate faithfully): the
+ * plain engine then skips it too and the refusal is recorded (the properties count them by reason).
+ * With {@code -Dmacrodb.differential.strictRefusals=true} a refused DML statement is a failure
+ * (every DML statement the generators write is deterministic); refused DDL is always accepted.
  */
 public final class Differential {
-    static final boolean ALLOW_DML_REFUSALS = Boolean.getBoolean("macrodb.differential.allowDmlRefusals");
+    static final boolean ALLOW_DML_REFUSALS = !Boolean.getBoolean("macrodb.differential.strictRefusals");
 
     private Differential() {}
 
@@ -42,7 +42,13 @@ public final class Differential {
                 if (step.kind() == Step.Kind.REOPEN) {
                     if (inTransaction) throw new IllegalArgumentException("REOPEN inside a transaction: " + steps);
                     compare(config, steps, transcript, refusals, expected, actual, "before closing at step " + (i + 1));
-                    actual.reopen();
+                    try {
+                        actual.reopen();
+                    } catch (SQLException | RuntimeException e) {
+                        fail(config, steps, transcript, refusals, "MacroDB could not open the database again at " + where + ": "
+                                + e.getClass().getSimpleName() + " " + (e instanceof SQLException se ? se.getSQLState() + " " : "")
+                                + Rows.firstLine(e.getMessage()));
+                    }
                     expected.reopen();
                     transcript.add(where);
                     compare(config, steps, transcript, refusals, expected, actual, "after opening again at step " + (i + 1));

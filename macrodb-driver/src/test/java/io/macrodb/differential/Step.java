@@ -24,7 +24,7 @@ public record Step(Kind kind, String sql, List<Object> params) {
     }
 
     public Step {
-        params = params == null ? List.of() : List.copyOf(params);
+        params = params == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(params));
     }
 
     public static Step sql(String sql) { return new Step(Kind.SQL, sql, List.of()); }
