@@ -31,6 +31,19 @@ public final class Differential {
 
     /** As {@link #check(DiffConfig, List)}; {@code allowDmlRefusals}: a DML statement MacroDB refuses is skipped and recorded, not a failure. */
     public static Result check(DiffConfig config, List<Step> steps, boolean allowDmlRefusals) throws SQLException {
+        if (config.jvmZone() == null) return run(config, steps, allowDmlRefusals);
+        java.util.TimeZone before = java.util.TimeZone.getDefault();
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone(config.jvmZone()));
+        org.h2.util.DateTimeUtils.resetCalendar(); // H2 caches the JVM's zone
+        try {
+            return run(config, steps, allowDmlRefusals);
+        } finally {
+            java.util.TimeZone.setDefault(before);
+            org.h2.util.DateTimeUtils.resetCalendar();
+        }
+    }
+
+    private static Result run(DiffConfig config, List<Step> steps, boolean allowDmlRefusals) throws SQLException {
         List<String> transcript = new ArrayList<>();
         List<String> refusals = new ArrayList<>();
         boolean inTransaction = false;

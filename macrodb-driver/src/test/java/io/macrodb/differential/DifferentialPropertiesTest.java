@@ -37,7 +37,7 @@ import static io.macrodb.differential.Scenario.TableSpec;
  *
  * <p>Short by default (30 tries per property). {@code -Dmacrodb.differential.tries=2000} runs longer;
  * jqwik prints the seed of a failure and its shrunk script, {@code -Dmacrodb.differential.seed=N}
- * replays one. {@code -Dmacrodb.differential.without=INVISIBLE,NO_KEY,KEY_MOVES,MERGE,TIME_ZONE,FK,PRE_GREGORIAN,DST_GAP,LOCAL_TO_ZONED}
+ * replays one. {@code -Dmacrodb.differential.without=INVISIBLE,NO_KEY,KEY_MOVES,MERGE,TIME_ZONE,FK,PRE_GREGORIAN,DST_GAP,LOCAL_TO_ZONED,JVM_ZONE}
  * leaves features out, to look past a known divergence for the next one.
  */
 @Tag("differential")
@@ -100,20 +100,27 @@ class DifferentialPropertiesTest {
     @Provide Arbitrary<Scenario> hsqldbStatement() { return scenarios("hsqldb", "statement"); }
 
     @Provide Arbitrary<Scenario> plainVsPlain() {
-        return Combinators.combine(Arbitraries.of("h2", "hsqldb"), tables(), ops())
-                .as((engine, tables, ops) -> new Scenario(DiffConfig.plainVsPlain(engine), tables, ops));
+        return Combinators.combine(Arbitraries.of("h2", "hsqldb"), jvmZone(), tables(), ops())
+                .as((engine, zone, tables, ops) -> new Scenario(DiffConfig.plainVsPlain(engine).inJvmZone(zone), tables, ops));
+    }
+
+    /** Mostly the JVM's own zone; sometimes one with daylight saving gaps (java.sql conversions use the JVM's zone). */
+    static Arbitrary<String> jvmZone() {
+        if (Scenario.without("JVM_ZONE")) return Arbitraries.just(null);
+        return Arbitraries.frequency(Tuple.of(3, "-"), Tuple.of(1, "Europe/Berlin"), Tuple.of(1, "America/New_York"))
+                .map(z -> z.equals("-") ? null : z);
     }
 
     @Provide Arbitrary<Scenario> oneReplica() {
         return Combinators.combine(Arbitraries.of("h2", "hsqldb"), Arbitraries.of("row", "statement"), tables(), ops())
-                .as((engine, mode, tables, ops) -> new Scenario(DiffConfig.macro(engine, mode, 1, false), tables, ops));
+                .as((engine, mode, tables, ops) -> new Scenario(DiffConfig.macro(engine, mode, 1, false), tables, ops)); // JVM zone: see plainVsPlain
     }
 
     static Arbitrary<Scenario> scenarios(String engine, String propagation) {
         // shrinking goes towards 2 replicas without durability, then fewer tables, columns, statements and simpler values
         Arbitrary<DiffConfig> config = Combinators.combine(Arbitraries.integers().between(2, 3),
-                        Arbitraries.frequency(Tuple.of(3, false), Tuple.of(1, true)))
-                .as((replicas, durable) -> DiffConfig.macro(engine, propagation, replicas, durable));
+                        Arbitraries.frequency(Tuple.of(3, false), Tuple.of(1, true)), jvmZone())
+                .as((replicas, durable, zone) -> DiffConfig.macro(engine, propagation, replicas, durable).inJvmZone(zone));
         return Combinators.combine(config, tables(), ops()).as(Scenario::new);
     }
 

@@ -34,7 +34,7 @@ public record Step(Kind kind, String sql, List<Object> params) {
     public static Step rollback() { return new Step(Kind.ROLLBACK, null, List.of()); }
     public static Step reopen() { return new Step(Kind.REOPEN, null, List.of()); }
     /** A REOPEN when {@code durability} is on, else a no-op statement. */
-    public static Step reopenIf(boolean durability) { return durability ? reopen() : sql("VALUES 1"); }
+    public static Step reopenIf(boolean durability) { return durability ? reopen() : sql("VALUES (1)"); }
 
     /** Whether this is a schema change (for the refusal policy: MacroDB may refuse DDL it cannot replicate). */
     public boolean isDdl() {
