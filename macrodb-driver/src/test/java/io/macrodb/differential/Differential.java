@@ -31,19 +31,28 @@ public final class Differential {
 
     /** As {@link #check(DiffConfig, List)}; {@code allowDmlRefusals}: a DML statement MacroDB refuses is skipped and recorded, not a failure. */
     public static Result check(DiffConfig config, List<Step> steps, boolean allowDmlRefusals) throws SQLException {
-        if (config.jvmZone() == null) return run(config, steps, allowDmlRefusals);
+        return check(config, steps, allowDmlRefusals, actual -> { });
+    }
+
+    /** Something done to the system under test after the script, before the last comparison (to test the harness). */
+    interface Tamper {
+        void apply(Target actual) throws SQLException;
+    }
+
+    static Result check(DiffConfig config, List<Step> steps, boolean allowDmlRefusals, Tamper tamper) throws SQLException {
+        if (config.jvmZone() == null) return run(config, steps, allowDmlRefusals, tamper);
         java.util.TimeZone before = java.util.TimeZone.getDefault();
         java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone(config.jvmZone()));
         org.h2.util.DateTimeUtils.resetCalendar(); // H2 caches the JVM's zone
         try {
-            return run(config, steps, allowDmlRefusals);
+            return run(config, steps, allowDmlRefusals, tamper);
         } finally {
             java.util.TimeZone.setDefault(before);
             org.h2.util.DateTimeUtils.resetCalendar();
         }
     }
 
-    private static Result run(DiffConfig config, List<Step> steps, boolean allowDmlRefusals) throws SQLException {
+    private static Result run(DiffConfig config, List<Step> steps, boolean allowDmlRefusals, Tamper tamper) throws SQLException {
         List<String> transcript = new ArrayList<>();
         List<String> refusals = new ArrayList<>();
         boolean inTransaction = false;
@@ -94,6 +103,10 @@ public final class Differential {
                 transcript.add("final commit\n      plain: " + e + "\n      MacroDB: " + a);
                 if (a.ok() != e.ok()) fail(config, steps, transcript, refusals, "the final commit behaved differently");
             }
+            if (actual instanceof Target.Macro m && !m.macro().replicaSet().awaitCaughtUp(30_000)) {
+                fail(config, steps, transcript, refusals, "the secondaries did not catch up in 30 s: " + m.macro().replicaStatus());
+            }
+            tamper.apply(actual);
             compare(config, steps, transcript, refusals, expected, actual, "at the end");
         }
         return new Result(refusals, transcript);

@@ -162,15 +162,20 @@ public record Scenario(DiffConfig config, List<TableSpec> tables, List<Op> ops) 
     private static final String[] STRINGS = {"", "a", "it's", "Grüße", "x y", "trail  ", "€𝄞", "NULL"};
     private static final String[] BINARIES = {"", "00", "FF00", "DEADBEEF"};
 
-    /** Seeds past the fixed list spread over the whole calendar (proleptic Gregorian, years 1..9999). */
+    private static String string(int seed) {
+        String s = STRINGS[seed % STRINGS.length];
+        return without("NON_ASCII") ? s.replaceAll("[^\\x20-\\x7e]", "?") : s;
+    }
+
+    /** Seeds (0..999) below 600 pick the interesting values above, the others spread over the whole calendar (proleptic Gregorian, years 1..9999). */
     private static LocalDate date(int seed) {
-        LocalDate d = seed < DATES.length * 4 ? LocalDate.parse(DATES[seed % DATES.length])
+        LocalDate d = seed < 600 ? LocalDate.parse(DATES[seed % DATES.length])
                 : LocalDate.of(1, 1, 1).plusDays((seed * 7919L) % 3_652_058L);
         return without("PRE_GREGORIAN") && d.getYear() < 1583 ? d.plusYears(1600) : d;
     }
 
     private static LocalDateTime timestamp(int seed) {
-        LocalDateTime t = seed < TIMESTAMPS.length * 4 ? LocalDateTime.parse(TIMESTAMPS[seed % TIMESTAMPS.length].replace(' ', 'T'))
+        LocalDateTime t = seed < 600 ? LocalDateTime.parse(TIMESTAMPS[seed % TIMESTAMPS.length].replace(' ', 'T'))
                 : date(seed).atTime(LocalTime.ofSecondOfDay((seed * 104_729L) % 86_400).withNano((seed % 7) * 100_000_000));
         if (without("PRE_GREGORIAN") && t.getYear() < 1583) t = t.plusYears(1600);
         // away from the hours around 02:00-03:00 where some zone's clocks jump
@@ -187,7 +192,7 @@ public record Scenario(DiffConfig config, List<TableSpec> tables, List<Op> ops) 
         return switch (t) {
             case INT -> Integer.toString(new int[] {0, 1, -1, 7, 2147483647, -2147483648, 42}[seed % 7]);
             case BIGINT -> Long.toString(new long[] {0, 1, -1, 9_007_199_254_740_993L, Long.MAX_VALUE, Long.MIN_VALUE}[seed % 6]);
-            case VARCHAR -> "'" + STRINGS[seed % STRINGS.length].replace("'", "''") + "'";
+            case VARCHAR -> "'" + string(seed).replace("'", "''") + "'";
             case DATE -> "DATE '" + date(seed) + "'";
             case TIME -> "TIME '" + TIMES[seed % TIMES.length] + "'";
             case TIMESTAMP -> seed % 5 == 4 && !without("LOCAL_TO_ZONED")
@@ -221,7 +226,7 @@ public record Scenario(DiffConfig config, List<TableSpec> tables, List<Op> ops) 
         return switch (t) {
             case INT -> new int[] {0, 1, -1, 7, 2147483647, -2147483648, 42}[seed % 7];
             case BIGINT -> new long[] {0, 1, -1, 9_007_199_254_740_993L, Long.MAX_VALUE, Long.MIN_VALUE}[seed % 6];
-            case VARCHAR -> STRINGS[seed % STRINGS.length];
+            case VARCHAR -> string(seed);
             case DATE -> date(seed);
             case TIME -> LocalTime.parse(TIMES[seed % TIMES.length]);
             case TIMESTAMP -> timestamp(seed);
