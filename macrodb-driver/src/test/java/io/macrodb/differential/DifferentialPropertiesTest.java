@@ -37,35 +37,36 @@ import static io.macrodb.differential.Scenario.TableSpec;
  *
  * <p>Short by default (30 tries per property). {@code -Dmacrodb.differential.tries=2000} runs longer;
  * jqwik prints the seed of a failure and its shrunk script, {@code -Dmacrodb.differential.seed=N}
- * replays one. {@code -Dmacrodb.differential.without=INVISIBLE,NO_KEY,KEY_MOVES,MERGE,TIME_ZONE,FK,PRE_GREGORIAN,DST_GAP,LOCAL_TO_ZONED,JVM_ZONE,GENERATED,DURABILITY,NON_ASCII}
+ * replays one; {@code -Dmacrodb.differential.shrinking=full} shrinks without jqwik's 10 s bound.
+ * {@code -Dmacrodb.differential.without=INVISIBLE,NO_KEY,KEY_MOVES,MERGE,TIME_ZONE,FK,PRE_GREGORIAN,DST_GAP,LOCAL_TO_ZONED,JVM_ZONE,GENERATED,DURABILITY,NON_ASCII}
  * leaves features out, to look past a known divergence for the next one.
  */
 @Tag("differential")
 @AddLifecycleHook(value = DifferentialPropertiesTest.TriesFromSystemProperties.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
 class DifferentialPropertiesTest {
 
-    @Property(shrinking = ShrinkingMode.FULL)
+    @Property
     void h2RowModeMatchesThePlainEngine(@ForAll("h2Row") Scenario s) throws SQLException {
         run(s);
     }
 
-    @Property(shrinking = ShrinkingMode.FULL)
+    @Property
     void h2StatementModeMatchesThePlainEngine(@ForAll("h2Statement") Scenario s) throws SQLException {
         run(s);
     }
 
-    @Property(shrinking = ShrinkingMode.FULL)
+    @Property
     void hsqldbRowModeMatchesThePlainEngine(@ForAll("hsqldbRow") Scenario s) throws SQLException {
         run(s);
     }
 
-    @Property(shrinking = ShrinkingMode.FULL)
+    @Property
     void hsqldbStatementModeMatchesThePlainEngine(@ForAll("hsqldbStatement") Scenario s) throws SQLException {
         run(s);
     }
 
     /** The harness's own check: two plain engines fed the same script never differ. */
-    @Property(shrinking = ShrinkingMode.FULL)
+    @Property
     void harnessPlainAgainstPlainNeverDiffers(@ForAll("plainVsPlain") Scenario s) throws SQLException {
         run(s);
     }
@@ -74,7 +75,7 @@ class DifferentialPropertiesTest {
      * The harness's own check against MacroDB with no secondary to diverge: nothing may differ
      * (row mode still refuses writes to tables without a key: those are skipped on both sides).
      */
-    @Property(shrinking = ShrinkingMode.FULL)
+    @Property
     void harnessOneReplicaMatchesThePlainEngine(@ForAll("oneReplica") Scenario s) throws SQLException {
         Differential.Result r = Differential.check(s.config(), s.steps(), true);
         for (String refusal : r.refusals()) Statistics.label("refused by MacroDB (skipped on both)").collect(reason(refusal));
@@ -151,13 +152,17 @@ class DifferentialPropertiesTest {
     // ------------------------------------------------------------------ run length
 
     /**
-     * Tries per property from {@code -Dmacrodb.differential.tries} (default 30), and a fixed seed from
+     * Tries per property from {@code -Dmacrodb.differential.tries} (default 30), shrinking from
+     * {@code -Dmacrodb.differential.shrinking} (bounded, full, off), and a fixed seed from
      * {@code -Dmacrodb.differential.seed} to replay a reported failure.
      */
     public static class TriesFromSystemProperties implements AroundPropertyHook {
         @Override
         public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
             context.attributes().setTries(Integer.getInteger("macrodb.differential.tries", 30));
+            // bounded (jqwik's 10 s) keeps a failing CI run short; full shrinks to the very smallest script
+            context.attributes().setShrinking(ShrinkingMode.valueOf(
+                    System.getProperty("macrodb.differential.shrinking", "bounded").toUpperCase(java.util.Locale.ROOT)));
             String seed = System.getProperty("macrodb.differential.seed");
             if (seed != null && !seed.isBlank()) context.attributes().setSeed(seed);
             return property.execute();
