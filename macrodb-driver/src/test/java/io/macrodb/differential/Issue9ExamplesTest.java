@@ -98,6 +98,8 @@ class Issue9ExamplesTest {
                 Step.sql("INSERT INTO t VALUES (2, TIMESTAMP '1000-01-01 02:30:00', DATE '1000-01-01')"),
                 Step.sql("INSERT INTO t VALUES (3, ?, ?)", List.of(java.time.LocalDateTime.of(2021, 3, 28, 2, 30),
                         java.time.LocalDate.of(1893, 4, 1))),
+                // before 1893 Berlin kept local mean time (+00:53:28): found by the properties with DATE '1601-01-01'
+                Step.sql("INSERT INTO t VALUES (4, TIMESTAMP '1850-06-01 12:00:00', DATE '1601-01-01')"),
                 Step.reopenIf(durability)), false);
     }
 
