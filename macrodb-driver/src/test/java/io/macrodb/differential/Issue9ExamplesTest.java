@@ -54,11 +54,17 @@ class Issue9ExamplesTest {
         check(engine, propagation, false, with(keyTable(), Step.sql("UPDATE t SET id = 4 - id")));
     }
 
-    @ParameterizedTest(name = "h2 {0}")
-    @ValueSource(strings = {"row", "statement"})
-    void h2MergeOnAnotherColumnMovesTheKey(String propagation) throws SQLException {
-        check("h2", propagation, false, with(keyTable(), Step.sql("MERGE INTO t (id, v) KEY (v) VALUES (3, 'a')"),
-                Step.sql("MERGE INTO t (id, v) KEY (v) VALUES (1, 'c')")));
+    @ParameterizedTest(name = "h2 {0} durability={1}")
+    @CsvSource({"row,false", "row,true", "statement,false", "statement,true"})
+    void h2MergeOnAnotherColumnMovesTheKey(String propagation, boolean durability) throws SQLException {
+        // in one transaction 'b' moves from 2 to 7, then 'a' from 1 onto b's old key 2; then in one statement 'a'
+        // moves to 5 and 'b' onto a's old key; then more moves in a transaction
+        check("h2", propagation, durability, with(keyTable(), Step.begin(), Step.sql("MERGE INTO t (id, v) KEY (v) VALUES (7, 'b')"),
+                Step.sql("MERGE INTO t (id, v) KEY (v) VALUES (2, 'a')"), Step.commit(),
+                Step.sql("MERGE INTO t (id, v) KEY (v) VALUES (5, 'a'), (1, 'b')"),
+                Step.begin(), Step.sql("MERGE INTO t (id, v) KEY (v) VALUES (6, 'c')"),
+                Step.sql("MERGE INTO t (id, v) KEY (v) VALUES (3, 'a')"), Step.commit(),
+                Step.sql("MERGE INTO t KEY (v) VALUES (2, 'c')"), Step.reopenIf(durability)));
     }
 
     @ParameterizedTest(name = "{0} {1}")
