@@ -143,7 +143,7 @@ class DifferentialPropertiesTest {
                 Tuple.of(Scenario.without("KEY_MOVES") ? 0 : 2, Kind.KEY_SWAP), Tuple.of(2, Kind.DELETE),
                 Tuple.of(Scenario.without("MERGE") ? 0 : 2, Kind.MERGE), Tuple.of(Scenario.without("TIME_ZONE") ? 0 : 2, Kind.SET_TIME_ZONE),
                 Tuple.of(2, Kind.BEGIN), Tuple.of(2, Kind.COMMIT), Tuple.of(1, Kind.ROLLBACK), Tuple.of(1, Kind.SAVEPOINT),
-                Tuple.of(1, Kind.ROLLBACK_TO_SAVEPOINT), Tuple.of(1, Kind.INSERT_SELECT), Tuple.of(1, Kind.REOPEN));
+                Tuple.of(1, Kind.ROLLBACK_TO_SAVEPOINT), Tuple.of(1, Kind.INSERT_SELECT), Tuple.of(1, Kind.REOPEN), Tuple.of(1, Kind.FAIL));
         Arbitrary<Op> op = Combinators.combine(kind, Arbitraries.integers().between(0, 2), Arbitraries.integers().between(0, 99),
                 Arbitraries.integers().between(0, 999).list().ofMinSize(1).ofMaxSize(16)).as(Op::new);
         return op.list().ofMaxSize(20);

@@ -34,7 +34,9 @@ public record Scenario(DiffConfig config, List<TableSpec> tables, List<Op> ops) 
     public record TableSpec(KeyShape key, List<ColumnSpec> columns, int fk) {}
 
     public enum Kind { INSERT, UPDATE, KEY_SHIFT, KEY_SWAP, DELETE, MERGE, SET_TIME_ZONE, BEGIN, COMMIT, ROLLBACK, SAVEPOINT,
-        ROLLBACK_TO_SAVEPOINT, INSERT_SELECT, REOPEN }
+        ROLLBACK_TO_SAVEPOINT, INSERT_SELECT, REOPEN,
+        /** A statement meant to fail: a key twice in one multi-row insert (after its first row went in), a NULL key, no such table. */
+        FAIL }
 
     /** One statement, as seeds: which table, which variant, which columns, which values. */
     public record Op(Kind kind, int table, int variant, List<Integer> seeds) {}
@@ -369,6 +371,15 @@ public record Scenario(DiffConfig config, List<TableSpec> tables, List<Op> ops) 
                         : "INSERT INTO " + name + " (" + cols + ") SELECT " + (kt.get(0) == ColType.VARCHAR ? "K || 'x'" : "K + 10")
                         + cols.substring(1) + " FROM " + name + " WHERE " + kn.get(0) + " = " + keyLiteral(kt.get(0), seed(op, 1)));
             }
+            case FAIL -> switch (v % 3) {
+                case 0 -> {
+                    String k = String.join(", ", kt.stream().map(x -> keyLiteral(x, seed(op, 1))).toList());
+                    yield Step.sql("INSERT INTO " + name + " (" + String.join(", ", kn) + ") VALUES (" + k + "), (" + k + ")");
+                }
+                case 1 -> Step.sql("INSERT INTO " + name + " (" + String.join(", ", kn) + ") VALUES ("
+                        + String.join(", ", kn.stream().map(x -> "NULL").toList()) + ")");
+                default -> Step.sql("INSERT INTO NO_SUCH_TABLE VALUES (1)");
+            };
             default -> throw new IllegalStateException(op.toString());
         };
     }
