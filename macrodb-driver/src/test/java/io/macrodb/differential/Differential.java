@@ -1,0 +1,177 @@
+package io.macrodb.differential;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Runs one script through MacroDB and, in the same order, through a plain engine of the same kind,
+ * and checks that they agree: each statement succeeds on both (with the same update count) or fails
+ * on both (with the same SQLState), and at every {@link Step.Kind#REOPEN} and at the end every
+ * replica (primary and each secondary, read on its own engine) holds exactly the plain engine's rows.
+ *
+ * <p>MacroDB may refuse a statement with SQLState 0A000 (what it cannot replicate faithfully): the
+ * plain engine then skips it too and the refusal is recorded (the properties count them by reason).
+ * With {@code -Dmacrodb.differential.strictRefusals=true} a refused DML statement is a failure
+ * (every DML statement the generators write is deterministic); refused DDL is always accepted.
+ */
+public final class Differential {
+    static final boolean ALLOW_DML_REFUSALS = !Boolean.getBoolean("macrodb.differential.strictRefusals");
+
+    private Differential() {}
+
+    /** What a successful run saw. */
+    public record Result(List<String> refusals, List<String> transcript) {}
+
+    public static Result check(DiffConfig config, List<Step> steps) throws SQLException {
+        return check(config, steps, ALLOW_DML_REFUSALS);
+    }
+
+    /** As {@link #check(DiffConfig, List)}; {@code allowDmlRefusals}: a DML statement MacroDB refuses is skipped and recorded, not a failure. */
+    public static Result check(DiffConfig config, List<Step> steps, boolean allowDmlRefusals) throws SQLException {
+        return check(config, steps, allowDmlRefusals, actual -> { });
+    }
+
+    /** Something done to the system under test after the script, before the last comparison (to test the harness). */
+    interface Tamper {
+        void apply(Target actual) throws SQLException;
+    }
+
+    static Result check(DiffConfig config, List<Step> steps, boolean allowDmlRefusals, Tamper tamper) throws SQLException {
+        if (config.jvmZone() == null) return run(config, steps, allowDmlRefusals, tamper);
+        java.util.TimeZone before = java.util.TimeZone.getDefault();
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone(config.jvmZone()));
+        org.h2.util.DateTimeUtils.resetCalendar(); // H2 caches the JVM's zone
+        try {
+            return run(config, steps, allowDmlRefusals, tamper);
+        } finally {
+            java.util.TimeZone.setDefault(before);
+            org.h2.util.DateTimeUtils.resetCalendar();
+        }
+    }
+
+    private static Result run(DiffConfig config, List<Step> steps, boolean allowDmlRefusals, Tamper tamper) throws SQLException {
+        List<String> transcript = new ArrayList<>();
+        List<String> refusals = new ArrayList<>();
+        boolean inTransaction = false;
+        try (Target expected = new Target.Plain(config.engine());
+             Target actual = config.plainOnBothSides() ? new Target.Plain(config.engine()) : new Target.Macro(config)) {
+            for (int i = 0; i < steps.size(); i++) {
+                Step step = steps.get(i);
+                String where = "step " + (i + 1) + ": " + step;
+                if (step.kind() == Step.Kind.REOPEN) {
+                    if (inTransaction) throw new IllegalArgumentException("REOPEN inside a transaction: " + steps);
+                    compare(config, steps, transcript, refusals, expected, actual, "before closing at step " + (i + 1));
+                    try {
+                        actual.reopen();
+                    } catch (SQLException | RuntimeException e) {
+                        fail(config, steps, transcript, refusals, "MacroDB could not open the database again at " + where + ": "
+                                + e.getClass().getSimpleName() + " " + (e instanceof SQLException se ? se.getSQLState() + " " : "")
+                                + Rows.firstLine(e.getMessage()));
+                    }
+                    expected.reopen();
+                    transcript.add(where);
+                    compare(config, steps, transcript, refusals, expected, actual, "after opening again at step " + (i + 1));
+                    continue;
+                }
+                Target.Outcome a = actual.run(step);
+                if (a.refused() && !config.plainOnBothSides()) {
+                    transcript.add(where + "\n      MacroDB REFUSED: " + a.message() + " (skipped on the plain engine)");
+                    refusals.add(step + "  -> " + a.message());
+                    if (!step.isDdl() && !allowDmlRefusals) {
+                        fail(config, steps, transcript, refusals, "MacroDB refused a deterministic DML statement (0A000) at " + where
+                                + "\n  " + a.message());
+                    }
+                    continue;
+                }
+                Target.Outcome e = expected.run(step);
+                transcript.add(where + "\n      plain: " + e + "\n      MacroDB: " + a);
+                boolean same = a.ok() == e.ok()
+                        && (a.ok() ? a.updateCount() == e.updateCount() : java.util.Objects.equals(a.sqlState(), e.sqlState()));
+                if (!same) {
+                    fail(config, steps, transcript, refusals, "the statement behaved differently at " + where
+                            + "\n  plain engine: " + e + "\n  MacroDB:      " + a);
+                }
+                if (step.kind() == Step.Kind.BEGIN && a.ok()) inTransaction = true;
+                if ((step.kind() == Step.Kind.COMMIT || step.kind() == Step.Kind.ROLLBACK) && a.ok()) inTransaction = false;
+            }
+            if (inTransaction) {
+                Target.Outcome a = actual.run(Step.commit());
+                Target.Outcome e = expected.run(Step.commit());
+                transcript.add("final commit\n      plain: " + e + "\n      MacroDB: " + a);
+                if (a.ok() != e.ok()) fail(config, steps, transcript, refusals, "the final commit behaved differently");
+            }
+            if (actual instanceof Target.Macro m && !m.macro().replicaSet().awaitCaughtUp(30_000)) {
+                fail(config, steps, transcript, refusals, "the secondaries did not catch up in 30 s: " + m.macro().replicaStatus());
+            }
+            tamper.apply(actual);
+            compare(config, steps, transcript, refusals, expected, actual, "at the end");
+        }
+        return new Result(refusals, transcript);
+    }
+
+    private static void compare(DiffConfig config, List<Step> steps, List<String> transcript, List<String> refusals,
+                                Target expected, Target actual, String when) throws SQLException {
+        List<Rows.Table> tables = Rows.tables(expected.connection());
+        Map<String, List<String>> reference = expected.contents(tables).values().iterator().next();
+        StringBuilder diff = new StringBuilder();
+        for (Map.Entry<String, Map<String, List<String>>> copy : actual.contents(tables).entrySet()) {
+            for (Map.Entry<String, List<String>> t : copy.getValue().entrySet()) {
+                List<String> want = reference.getOrDefault(t.getKey(), List.of());
+                List<String> have = t.getValue();
+                if (want.equals(have)) continue;
+                Rows.Table table = tables.stream().filter(x -> x.name().equals(t.getKey())).findFirst().orElse(null);
+                diff.append("  ").append(copy.getKey()).append(", table ").append(t.getKey())
+                        .append(table == null ? "" : " (" + table.header() + ")").append(":\n");
+                for (String r : minus(want, have)) diff.append("      - ").append(r).append("   (plain engine has it, this copy does not)\n");
+                for (String r : minus(have, want)) diff.append("      + ").append(r).append("   (this copy has it, the plain engine does not)\n");
+            }
+        }
+        if (diff.length() > 0) {
+            fail(config, steps, transcript, refusals, "replica contents differ from the plain engine " + when + ":\n" + diff
+                    + "  plain engine:\n" + render(reference));
+        }
+    }
+
+    private static String render(Map<String, List<String>> tables) {
+        StringBuilder sb = new StringBuilder();
+        tables.forEach((t, rows) -> {
+            sb.append("      ").append(t).append(':');
+            if (rows.isEmpty()) sb.append(" (empty)");
+            sb.append('\n');
+            for (String r : rows) sb.append("        ").append(r).append('\n');
+        });
+        return sb.toString();
+    }
+
+    /** Multiset difference. */
+    private static List<String> minus(List<String> a, List<String> b) {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (String s : b) counts.merge(s, 1, Integer::sum);
+        List<String> out = new ArrayList<>();
+        for (String s : a) {
+            Integer n = counts.get(s);
+            if (n == null || n == 0) out.add(s);
+            else counts.put(s, n - 1);
+        }
+        return out;
+    }
+
+    private static void fail(DiffConfig config, List<Step> steps, List<String> transcript, List<String> refusals, String what) {
+        StringBuilder sb = new StringBuilder("MacroDB diverged from the plain engine (").append(config).append(")\n").append(what);
+        sb.append("\nscript:\n").append(script(steps));
+        if (!refusals.isEmpty()) sb.append("refused by MacroDB (skipped on the plain engine):\n");
+        for (String r : refusals) sb.append("  ").append(r).append('\n');
+        sb.append("transcript:\n");
+        for (String t : transcript) sb.append("  ").append(t).append('\n');
+        throw new AssertionError(sb.toString());
+    }
+
+    static String script(List<Step> steps) {
+        StringBuilder sb = new StringBuilder();
+        for (Step s : steps) sb.append("  ").append(s).append('\n');
+        return sb.toString();
+    }
+}
