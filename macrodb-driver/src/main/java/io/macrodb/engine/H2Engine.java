@@ -103,7 +103,9 @@ public final class H2Engine implements Engine {
     }
 
     @Override public void exportScript(Connection c, Path file) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SCRIPT TO ?")) {
+        // COLUMNS: inserts name their columns; without the list an INVISIBLE column's value makes
+        // the script's own INSERT fail when it is run (the list it then fills has only the visible ones)
+        try (PreparedStatement ps = c.prepareStatement("SCRIPT COLUMNS TO ?")) {
             ps.setString(1, file.toString());
             ps.execute();
         }

@@ -128,7 +128,13 @@ public final class HsqldbEngine implements Engine {
         }
     }
 
-    /** Runs the script line by line (HSQLDB writes one statement per line), skipping its LOB store. */
+    /**
+     * Runs the script line by line (HSQLDB writes one statement per line), skipping its LOB store.
+     * HSQLDB's script is its own format, which its loader reads, not plain SQL: string values carry
+     * every character outside printable ASCII (and a backslash before a 'u') as a {@code \\uXXXX}
+     * escape, decoded here; and rows list every column, generated ones too, which an INSERT may not
+     * name ({@link #insertWithGenerated}).
+     */
     @Override public void importScript(Connection to, Path file) throws SQLException {
         List<String> lines;
         try {
@@ -140,23 +146,119 @@ public final class HsqldbEngine implements Engine {
         to.setAutoCommit(false);
         try (Statement s = to.createStatement()) {
             boolean lobSchema = false;
-            for (String line : lines) {
-                if (line.isBlank()) continue;
+            String schema = "PUBLIC";
+            Map<String, String> rewritten = new java.util.HashMap<>();
+            for (String raw : lines) {
+                if (raw.isBlank()) continue;
+                String line = unescape(raw);
                 if (line.startsWith("SET SCHEMA ")) {
                     // HSQLDB's own LOB store (SYSTEM_LOBS) is written by the engine, not by the script
                     lobSchema = line.startsWith("SET SCHEMA SYSTEM_LOBS");
+                    schema = line.substring("SET SCHEMA ".length()).trim();
                 }
                 if (lobSchema) continue;
                 try {
                     s.execute(line);
                 } catch (SQLException e) {
-                    if (COPY_TOLERATED.stream().noneMatch(line::startsWith)) throw e;
+                    if ("42543".equals(e.getSQLState()) && line.startsWith("INSERT INTO ")) {
+                        s.execute(insertWithGenerated(to, schema, line, rewritten));
+                    } else if (COPY_TOLERATED.stream().noneMatch(line::startsWith)) {
+                        throw e;
+                    }
                 }
             }
             to.commit();
         } finally {
             to.setAutoCommit(auto);
         }
+    }
+
+    /** Decodes HSQLDB's {@code \\uXXXX} script escapes. */
+    static String unescape(String line) {
+        int at = line.indexOf("\\u");
+        if (at < 0) return line;
+        StringBuilder sb = new StringBuilder(line.length());
+        int from = 0;
+        while (at >= 0 && at + 6 <= line.length()) {
+            String hex = line.substring(at + 2, at + 6);
+            if (!hex.chars().allMatch(ch -> Character.digit(ch, 16) >= 0)) {
+                at = line.indexOf("\\u", at + 1);
+                continue;
+            }
+            sb.append(line, from, at).append((char) Integer.parseInt(hex, 16));
+            from = at + 6;
+            at = line.indexOf("\\u", from);
+        }
+        return sb.append(line, from, line.length()).toString();
+    }
+
+    /**
+     * A script row {@code INSERT INTO T VALUES(...)} of a table with generated columns, as an INSERT
+     * HSQLDB accepts: {@code DEFAULT} for each computed column (recomputed from the others), and
+     * {@code OVERRIDING SYSTEM VALUE} so that an always-generated identity keeps its value.
+     */
+    private static String insertWithGenerated(Connection c, String schema, String line, Map<String, String> cache)
+            throws SQLException {
+        int values = line.indexOf(" VALUES(");
+        if (values < 0 || !line.endsWith(")")) throw new SQLException("MacroDB: an unexpected script line: " + line, "XX001");
+        String table = line.substring("INSERT INTO ".length(), values).trim();
+        String key = schema + "." + table;
+        String prefix = cache.get(key);
+        List<Boolean> computed = new ArrayList<>();
+        boolean always = false;
+        try (PreparedStatement ps = c.prepareStatement("SELECT IS_GENERATED, IS_IDENTITY, IDENTITY_GENERATION FROM"
+                + " INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION")) {
+            ps.setString(1, unquote(schema));
+            ps.setString(2, unquote(table));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    boolean identity = "YES".equals(rs.getString(2));
+                    computed.add("ALWAYS".equals(rs.getString(1)) && !identity);
+                    always |= identity && "ALWAYS".equals(rs.getString(3));
+                }
+            }
+        }
+        if (prefix == null) {
+            prefix = "INSERT INTO " + table + (always ? " OVERRIDING SYSTEM VALUE" : "") + " VALUES(";
+            cache.put(key, prefix);
+        }
+        List<String> vals = splitValues(line.substring(values + " VALUES(".length(), line.length() - 1));
+        if (vals.size() != computed.size()) {
+            throw new SQLException("MacroDB: a script row of " + key + " has " + vals.size() + " values for " + computed.size()
+                    + " columns: " + line, "XX001");
+        }
+        StringBuilder sb = new StringBuilder(prefix);
+        for (int i = 0; i < vals.size(); i++) sb.append(i == 0 ? "" : ",").append(computed.get(i) ? "DEFAULT" : vals.get(i));
+        return sb.append(')').toString();
+    }
+
+    private static String unquote(String name) {
+        return name.startsWith("\"") ? name.substring(1, name.length() - 1).replace("\"\"", "\"") : name;
+    }
+
+    /** Splits a VALUES list at its top-level commas (not inside quotes, parentheses or brackets). */
+    static List<String> splitValues(String list) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        boolean quoted = false;
+        int from = 0;
+        for (int i = 0; i < list.length(); i++) {
+            char ch = list.charAt(i);
+            if (quoted) {
+                if (ch == '\'') quoted = false; // a doubled quote closes and reopens
+            } else if (ch == '\'') {
+                quoted = true;
+            } else if (ch == '(' || ch == '[') {
+                depth++;
+            } else if (ch == ')' || ch == ']') {
+                depth--;
+            } else if (ch == ',' && depth == 0) {
+                out.add(list.substring(from, i));
+                from = i + 1;
+            }
+        }
+        out.add(list.substring(from));
+        return out;
     }
 
     @Override public java.util.Map<String, Long> sequencePositions(Connection c) throws SQLException {
