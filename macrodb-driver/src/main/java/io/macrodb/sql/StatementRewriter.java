@@ -248,7 +248,7 @@ public final class StatementRewriter {
                 cat = w.equals("NEXTVAL") ? Category.RANDOM : Category.IDENTITY;
                 castType = "BIGINT";
             } else if (qualifier || qualified) {
-                if (call && qualified) {
+                if (call && qualified && !isNotACall(ts, i)) { // INSERT INTO s.t (...) names columns
                     throw refuse("schema-qualified function " + w + " is not known to be deterministic" + ROW_HINT);
                 }
                 continue;
@@ -367,7 +367,9 @@ public final class StatementRewriter {
         while (s - 2 >= 0 && ts.get(s - 1).isSymbol('.') && ts.get(s - 2).isName()) {
             s -= 2;
         }
-        return s > 0 && (ts.get(s - 1).isWord("INTO") || ts.get(s - 1).isWord("TABLE"));
+        if (s > 0 && (ts.get(s - 1).isWord("INTO") || ts.get(s - 1).isWord("TABLE"))) return true;
+        // MERGE ... WHEN NOT MATCHED THEN INSERT (columns) VALUES (...)
+        return s == i && ts.get(i).isWord("INSERT") && i > 0 && ts.get(i - 1).isWord("THEN");
     }
 
     private static boolean isNextValueFor(List<Token> ts, int i) {
