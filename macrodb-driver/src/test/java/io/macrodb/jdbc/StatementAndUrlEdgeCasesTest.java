@@ -1,0 +1,94 @@
+package io.macrodb.jdbc;
+
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Edge cases of statement propagation and of MacroDB URLs and DataSources found by adversarial testing. */
+class StatementAndUrlEdgeCasesTest {
+
+    private static Connection statementMode(String engine) throws SQLException {
+        return TestDb.open(TestDb.url(engine, "replicas=2&propagation=statement"));
+    }
+
+    private static Integer n(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT n FROM t WHERE id = 1")) {
+            assertTrue(rs.next());
+            int v = rs.getInt(1);
+            return rs.wasNull() ? null : v;
+        }
+    }
+
+    /** What the plain engine says about the same misuse, to compare with MacroDB's answer. */
+    private static SQLException plainEngineError(String engine, int index, boolean set) throws SQLException {
+        String url = engine.equals("h2") ? "jdbc:h2:mem:plain" + System.nanoTime() : "jdbc:hsqldb:mem:plain" + System.nanoTime();
+        try (Connection c = DriverManager.getConnection(url, "sa", "")) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, n INT)");
+                s.execute("INSERT INTO t VALUES (1, 7)");
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE t SET n = ? WHERE id = 1")) {
+                return assertThrows(SQLException.class, () -> {
+                    if (set) ps.setInt(index, 13);
+                    ps.executeUpdate();
+                });
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void statementModeRefusesAParameterIndexOutOfRangeLikeTheEngine(String engine) throws Exception {
+        SQLException plain = plainEngineError(engine, 5, true);
+        try (Connection c = statementMode(engine)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, n INT)");
+                s.execute("INSERT INTO t VALUES (1, 7)");
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE t SET n = ? WHERE id = 1")) {
+                SQLException e = assertThrows(SQLException.class, () -> {
+                    ps.setInt(5, 13);
+                    ps.executeUpdate();
+                });
+                assertEquals(plain.getSQLState(), e.getSQLState(), e::toString);
+                assertEquals(plain.getErrorCode(), e.getErrorCode(), e::toString);
+            }
+            assertEquals(7, n(c));
+            TestDb.assertConverged(c);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void statementModeReportsAnUnsetParameterLikeTheEngine(String engine) throws Exception {
+        SQLException plain = plainEngineError(engine, 1, false);
+        try (Connection c = statementMode(engine)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, n INT, m INT)");
+                s.execute("INSERT INTO t VALUES (1, 7, 8)");
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE t SET n = ?, m = ? WHERE id = 1")) {
+                ps.setInt(2, 13); // parameter 1 left unset
+                SQLException e = assertThrows(SQLException.class, ps::executeUpdate);
+                assertEquals(plain.getSQLState(), e.getSQLState(), e::toString);
+                assertEquals(plain.getErrorCode(), e.getErrorCode(), e::toString);
+            }
+            assertEquals(7, n(c));
+            TestDb.assertConverged(c);
+        }
+    }
+}
