@@ -248,7 +248,7 @@ public final class StatementRewriter {
                 cat = w.equals("NEXTVAL") ? Category.RANDOM : Category.IDENTITY;
                 castType = "BIGINT";
             } else if (qualifier || qualified) {
-                if (call && qualified) {
+                if (call && qualified && !isNotACall(ts, i)) { // INTO s.t (columns) is no call
                     throw refuse("schema-qualified function " + w + " is not known to be deterministic" + ROW_HINT);
                 }
                 continue;
@@ -360,6 +360,10 @@ public final class StatementRewriter {
     /** name( that is not a function call: alias/CTE column list, or the target table's column list. */
     private static boolean isNotACall(List<Token> ts, int i) {
         if (SqlClassifier.isAliasOrCteColumnList(ts, i, 0, ts.size())) {
+            return true;
+        }
+        // MERGE ... WHEN NOT MATCHED THEN INSERT (columns)
+        if (ts.get(i).isWord("INSERT") && i > 0 && ts.get(i - 1).isWord("THEN")) {
             return true;
         }
         // walk back over a dotted name: INTO s.t( / MERGE INTO t( / REPLACE INTO t(

@@ -91,4 +91,43 @@ class StatementAndUrlEdgeCasesTest {
             TestDb.assertConverged(c);
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void statementModeTakesAnUnquotedSchemaQualifiedTableWithColumnsForNoCall(String engine) throws Exception {
+        try (Connection c = statementMode(engine)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, locked BOOLEAN)");
+                assertEquals(1, s.executeUpdate("INSERT INTO PUBLIC.T (ID, LOCKED) VALUES (2, FALSE)"));
+                assertEquals(1, s.executeUpdate("MERGE INTO PUBLIC.T USING (VALUES (3, TRUE)) AS v (ID, LOCKED) ON PUBLIC.T.ID = v.ID"
+                        + " WHEN NOT MATCHED THEN INSERT (ID, LOCKED) VALUES (v.ID, v.LOCKED)"));
+                assertEquals(1, s.executeUpdate("UPDATE PUBLIC.T SET LOCKED = TRUE WHERE ID = 2"));
+                assertEquals(1, s.executeUpdate("DELETE FROM PUBLIC.T WHERE ID = 3"));
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO PUBLIC.T(ID, LOCKED) SELECT PUBLIC.T.ID + 10, PUBLIC.T.LOCKED FROM PUBLIC.T"
+                    + " JOIN PUBLIC.T AS u ON u.ID = PUBLIC.T.ID WHERE PUBLIC.T.ID = ?")) {
+                ps.setInt(1, 2);
+                assertEquals(1, ps.executeUpdate());
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM t WHERE locked")) {
+                rs.next();
+                assertEquals(2, rs.getInt(1));
+            }
+            TestDb.assertConverged(c);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void statementModeStillRefusesASchemaQualifiedFunctionCall(String engine) throws Exception {
+        try (Connection c = statementMode(engine)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+                SQLException e = assertThrows(SQLException.class,
+                        () -> s.executeUpdate("INSERT INTO PUBLIC.T (ID, V) VALUES (1, PUBLIC.F(1))"));
+                assertEquals("0A000", e.getSQLState(), e::toString);
+            }
+            TestDb.assertConverged(c);
+        }
+    }
 }
