@@ -130,4 +130,82 @@ class StatementAndUrlEdgeCasesTest {
             TestDb.assertConverged(c);
         }
     }
+
+    private static SQLException refused(String url) {
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url));
+        assertEquals("08001", e.getSQLState(), e::toString);
+        return e;
+    }
+
+    @Test
+    void badPercentEncodingInTheUrlIs08001() {
+        refused(TestDb.url("h2", "replicas=%zz"));
+        refused(TestDb.url("h2", "replicas=2&consistency=%"));
+    }
+
+    @Test
+    void anOptionGivenTwiceInTheUrlIsRefused() {
+        SQLException e = refused(TestDb.url("h2", "replicas=2&replicas=3"));
+        assertTrue(e.getMessage().contains("replicas"), e::getMessage);
+        e = refused(TestDb.url("h2", "propagation=row&PROPAGATION=statement"));
+        assertTrue(e.getMessage().contains("propagation"), e::getMessage);
+    }
+
+    @Test
+    void anOptionInTheDataSourceUrlAndASetterIsRefused() {
+        MacroDataSource ds = new MacroDataSource();
+        ds.setUrl(TestDb.url("h2", "replicas=2"));
+        ds.setReplicas(3);
+        ds.setUser("sa");
+        ds.setPassword("");
+        SQLException e = assertThrows(SQLException.class, ds::getConnection);
+        assertEquals("08001", e.getSQLState(), e::toString);
+        assertTrue(e.getMessage().contains("replicas"), e::getMessage);
+    }
+
+    @Test
+    void dataSourceValuesArePercentEncoded() throws Exception {
+        MacroDataSource ds = new MacroDataSource();
+        ds.setUrl(TestDb.url("h2", null));
+        ds.setUser("sa");
+        ds.setPassword("");
+        ds.setReplicas(2);
+        // '&' must not start a second option: the value is one (bad) consistency, not consistency=strict plus replicas=1
+        ds.setConsistency("strict&replicas=1");
+        SQLException e = assertThrows(SQLException.class, ds::getConnection);
+        assertEquals("08001", e.getSQLState(), e::toString);
+        assertTrue(e.getMessage().contains("strict&replicas=1"), e::getMessage);
+
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("macrodb a&b=c%d+e");
+        try {
+            MacroDataSource durable = new MacroDataSource();
+            durable.setUrl(TestDb.url("h2", null));
+            durable.setUser("sa");
+            durable.setPassword("");
+            durable.setReplicas(2);
+            durable.setDurability("log:" + dir.resolve("log&replicas=1"));
+            try (Connection c = durable.getConnection()) {
+                assertEquals(2, TestDb.macro(c).replicaSet().config().replicas());
+                try (Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
+                    s.execute("INSERT INTO t VALUES (1)");
+                }
+                TestDb.assertConverged(c);
+            }
+            assertTrue(java.nio.file.Files.isDirectory(dir.resolve("log&replicas=1")), "log directory named as given");
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2:tcp://localhost/~/shop", "h2:ssl://localhost/shop", "H2:TCP://localhost:9092/mem:shop",
+            "hsqldb:hsql://localhost/shop", "hsqldb:hsqls://localhost/shop", "hsqldb:http://localhost/shop",
+            "hsqldb:https://localhost/shop"})
+    void serverUrlsAreRefusedBecauseMacroDbRunsTheEnginesItself(String engineUrl) {
+        SQLException e = refused("jdbc:macrodb:" + engineUrl + "?replicas=2");
+        assertTrue(e.getMessage().contains("embedded") && e.getMessage().contains("mem:"), e::getMessage);
+    }
 }
