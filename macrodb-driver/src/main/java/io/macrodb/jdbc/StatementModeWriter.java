@@ -40,7 +40,15 @@ final class StatementModeWriter {
      *                 the caller's parameters to the original statement), before anything runs.
      */
     Result execute(MacroStatement owner, Session s, String sql, Bindings bindings, GeneratedKeys keys) throws SQLException {
-        Rewrite rw = rewriter.rewrite(sql);
+        Rewrite rw;
+        try {
+            rw = rewriter.rewrite(sql);
+        } catch (StatementRewriter.Unparsed refusal) {
+            // Perhaps a plain syntax error: let the engine say so in its own words (preparing runs nothing).
+            // The engine accepts it: refuse it, nothing having run.
+            s.connection().prepareStatement(sql).close();
+            throw refusal;
+        }
         int paramCount = 0;
         for (Slot slot : rw.slots()) if (slot instanceof Slot.Param) paramCount++;
         if (bindings != null && bindings.count() > paramCount) checkIndexes(s, sql, bindings, paramCount);

@@ -465,10 +465,10 @@ public final class StatementRewriter {
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.type() == Type.WORD && SqlFunctions.isNonDeterministicName(t.norm())) {
-                throw refuse(why + " and contains non-deterministic function " + t.norm() + ROW_HINT);
+                throw new Unparsed(MESSAGE_PREFIX + why + " and contains non-deterministic function " + t.norm() + ROW_HINT);
             }
             if (t.type() == Type.WORD && t.norm().equals("NEXT") && isNextValueFor(tokens, i)) {
-                throw refuse(why + " and contains NEXT VALUE FOR" + ROW_HINT);
+                throw new Unparsed(MESSAGE_PREFIX + why + " and contains NEXT VALUE FOR" + ROW_HINT);
             }
         }
     }
@@ -484,7 +484,19 @@ public final class StatementRewriter {
         return new Rewrite(sql, slots, shape);
     }
 
+    private static final String MESSAGE_PREFIX = "statement-mode replication impossible: ";
+
     private static SQLException refuse(String message) {
-        return new SQLFeatureNotSupportedException("statement-mode replication impossible: " + message, "0A000");
+        return new SQLFeatureNotSupportedException(MESSAGE_PREFIX + message, "0A000");
+    }
+
+    /**
+     * A refusal (0A000) of a statement the rewriter could not tokenise or parse: it may be a plain
+     * syntax error, which the engine should report in its own words.
+     */
+    public static final class Unparsed extends SQLFeatureNotSupportedException {
+        Unparsed(String message) {
+            super(message, "0A000");
+        }
     }
 }

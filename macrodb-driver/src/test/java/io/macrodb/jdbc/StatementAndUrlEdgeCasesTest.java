@@ -208,4 +208,30 @@ class StatementAndUrlEdgeCasesTest {
         SQLException e = refused("jdbc:macrodb:" + engineUrl + "?replicas=2");
         assertTrue(e.getMessage().contains("embedded") && e.getMessage().contains("mem:"), e::getMessage);
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void statementModeLetsTheEngineReportASyntaxError(String engine) throws Exception {
+        String bad = "UPDATE t SET v = WHERE id = 1";
+        SQLException plain;
+        String url = engine.equals("h2") ? "jdbc:h2:mem:plain" + System.nanoTime() : "jdbc:hsqldb:mem:plain" + System.nanoTime();
+        try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+            plain = assertThrows(SQLException.class, () -> s.executeUpdate(bad));
+        }
+        try (Connection c = statementMode(engine)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+                s.execute("INSERT INTO t VALUES (1, 7)");
+                SQLException e = assertThrows(SQLException.class, () -> s.executeUpdate(bad));
+                assertEquals(plain.getSQLState(), e.getSQLState(), e::toString);
+                assertEquals(plain.getErrorCode(), e.getErrorCode(), e::toString);
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE t SET v = ? WHERE id = 1")) {
+                ps.setInt(1, 8);
+                assertEquals(1, ps.executeUpdate());
+            }
+            TestDb.assertConverged(c);
+        }
+    }
 }
