@@ -28,6 +28,23 @@ public record EngineUrl(String engine, String database, Map<String, String> sett
         return new EngineUrl(engine, parts[0], settings);
     }
 
+    /**
+     * The protocol when the URL names a database server rather than an in-process one (H2 {@code tcp:},
+     * {@code ssl:}; HSQLDB {@code hsql:}, {@code hsqls:}, {@code http:}, {@code https:}), else null.
+     */
+    public String serverProtocol() {
+        String d = database.toLowerCase(Locale.ROOT);
+        int colon = d.indexOf(':');
+        if (colon <= 0) return null;
+        String protocol = d.substring(0, colon);
+        java.util.Set<String> server = switch (engine) {
+            case "h2" -> java.util.Set.of("tcp", "ssl");
+            case "hsqldb" -> java.util.Set.of("hsql", "hsqls", "http", "https");
+            default -> java.util.Set.of();
+        };
+        return server.contains(protocol) ? protocol : null;
+    }
+
     public boolean inMemory() {
         String d = database.toLowerCase(Locale.ROOT);
         return d.startsWith("mem:") || d.startsWith("res:");

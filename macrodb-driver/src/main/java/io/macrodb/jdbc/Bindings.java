@@ -71,6 +71,21 @@ final class Bindings {
         }
     }
 
+    /** Whether parameter {@code index} (1-based) is set. */
+    boolean isSet(int index) {
+        return index >= 1 && index <= count && binders[index - 1] != null;
+    }
+
+    /** The plain value of parameter {@code index} (1-based), null when unset. */
+    Object value(int index) {
+        return isSet(index) ? values[index - 1] : null;
+    }
+
+    /** Binds parameter {@code index} (which must be set) at position {@code target} of {@code p}. */
+    void bindAt(PreparedStatement p, int target, int index) throws SQLException {
+        binders[index - 1].bind(p, target);
+    }
+
     /** The plain values, for statement-mode replay on the secondaries. */
     Object[] values() {
         return java.util.Arrays.copyOf(values, count);

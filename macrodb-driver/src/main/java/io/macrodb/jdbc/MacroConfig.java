@@ -160,6 +160,13 @@ public final class MacroConfig {
                     + PREFIX + "h2:mem:shop or " + PREFIX + "hsqldb:mem:shop");
         }
         EngineUrl engineUrl = EngineUrl.parse(rest);
+        String server = engineUrl.serverProtocol();
+        if (server != null) {
+            throw SqlStates.rejected("'" + url + "' connects to a " + engineUrl.engine() + " server (" + server + ":); MacroDB runs"
+                    + " each replica's engine embedded, in this process, itself, so it needs an in-process database:"
+                    + " mem: or file: (e.g. " + PREFIX + engineUrl.engine() + ":mem:shop or " + PREFIX + engineUrl.engine()
+                    + ":file:/var/db/shop)");
+        }
         Engine engine = Engines.forName(engineUrl.engine());
         if (engine == null) {
             throw SqlStates.rejected("engine '" + engineUrl.engine() + "' is not supported; MacroDB replicates "
@@ -173,12 +180,17 @@ public final class MacroConfig {
         for (String pair : query.split("&")) {
             if (pair.isEmpty()) continue;
             int eq = pair.indexOf('=');
-            String k = decode(eq < 0 ? pair : pair.substring(0, eq));
-            String v = eq < 0 ? "" : decode(pair.substring(eq + 1));
+            String k = decode(eq < 0 ? pair : pair.substring(0, eq), url);
+            String v = eq < 0 ? "" : decode(pair.substring(eq + 1), url);
             String known = canonical(k);
             if (known == null) {
                 throw SqlStates.rejected("unknown URL option '" + k + "' in " + url + "; MacroDB options are "
                         + String.join(", ", OPTIONS.keySet()) + ". Engine settings belong in the engine URL (e.g. ;MODE=PostgreSQL)");
+            }
+            if (options.containsKey(known)) {
+                throw SqlStates.rejected("option '" + known + "' is given more than once in " + url + " ('" + options.get(known)
+                        + "' and '" + v + "'); give each option once (a MacroDataSource setter adds its option to the URL"
+                        + " set with setUrl, so an option set both ways is given twice)");
             }
             options.put(known, v);
         }
@@ -193,8 +205,31 @@ public final class MacroConfig {
         return new MacroConfig(url, engine, engineUrl, engineProps, options);
     }
 
-    private static String decode(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    private static String decode(String s, String url) throws SQLException {
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw SqlStates.rejected("'" + s + "' in " + url + " is not valid percent-encoding (" + e.getMessage()
+                    + "); write % as %25, & as %26, = as %3D and + as %2B in an option's value");
+        }
+    }
+
+    /**
+     * Percent-encodes a name or value for the query part of a MacroDB URL: '%', '&amp;', '=', '+', '#',
+     * white space, control and non-ASCII characters; everything else (such as ':' and '/') stays readable.
+     */
+    static String encode(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 8);
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if (c <= 0x20 || c >= 0x7f || "%&=+#".indexOf(c) >= 0) {
+                sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+            } else {
+                sb.append((char) c);
+            }
+        }
+        return sb.toString();
     }
 
     private static String canonical(String key) {

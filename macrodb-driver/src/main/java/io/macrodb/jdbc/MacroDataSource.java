@@ -65,11 +65,14 @@ public class MacroDataSource implements javax.sql.DataSource {
     /** An engine connection property, passed to every replica's engine connection. */
     public void setEngineProperty(String key, String value) { engineProperties.setProperty(key, value); }
 
-    /** The URL with every option: what {@link #getConnection()} connects to. */
+    /**
+     * The URL with every option: what {@link #getConnection()} connects to. Values given with setters
+     * are percent-encoded; an option both in the URL and set with a setter is refused on connecting.
+     */
     public String effectiveUrl() {
         if (url == null) return null;
         if (options.isEmpty()) return url;
-        String q = options.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining("&"));
+        String q = options.entrySet().stream().map(e -> MacroConfig.encode(e.getKey()) + "=" + MacroConfig.encode(e.getValue())).collect(Collectors.joining("&"));
         return url + (url.contains("?") ? "&" : "?") + q;
     }
 

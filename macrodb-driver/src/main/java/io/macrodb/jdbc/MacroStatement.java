@@ -109,7 +109,7 @@ class MacroStatement implements Statement {
                     releasePhysical(physical);
                     physical = null;
                 }
-                StatementModeWriter.Result r = conn.statementWriter().execute(this, s, sql, params, keys);
+                StatementModeWriter.Result r = conn.statementWriter().execute(this, s, sql, bindings, keys);
                 physical = r.statement();
                 physicalIsOwn = true;
                 return finish(r.hasResultSet() ? new Outcome(physical.getResultSet(), -1) : new Outcome(null, physical.getLargeUpdateCount()));

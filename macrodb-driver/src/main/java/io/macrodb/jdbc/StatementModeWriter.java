@@ -33,18 +33,31 @@ final class StatementModeWriter {
         this.rewriter = new StatementRewriter(dialect);
     }
 
-    Result execute(MacroStatement owner, Session s, String sql, Object[] params, GeneratedKeys keys) throws SQLException {
-        Rewrite rw = rewriter.rewrite(sql);
+    /**
+     * @param bindings the caller's parameters, null for a plain statement. A parameter left unset is
+     *                 left unset on the rewritten statement too, so the engine reports it; an index
+     *                 beyond the statement's parameters is reported by the engine as well (by binding
+     *                 the caller's parameters to the original statement), before anything runs.
+     */
+    Result execute(MacroStatement owner, Session s, String sql, Bindings bindings, GeneratedKeys keys) throws SQLException {
+        Rewrite rw;
+        try {
+            rw = rewriter.rewrite(sql);
+        } catch (StatementRewriter.Unparsed refusal) {
+            // Perhaps a plain syntax error: let the engine say so in its own words (preparing runs nothing).
+            // The engine accepts it: refuse it, nothing having run.
+            s.connection().prepareStatement(sql).close();
+            throw refusal;
+        }
+        int paramCount = 0;
+        for (Slot slot : rw.slots()) if (slot instanceof Slot.Param) paramCount++;
+        if (bindings != null && bindings.count() > paramCount) checkIndexes(s, sql, bindings, paramCount);
         checkGeneratedValues(rw.insert(), s, sql);
         Object[] all = new Object[rw.slots().size()];
         for (int i = 0; i < all.length; i++) {
             Slot slot = rw.slots().get(i);
             if (slot instanceof Slot.Param p) {
-                if (p.originalIndex() > params.length) {
-                    throw new SQLException("MacroDB: parameter " + p.originalIndex() + " of " + SqlStates.abbreviate(sql)
-                            + " is not set", "07001");
-                }
-                all[i] = params[p.originalIndex() - 1];
+                all[i] = bindings == null ? null : bindings.value(p.originalIndex());
             } else if (slot instanceof Slot.Evaluate e) {
                 all[i] = evaluate(s, e.expression());
             }
@@ -54,7 +67,14 @@ final class StatementModeWriter {
         boolean ok = false;
         try {
             owner.applyOptions(ps);
-            for (int i = 0; i < all.length; i++) ps.setObject(i + 1, all[i]);
+            for (int i = 0; i < all.length; i++) {
+                if (rw.slots().get(i) instanceof Slot.Param p) {
+                    // unset: left for the engine to report when the statement runs
+                    if (bindings != null && bindings.isSet(p.originalIndex())) ps.setObject(i + 1, all[i]);
+                } else {
+                    ps.setObject(i + 1, all[i]);
+                }
+            }
             boolean hasResultSet = conn.guarded(s, ps, ps::execute);
             conn.changes().addStatement(new StatementChange(rw.sql(), all, false, s.connection().getSchema(), conn.timeZoneSetting()));
             ok = true;
@@ -62,6 +82,18 @@ final class StatementModeWriter {
         } finally {
             if (!ok) ps.close();
         }
+    }
+
+    /**
+     * A parameter index beyond the statement's parameters: binds the caller's parameters to the
+     * original statement so that the engine reports the bad index as it would without MacroDB.
+     */
+    private static void checkIndexes(Session s, String sql, Bindings bindings, int paramCount) throws SQLException {
+        try (PreparedStatement check = s.connection().prepareStatement(sql)) {
+            bindings.applyTo(check, true);
+        }
+        throw new SQLException("MacroDB: parameter index " + bindings.count() + " is out of range; " + SqlStates.abbreviate(sql)
+                + " has " + paramCount + " parameter(s)", "07009");
     }
 
     private static Object evaluate(Session s, String expression) throws SQLException {

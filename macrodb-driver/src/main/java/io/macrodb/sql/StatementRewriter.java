@@ -248,7 +248,7 @@ public final class StatementRewriter {
                 cat = w.equals("NEXTVAL") ? Category.RANDOM : Category.IDENTITY;
                 castType = "BIGINT";
             } else if (qualifier || qualified) {
-                if (call && qualified && !isNotACall(ts, i)) { // INSERT INTO s.t (...) names columns
+                if (call && qualified && !isNotACall(ts, i)) { // INTO s.t (columns) is no call
                     throw refuse("schema-qualified function " + w + " is not known to be deterministic" + ROW_HINT);
                 }
                 continue;
@@ -362,14 +362,16 @@ public final class StatementRewriter {
         if (SqlClassifier.isAliasOrCteColumnList(ts, i, 0, ts.size())) {
             return true;
         }
+        // MERGE ... WHEN NOT MATCHED THEN INSERT (columns)
+        if (ts.get(i).isWord("INSERT") && i > 0 && ts.get(i - 1).isWord("THEN")) {
+            return true;
+        }
         // walk back over a dotted name: INTO s.t( / MERGE INTO t( / REPLACE INTO t(
         int s = i;
         while (s - 2 >= 0 && ts.get(s - 1).isSymbol('.') && ts.get(s - 2).isName()) {
             s -= 2;
         }
-        if (s > 0 && (ts.get(s - 1).isWord("INTO") || ts.get(s - 1).isWord("TABLE"))) return true;
-        // MERGE ... WHEN NOT MATCHED THEN INSERT (columns) VALUES (...)
-        return s == i && ts.get(i).isWord("INSERT") && i > 0 && ts.get(i - 1).isWord("THEN");
+        return s > 0 && (ts.get(s - 1).isWord("INTO") || ts.get(s - 1).isWord("TABLE"));
     }
 
     private static boolean isNextValueFor(List<Token> ts, int i) {
@@ -463,10 +465,10 @@ public final class StatementRewriter {
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.type() == Type.WORD && SqlFunctions.isNonDeterministicName(t.norm())) {
-                throw refuse(why + " and contains non-deterministic function " + t.norm() + ROW_HINT);
+                throw new Unparsed(MESSAGE_PREFIX + why + " and contains non-deterministic function " + t.norm() + ROW_HINT);
             }
             if (t.type() == Type.WORD && t.norm().equals("NEXT") && isNextValueFor(tokens, i)) {
-                throw refuse(why + " and contains NEXT VALUE FOR" + ROW_HINT);
+                throw new Unparsed(MESSAGE_PREFIX + why + " and contains NEXT VALUE FOR" + ROW_HINT);
             }
         }
     }
@@ -482,7 +484,19 @@ public final class StatementRewriter {
         return new Rewrite(sql, slots, shape);
     }
 
+    private static final String MESSAGE_PREFIX = "statement-mode replication impossible: ";
+
     private static SQLException refuse(String message) {
-        return new SQLFeatureNotSupportedException("statement-mode replication impossible: " + message, "0A000");
+        return new SQLFeatureNotSupportedException(MESSAGE_PREFIX + message, "0A000");
+    }
+
+    /**
+     * A refusal (0A000) of a statement the rewriter could not tokenise or parse: it may be a plain
+     * syntax error, which the engine should report in its own words.
+     */
+    public static final class Unparsed extends SQLFeatureNotSupportedException {
+        Unparsed(String message) {
+            super(message, "0A000");
+        }
     }
 }
