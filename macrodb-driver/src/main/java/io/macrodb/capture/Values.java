@@ -39,6 +39,17 @@ public final class Values {
         return v;
     }
 
+    /** The offset at the end of HSQLDB's text form of a TIMESTAMP WITH TIME ZONE ({@code ...+5:30}). */
+    private static java.time.ZoneOffset hsqldbOffset(String text) throws SQLException {
+        int at = Math.max(text.lastIndexOf('+'), text.lastIndexOf('-'));
+        int colon = text.indexOf(':', at);
+        if (at < 10 || colon < 0) throw new SQLException("MacroDB: no offset in HSQLDB's timestamp " + text, "XX000");
+        int sign = text.charAt(at) == '-' ? -1 : 1;
+        int hours = Integer.parseInt(text.substring(at + 1, colon));
+        int minutes = Integer.parseInt(text.substring(colon + 1, Math.min(text.length(), colon + 3)));
+        return java.time.ZoneOffset.ofHoursMinutes(sign * hours, sign * minutes);
+    }
+
     /** Whether {@code c} is an HSQLDB session (its dates and times are read differently, see {@link #read}). */
     public static boolean isHsqldb(java.sql.Connection c) throws SQLException {
         return c.getClass().getName().startsWith("org.hsqldb.");
@@ -74,8 +85,9 @@ public final class Values {
                             java.time.ZoneOffset.UTC);
                 }
                 case java.sql.Types.TIMESTAMP_WITH_TIMEZONE: {
+                    // the stored instant, in the stored offset (which only the text form gives back as stored)
                     java.sql.Timestamp t = rs.getTimestamp(i, (java.util.Calendar) UTC.clone());
-                    return t == null ? null : java.time.OffsetDateTime.ofInstant(t.toInstant(), java.time.ZoneOffset.UTC);
+                    return t == null ? null : java.time.OffsetDateTime.ofInstant(t.toInstant(), hsqldbOffset(rs.getString(i)));
                 }
                 default:
                     break;
