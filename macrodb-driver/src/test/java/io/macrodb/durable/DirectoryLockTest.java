@@ -94,4 +94,13 @@ class DirectoryLockTest {
             assertEquals(1, count(c, "held"));
         }
     }
+
+    @Test
+    void aDirectoryThatCannotBeMadeIsAConfigurationError(@TempDir Path dir) throws Exception {
+        Path file = java.nio.file.Files.writeString(dir.resolve("a-file"), "not a directory");
+        String url = "jdbc:macrodb:h2:mem:baddir?replicas=2&durability=log:" + file.resolve("log");
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
+        assertEquals("08001", e.getSQLState(), e::getMessage);
+        assertTrue(e.getMessage().contains("writable directory"), e::getMessage);
+    }
 }
