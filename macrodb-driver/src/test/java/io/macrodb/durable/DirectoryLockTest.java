@@ -35,6 +35,16 @@ class DirectoryLockTest {
         }
     }
 
+    /** A child JVM that has opened {@code url} and holds it open until its stdin closes. */
+    private static Process startHolder(Path dir, String url) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DirectoryHolder.class.getName(), url)
+                .redirectError(dir.resolve("holder.err").toFile()).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        assertEquals("OPEN", out.readLine(), () -> "the holder did not open the database");
+        return p;
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"h2", "hsqldb"})
     void twoDatabasesInOneJvmCannotShareADirectory(String engine, @TempDir Path dir) throws Exception {
@@ -62,12 +72,8 @@ class DirectoryLockTest {
     @Test
     void theSameUrlOpenedByTwoProcessesIsRefusedInTheSecond(@TempDir Path dir) throws Exception {
         String url = "jdbc:macrodb:h2:mem:twice?replicas=2&durability=log:" + dir;
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DirectoryHolder.class.getName(), url)
-                .redirectError(dir.resolve("holder.err").toFile()).start();
+        Process p = startHolder(dir, url);
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            assertEquals("OPEN", out.readLine(), "the holder did not open the database");
             SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
             assertEquals("55000", e.getSQLState(), e::getMessage);
             assertTrue(e.getMessage().contains("pid " + p.pid()), e::getMessage);
@@ -83,11 +89,7 @@ class DirectoryLockTest {
     @Test
     void aDirectoryHeldByAKilledProcessOpensAgain(@TempDir Path dir) throws Exception {
         String url = "jdbc:macrodb:h2:mem:killed?replicas=2&durability=log:" + dir;
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DirectoryHolder.class.getName(), url)
-                .redirectError(dir.resolve("holder.err").toFile()).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        assertEquals("OPEN", out.readLine(), "the holder did not open the database");
+        Process p = startHolder(dir, url);
         p.destroyForcibly(); // the operating system releases the lock with the process
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
         try (Connection c = TestDb.open(url)) {
