@@ -72,20 +72,23 @@ public final class SnapshotStore {
     public void write(long version, Writer writer, java.util.Map<String, Long> positions) throws Exception {
         Files.createDirectories(dir);
         // temporary names of their own: nothing else may write to them, even by mistake
-        Path seqTmp = Files.createTempFile(dir, positionsName(version) + ".", ".tmp");
-        StringBuilder sb = new StringBuilder();
-        positions.forEach((k, v) -> sb.append(k).append('\t').append(v).append('\n'));
-        Files.writeString(seqTmp, sb, java.nio.charset.StandardCharsets.UTF_8);
-        try (FileChannel ch = FileChannel.open(seqTmp, StandardOpenOption.WRITE)) {
-            ch.force(true);
-        }
-        Files.move(seqTmp, dir.resolve(positionsName(version)), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         Path tmp = Files.createTempFile(dir, name(version) + ".", ".tmp");
         Files.delete(tmp); // the engines' script export wants to create the file itself
         writer.write(tmp);
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
             ch.force(true);
         }
+        // the positions file goes first, with the script's length and checksum: a script is never
+        // there without it, and a script that is not what was written is known for damaged
+        Path seqTmp = Files.createTempFile(dir, positionsName(version) + ".", ".tmp");
+        StringBuilder sb = new StringBuilder(HEADER).append(" bytes=").append(Files.size(tmp)).append(" crc32c=")
+                .append(Long.toHexString(crc32c(tmp))).append('\n');
+        positions.forEach((k, v) -> sb.append(k).append('\t').append(v).append('\n'));
+        Files.writeString(seqTmp, sb, java.nio.charset.StandardCharsets.UTF_8);
+        try (FileChannel ch = FileChannel.open(seqTmp, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        Files.move(seqTmp, dir.resolve(positionsName(version)), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         Files.move(tmp, file(version), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
             d.force(true);
@@ -98,6 +101,42 @@ public final class SnapshotStore {
                 Files.deleteIfExists(dir.resolve(positionsName(v)));
             }
         }
+    }
+
+    private static final String HEADER = "#macrodb-snapshot";
+
+    private static long crc32c(Path file) throws IOException {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) crc.update(buf, 0, n);
+        }
+        return crc.getValue();
+    }
+
+    /**
+     * Why the snapshot of {@code version} is not the file that was written (its length or checksum
+     * differs from what its positions file recorded), or null if it is (or predates the record).
+     */
+    public String damage(long version) throws IOException {
+        Path p = dir.resolve(positionsName(version));
+        if (!Files.exists(p)) return null;
+        for (String line : Files.readAllLines(p, java.nio.charset.StandardCharsets.UTF_8)) {
+            if (!line.startsWith(HEADER)) continue;
+            java.util.Map<String, String> kv = new java.util.HashMap<>();
+            for (String part : line.substring(HEADER.length()).trim().split(" ")) {
+                int eq = part.indexOf('=');
+                if (eq > 0) kv.put(part.substring(0, eq), part.substring(eq + 1));
+            }
+            long bytes = Files.size(file(version));
+            if (kv.containsKey("bytes") && Long.parseLong(kv.get("bytes")) != bytes) {
+                return "it has " + bytes + " bytes where " + kv.get("bytes") + " were written";
+            }
+            if (kv.containsKey("crc32c") && !Long.toHexString(crc32c(file(version))).equals(kv.get("crc32c"))) {
+                return "its CRC32C checksum is not the one written";
+            }
+        }
+        return null;
     }
 
     /** Whether the directory holds anything of a previous run. */

@@ -73,6 +73,12 @@ final class Recovery {
             primary.setAutoCommit(false);
             java.util.Map<String, Long> positions = new java.util.HashMap<>();
             if (snap.isPresent()) {
+                String damage = snapshots.damage(base);
+                if (damage != null) {
+                    throw new SQLException("MacroDB: the snapshot " + snapshots.file(base) + " is damaged: " + damage + ". Nothing on"
+                            + " disk was changed: restore " + cfg.directory() + " from a backup, or move it aside to start an empty"
+                            + " database", "XX001");
+                }
                 try {
                     engine.importScript(primary, snapshots.file(base));
                 } catch (SQLException e) {

@@ -135,9 +135,31 @@ class SnapshotRaceTest {
         // the snapshot already holds the row the log's next record inserts: the record cannot apply
         Path file = dir.resolve(String.format("snapshot-%020d.sql", snapshot));
         java.nio.file.Files.writeString(file, "INSERT INTO PUBLIC.T VALUES (2, 0);\n", java.nio.file.StandardOpenOption.APPEND);
+        // ... with its recorded length and checksum gone, as in a snapshot written before they were recorded
+        Path seq = dir.resolve(String.format("snapshot-%020d.seq", snapshot));
+        java.nio.file.Files.write(seq, java.nio.file.Files.readAllLines(seq).stream().filter(l -> !l.startsWith("#")).toList());
         SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> TestDb.open(url).close());
         assertEquals("XX001", e.getSQLState(), e::getMessage);
         assertTrue(e.getMessage().contains("record v" + second + " does not apply")
                 && e.getMessage().contains(file.getFileName().toString()), e::getMessage);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aTruncatedSnapshotIsDamageNotAQuietlySmallerDatabase(@TempDir Path dir) throws Exception {
+        String url = "jdbc:macrodb:h2:mem:truncated_" + Math.abs(dir.hashCode()) + "?replicas=2&durability=log:" + dir;
+        long snapshot;
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(100))");
+            for (int i = 0; i < 200; i++) s.execute("INSERT INTO t VALUES (" + i + ", 'row " + i + "')");
+            TestDb.macro(c).replicaSet().awaitCaughtUp(10_000);
+            snapshot = TestDb.macro(c).replicaSet().snapshot();
+        }
+        Path file = dir.resolve(String.format("snapshot-%020d.sql", snapshot));
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(ch.size() / 2); // what a torn copy or a full disk leaves: a script that still runs, with rows missing
+        }
+        SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> TestDb.open(url).close());
+        assertEquals("XX001", e.getSQLState(), e::getMessage);
+        assertTrue(e.getMessage().contains("damaged") && e.getMessage().contains(file.getFileName().toString()), e::getMessage);
     }
 }
