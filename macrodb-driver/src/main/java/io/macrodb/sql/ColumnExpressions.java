@@ -12,6 +12,10 @@ import java.util.regex.Pattern;
  */
 final class ColumnExpressions {
     private static final Pattern TABLE_DDL = Pattern.compile("(?is)\\s*(CREATE\\s+(?:\\w+\\s+)*TABLE|ALTER\\s+TABLE)\\b.*");
+    /** Words that begin the next clause of a column definition after its ON UPDATE expression. */
+    private static final java.util.Set<String> COLUMN_CLAUSES = java.util.Set.of("DEFAULT", "NOT", "NULL", "PRIMARY",
+            "UNIQUE", "CHECK", "REFERENCES", "CONSTRAINT", "SELECTIVITY", "COMMENT", "SEQUENCE", "INVISIBLE", "VISIBLE");
+
     /** Words after ON UPDATE that make it a foreign key's action, not a column's expression. */
     private static final List<String> REFERENTIAL_ACTIONS = List.of("CASCADE", "SET", "RESTRICT", "NO");
 
@@ -33,10 +37,16 @@ final class ColumnExpressions {
             } else if (t.isWord("ON") && ts.get(i + 1).isWord("UPDATE") && i + 2 < ts.size()
                     && !(ts.get(i + 2).type() == SqlLexer.Type.WORD && REFERENTIAL_ACTIONS.contains(ts.get(i + 2).norm()))) {
                 int end = i + 2;
-                int depth = ts.get(i + 2).depth();
-                // the expression runs to the next comma or closing parenthesis at its own depth
-                while (end < ts.size() && !(ts.get(end).depth() == depth && (ts.get(end).isSymbol(',') || ts.get(end).isSymbol(')')))) {
-                    end++;
+                // the expression runs to the comma or closing parenthesis that ends the column definition,
+                // or to the column's next clause; parentheses inside it (calls, grouping) are skipped whole
+                // (an opening parenthesis and its closing one have the same depth as the words around them)
+                while (end < ts.size()) {
+                    SqlLexer.Token x = ts.get(end);
+                    if (x.isSymbol(',') || x.isSymbol(')')
+                            || end > i + 2 && x.type() == SqlLexer.Type.WORD && COLUMN_CLAUSES.contains(x.norm())) {
+                        break;
+                    }
+                    end = x.isSymbol('(') && x.match() > end ? x.match() + 1 : end + 1;
                 }
                 String expr = sql.substring(ts.get(i + 2).start(), ts.get(end - 1).end());
                 String f = NonDeterminism.firstCall(expr);
