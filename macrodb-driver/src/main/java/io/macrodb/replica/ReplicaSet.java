@@ -36,11 +36,22 @@ import java.util.logging.Logger;
  * orders them (DESIGN.md §2).
  *
  * <p>Commit: the changes are built outside any lock (row images are read inside the still-open
- * transaction), then, inside one short critical section, the primary commits, the next version is
- * taken and the record is appended to the log. Nothing else is serialised.
+ * transaction); the transaction then takes the next version from {@link CommitOrder}, commits in
+ * the engine with no lock held, and its record is appended to the log and published in version
+ * order. Taking the version is the only serial step.
  */
 public final class ReplicaSet {
     private static final Logger LOG = Logger.getLogger(ReplicaSet.class.getName());
+    /** The durable form of an empty record (a version whose engine commit failed). */
+    private static final byte[] EMPTY_PAYLOAD;
+
+    static {
+        try {
+            EMPTY_PAYLOAD = RecordCodec.encode(List.of());
+        } catch (SQLException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** A statement to run on the primary under the schema-change protocol. */
     @FunctionalInterface
@@ -52,7 +63,8 @@ public final class ReplicaSet {
     private volatile Replica primary;
     private final List<Replica> secondaries;
     private final ReplicationLog log;
-    private final ReentrantLock commitLock = new ReentrantLock();
+    /** The order of versions: the commit path's only serial step. */
+    private final CommitOrder order;
     private final UpdateGate updateGate = new UpdateGate();
     /** Statement mode: update transactions run one at a time, so replay order is execution order. */
     private final Semaphore writerToken = new Semaphore(1, true);
@@ -141,6 +153,18 @@ public final class ReplicaSet {
         this.log = log;
         this.catalog = catalog;
         this.uniqueName = uniqueName;
+        this.order = new CommitOrder(log.lastVersion(), this::publishRecord, EMPTY_PAYLOAD);
+    }
+
+    /** Appends a record in version order, under the commit order's lock. */
+    private void publishRecord(long v, List<Change> changes, byte[] payload) throws IOException {
+        log.append(new ChangeRecord(v, System.nanoTime(), changes));
+        DurableLog durable = durableLog;
+        try {
+            if (durable != null) durable.append(v, payload);
+        } finally {
+            primary.gate().publish(v);
+        }
     }
 
     static ReplicaSet open(ReplicaSetConfig cfg) throws SQLException {
@@ -308,7 +332,15 @@ public final class ReplicaSet {
     private void promote(Replica failed) {
         Replica chosen = null;
         String outcome;
-        commitLock.lock(); // no commit is in flight, and none on the old primary will succeed: commit() checks
+        // no commit is in flight, and none on the old primary will succeed: commit() checks
+        if (!order.holdIdle(Math.max(config.lockTimeoutMillis(), 10_000))) {
+            LOG.severe("MacroDB: commits in flight on the failed primary did not finish; update transactions fail until the database is reopened");
+            synchronized (promotion) {
+                promoting = false;
+                promotion.notifyAll();
+            }
+            return;
+        }
         try {
             long target = log.lastVersion();
             for (Replica r : secondaries) {
@@ -359,7 +391,7 @@ public final class ReplicaSet {
             outcome = "promotion failed: " + e.getMessage();
             chosen = null;
         } finally {
-            commitLock.unlock();
+            order.release();
             synchronized (promotion) {
                 promoting = false;
                 promotion.notifyAll();
@@ -679,43 +711,43 @@ public final class ReplicaSet {
             }
         }
         byte[] payload = durable == null ? null : RecordCodec.encode(built); // a value the log cannot hold fails here, before the commit
-        long v;
-        commitLock.lock();
-        try {
-            if (session.replica() != primary || !primary.isActive()) {
+        Replica on = session.replica();
+        CommitOrder.Ticket ticket = order.take(built, payload, () -> {
+            if (on != primary || !on.isActive()) {
                 try {
                     c.rollback();
                 } catch (SQLException ignored) {
                     // its engine is gone
                 }
                 throw new SQLTransactionRollbackException("MacroDB: the primary failed before this transaction committed ("
-                        + session.replica().stateReason() + "); nothing was committed, retry it", "40001");
+                        + on.stateReason() + "); nothing was committed, retry it", "40001");
             }
-            try {
-                c.commit();
-            } catch (SQLException e) {
-                if (config.engine().isEngineGone(e)) primaryGone(session.replica(), "its engine is gone: " + e.getMessage());
-                throw e;
-            }
-            v = log.lastVersion() + 1;
-            log.append(new ChangeRecord(v, System.nanoTime(), built));
-            if (durable != null) appendDurable(durable, v, payload);
-            primary.gate().publish(v);
-        } finally {
-            commitLock.unlock();
-        }
-        log.wakeReaders();
-        if (durable != null) awaitDurable(durable, v);
-        return v;
-    }
-
-    private void appendDurable(DurableLog durable, long v, byte[] payload) throws SQLException {
+        });
+        // The engine commits outside the order's lock: commits of transactions with disjoint writes run
+        // in parallel in the engine (CommitOrder says why their version order is still right).
+        SQLException failed = null;
         try {
-            durable.append(v, payload);
+            c.commit();
+        } catch (SQLException e) {
+            failed = e;
+        } catch (RuntimeException e) {
+            failed = new SQLException("MacroDB: the engine's commit failed: " + e, "XX000", e);
+        }
+        try {
+            order.finish(ticket, failed == null);
         } catch (IOException e) {
+            log.wakeReaders();
             throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
                     + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
         }
+        log.wakeReaders();
+        if (failed != null) {
+            if (config.engine().isEngineGone(failed)) primaryGone(on, "its engine is gone: " + failed.getMessage());
+            throw failed;
+        }
+        long v = ticket.version();
+        if (durable != null) awaitDurable(durable, v);
+        return v;
     }
 
     /** Returns when record {@code v} is on disk; counts towards the next snapshot. */
@@ -774,16 +806,14 @@ public final class ReplicaSet {
             DurableLog durable = durableLog;
             byte[] payload = durable == null ? null : RecordCodec.encode(ddl);
             long v;
-            commitLock.lock();
             try {
-                v = log.lastVersion() + 1;
-                log.append(new ChangeRecord(v, System.nanoTime(), ddl));
-                if (durable != null) appendDurable(durable, v, payload);
-                primary.gate().publish(v);
-                if (versionOut != null) versionOut[0] = v;
-            } finally {
-                commitLock.unlock();
+                v = order.sequenceNow(ddl, payload);
+            } catch (IOException e) {
+                log.wakeReaders();
+                throw new SQLException("MacroDB: the schema change committed on the primary but its log record could not be"
+                        + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
             }
+            if (versionOut != null) versionOut[0] = v;
             log.wakeReaders();
             refreshShapes();
             if (durable != null) awaitDurable(durable, v);
@@ -805,8 +835,9 @@ public final class ReplicaSet {
         // With one replica and no log every read runs on the primary: there is nothing to wait for,
         // and taking the commit lock at the end of every read would only contend with committers.
         if (!shipsChanges()) return;
-        commitLock.lock();
-        commitLock.unlock();
+        long handedOut = order.lastTicket();
+        Replica p = primary;
+        p.gate().await(handedOut, TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis()), p::isActive);
         DurableLog durable = durableLog;
         if (durable != null) {
             // and on disk: what a reader saw must not be taken back by a crash
