@@ -36,6 +36,9 @@ public final class MacroConfig {
         o.put("readWait", "Milliseconds a read-only transaction waits for a secondary to catch up before running on the primary instead (default 5; 0 never waits).");
         o.put("lockTimeout", "Milliseconds any lock or turn wait may last before failing with SQLState 40001 (default 10000).");
         o.put("applyGroup", "Most log records a behind secondary applies in one engine transaction (default 256).");
+        o.put("applyThreads", "Engine sessions each secondary applies the log with (1..64). Records that touch different rows"
+                + " are applied in parallel and committed in version order. Default: processors / replicas, at least 1, at most 8"
+                + " (the system property macrodb.applyThreads overrides the default).");
         o.put("durability", "none (default) or log:<directory>: keep the replication log and snapshots on disk; a commit returns"
                 + " once its record is there, and a restart recovers every such commit (in-memory engines only).");
         o.put("fsync", "commit (default: a commit returns after its record is forced to disk, many commits sharing one fsync)"
@@ -60,6 +63,7 @@ public final class MacroConfig {
     private final long readWaitMillis;
     private final long lockTimeoutMillis;
     private final int applyGroup;
+    private final int applyThreads;
     private final boolean optimisticReads;
     private final io.macrodb.durable.DurabilityConfig durability;
     private final long stallTimeoutMillis;
@@ -83,6 +87,7 @@ public final class MacroConfig {
         this.readWaitMillis = intOption(o, "readWait", 5, 0, 3_600_000);
         this.lockTimeoutMillis = intOption(o, "lockTimeout", 10_000, 1, 3_600_000);
         this.applyGroup = intOption(o, "applyGroup", 256, 1, 100_000);
+        this.applyThreads = intOption(o, "applyThreads", defaultApplyThreads(replicas), 1, 64);
         String opt = o.getOrDefault("optimisticReads", "true").trim().toLowerCase(Locale.ROOT);
         if (!opt.equals("true") && !opt.equals("false")) {
             throw SqlStates.rejected("optimisticReads='" + o.get("optimisticReads") + "' must be true or false");
@@ -132,6 +137,25 @@ public final class MacroConfig {
         }
         long every = intOption(o, "snapshotEvery", 100_000, 1, Integer.MAX_VALUE);
         return new io.macrodb.durable.DurabilityConfig(dir, sync, every);
+    }
+
+    /**
+     * Apply sessions per secondary when the URL does not say: the processors shared among the
+     * replicas (a secondary's appliers compete with its readers and with the primary's writers), at
+     * most 8, where measured gains level off for the engines' own commit paths. The system property
+     * {@code macrodb.applyThreads} overrides it (CI runs the consistency suites with parallel apply
+     * on a 2-core machine that would otherwise choose 1).
+     */
+    static int defaultApplyThreads(int replicas) {
+        String forced = System.getProperty("macrodb.applyThreads");
+        if (forced != null && !forced.isBlank()) {
+            try {
+                return Math.max(1, Math.min(64, Integer.parseInt(forced.trim())));
+            } catch (NumberFormatException e) {
+                // an unusable override is ignored; the URL option is where errors are reported
+            }
+        }
+        return Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() / Math.max(1, replicas)));
     }
 
     static int defaultReplicas() {
@@ -283,6 +307,6 @@ public final class MacroConfig {
 
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,
-                durability, stallTimeoutMillis, autoRebuild);
+                applyThreads, durability, stallTimeoutMillis, autoRebuild);
     }
 }

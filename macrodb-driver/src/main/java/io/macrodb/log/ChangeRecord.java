@@ -35,6 +35,12 @@ public final class ChangeRecord {
 
     void link(ChangeRecord successor) { this.next = successor; }
 
+    /**
+     * A stand-in for this record that is not linked to the log: it keeps this record's version
+     * without keeping the records after it reachable (what a reader that stopped keeps).
+     */
+    public ChangeRecord detached() { return new ChangeRecord(version, commitNanos, List.of()); }
+
     public int size() {
         int n = 0;
         for (Change c : changes) n += c instanceof RowChanges r ? r.size() : 1;

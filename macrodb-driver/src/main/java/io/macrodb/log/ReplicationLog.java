@@ -11,6 +11,12 @@ import java.util.concurrent.locks.LockSupport;
  * applier reads at its own {@link Cursor}. Appending is one volatile write plus a wake-up of readers
  * that parked; nothing is copied per reader. Memory is released by the garbage collector once every
  * cursor has moved past a record, because the log itself keeps only the tail.
+ *
+ * <p>Who pins records: an open cursor pins every record after its position, and nothing else does
+ * for long (the tail; a commit's record until it is published; a snapshot's source while it is
+ * copied). A cursor is closed when its applier ends for any reason (stopped, failed, its replica
+ * promoted), so a failed secondary pins nothing; an operator's pause pins what is committed while
+ * it lasts. What a live cursor may pin is bounded by the lag bound on commits.
  */
 public final class ReplicationLog {
     private volatile ChangeRecord tail;
@@ -128,6 +134,14 @@ public final class ReplicationLog {
             if (t != null) LockSupport.unpark(t);
         }
 
-        @Override public void close() { log.cursors.remove(this); }
+        /**
+         * Stops reading: the log forgets this cursor, and the cursor lets go of the log, keeping only
+         * its position. A cursor is what pins records in memory; a closed one pins none, whoever
+         * still holds it (a failed replica stays listed until it is rebuilt).
+         */
+        @Override public void close() {
+            log.cursors.remove(this);
+            last = last.detached();
+        }
     }
 }

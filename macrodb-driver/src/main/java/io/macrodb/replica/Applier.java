@@ -16,11 +16,19 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The one thread that writes into a secondary. It takes records from the shared log in version
- * order at its own cursor and applies them; when it is behind it applies several records in one
- * engine transaction (group apply) and publishes only the last version, so readers never see a
- * state between two versions. An apply that fails is rolled back and retried, never skipped; one
- * that keeps failing takes the replica out of the rotation.
+ * What writes into a secondary. Its thread takes records from the shared log in version order at
+ * its own cursor and applies them; when it is behind it applies several records in one engine
+ * transaction (group apply) and publishes only the last version, so readers never see a state
+ * between two versions. An apply that fails is rolled back and retried, never skipped; one that
+ * keeps failing takes the replica out of the rotation.
+ *
+ * <p>With {@code applyThreads > 1} and a backlog, it applies in parallel: the backlog is cut into
+ * units of consecutive records whose {@linkplain WriteSet writesets} do not intersect, each unit
+ * applied by a session of its own on a worker thread, and the units are committed one after the
+ * other in version order, each followed by the publication of its last version. A unit's changes
+ * are therefore never visible before those of the units before it, and every state a reader can
+ * see is one the primary had. A unit that fails, or that waits for a lock a later unit holds, is
+ * rolled back with every unit after it and applied again from there.
  */
 final class Applier implements Runnable {
     private static final Logger LOG = Logger.getLogger(Applier.class.getName());
@@ -51,8 +59,44 @@ final class Applier implements Runnable {
     /** Held while a group is applied: {@link #holdStill} takes it to know that none is in flight. */
     private final java.util.concurrent.locks.ReentrantLock applyLock = new java.util.concurrent.locks.ReentrantLock();
 
-    Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup, boolean rowPropagation,
-            io.macrodb.log.VersionGate durable) {
+    /** Parallel apply: sessions of their own (index 0 is {@link #session}), opened at first use. */
+    private final Lane[] lanes;
+    private java.util.concurrent.ExecutorService workers;
+    private final AtomicLong parallelBatches = new AtomicLong();
+    private final AtomicLong parallelRedos = new AtomicLong();
+
+    /** One engine session that applies units of a parallel batch. */
+    private static final class Lane {
+        final Connection session;
+        final RowWriter writer;
+
+        Lane(Connection session, RowWriter writer) {
+            this.session = session;
+            this.writer = writer;
+        }
+    }
+
+    /** Consecutive records one lane applies in one engine transaction. */
+    private static final class Unit {
+        final ChangeRecord first;
+        ChangeRecord last;
+        int records;
+        final WriteSet rows = WriteSet.empty();
+
+        Unit(ChangeRecord first) {
+            this.first = first;
+        }
+
+        void add(ChangeRecord r, WriteSet ws) {
+            last = r;
+            records++;
+            rows.addAll(ws);
+        }
+    }
+
+    Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup, int threads,
+            boolean rowPropagation, io.macrodb.log.VersionGate durable) {
+        this.lanes = new Lane[Math.max(1, threads)];
         this.rowPropagation = rowPropagation;
         this.durable = durable;
         this.replica = replica;
@@ -61,8 +105,16 @@ final class Applier implements Runnable {
         this.session = session;
         this.maxGroup = maxGroup;
         this.writer = new RowWriter(session);
+        this.lanes[0] = new Lane(session, writer);
         this.lastApplied = cursor.current();
     }
+
+    /** Apply sessions (1: applying in order with one session). */
+    int threads() { return lanes.length; }
+
+    /** Batches applied by several sessions at once, and units of them undone and applied again. */
+    long parallelBatches() { return parallelBatches.get(); }
+    long parallelRedos() { return parallelRedos.get(); }
 
     void start(String name) {
         thread = new Thread(this, name);
@@ -134,6 +186,11 @@ final class Applier implements Runnable {
                         java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                         continue;
                     }
+                    java.util.List<Unit> batch = lanes.length > 1 ? plan(first) : null;
+                    if (batch != null) {
+                        if (!applyParallel(batch)) return;
+                        continue;
+                    }
                     ChangeRecord last = groupEnd(first);
                     if (!applyWithRetries(first, last)) return;
                 } finally {
@@ -142,12 +199,242 @@ final class Applier implements Runnable {
             }
         } finally {
             CaptureContext.restore(null);
+            // This applier will read no more: let go of the log, or a failed replica would keep every
+            // record committed after its failure reachable.
+            cursor.close();
+            lastApplied = lastApplied.detached();
+            if (workers != null) workers.shutdownNow();
             writer.close();
             try {
                 session.close();
             } catch (SQLException ignored) {
                 // shutting down
             }
+            for (int i = 1; i < lanes.length; i++) {
+                if (lanes[i] == null) continue;
+                lanes[i].writer.close();
+                try {
+                    lanes[i].session.close();
+                } catch (SQLException ignored) {
+                    // shutting down
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- parallel apply
+
+    /**
+     * Cuts the backlog that starts at {@code first} into at most one unit per lane: consecutive
+     * records, about an equal share each (at most {@code maxGroup}), each record's rows disjoint from
+     * every other unit's. Stops at a barrier (a statement or schema change) and at a record that
+     * shares a row with an earlier unit: both go to a later batch.
+     *
+     * @return the units, or null if fewer than two (then the records are applied in order)
+     */
+    private java.util.List<Unit> plan(ChangeRecord first) {
+        long limit = durable == null ? Long.MAX_VALUE : durable.version();
+        int available = 0;
+        int cap = lanes.length * maxGroup;
+        for (ChangeRecord r = first; r != null && r.version() <= limit && available < cap; r = r.next()) available++;
+        if (available < 2) return null;
+        int share = Math.max(1, Math.min(maxGroup, (available + lanes.length - 1) / lanes.length));
+        java.util.List<Unit> units = new java.util.ArrayList<>(lanes.length);
+        WriteSet earlier = WriteSet.empty(); // rows of the units before the current one
+        Unit current = null;
+        int seen = 0;
+        for (ChangeRecord r = first; r != null && r.version() <= limit && seen < available; r = r.next(), seen++) {
+            WriteSet ws = WriteSet.of(r);
+            if (ws.isBarrier()) break;
+            if (current != null && current.records >= share) {
+                if (units.size() == lanes.length) break;
+                earlier.addAll(current.rows);
+                current = null;
+            }
+            if (earlier.intersects(ws)) break;
+            if (current == null) {
+                current = new Unit(r);
+                units.add(current);
+            }
+            current.add(r, ws);
+        }
+        return units.size() < 2 ? null : units;
+    }
+
+    /**
+     * Applies the units of a batch at once, one lane each, and commits them in order. Returns false
+     * if the applier must stop. Whatever is not committed when this returns (a unit that failed or
+     * was undone, and every unit after it) is rolled back and left to the next round, which starts at
+     * the cursor: the first record not committed.
+     */
+    private boolean applyParallel(java.util.List<Unit> units) {
+        int n = units.size();
+        try {
+            openLanes();
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, replica + ": could not open apply sessions; applying in order", e);
+            Unit u = units.get(0);
+            return applyWithRetries(u.first, u.last);
+        }
+        long started = System.nanoTime();
+        java.util.concurrent.Future<?>[] work = new java.util.concurrent.Future<?>[n];
+        boolean[] undone = new boolean[n];
+        java.util.concurrent.atomic.AtomicLong slowestDone = new java.util.concurrent.atomic.AtomicLong();
+        for (int i = 0; i < n; i++) {
+            Lane lane = lanes[i];
+            Unit u = units.get(i);
+            work[i] = workers.submit(() -> {
+                applyRecords(lane.writer, u.first, u.last, false);
+                slowestDone.accumulateAndGet(System.nanoTime() - started, Math::max);
+                return null;
+            });
+        }
+        parallelBatches.incrementAndGet();
+        int committed = 0;
+        try {
+            for (int i = 0; i < n; i++) {
+                Throwable failure = awaitUnit(work, undone, i, started, slowestDone);
+                if (failure == null && !undone[i]) {
+                    try {
+                        commitAndPublish(lanes[i].session, units.get(i).last);
+                        committed++;
+                        continue;
+                    } catch (SQLException e) {
+                        failure = e;
+                    }
+                }
+                // unit i is not committed: neither is anything after it
+                undoFrom(work, i);
+                if (failure != null) {
+                    retries.incrementAndGet();
+                    parallelRedos.addAndGet(n - i);
+                    Unit u = units.get(i);
+                    // in order and alone: a unique value moved between rows of different units, or a
+                    // lock one of them held; the usual retries decide whether the record cannot apply
+                    return applyWithRetries(u.first, u.last);
+                }
+                parallelRedos.addAndGet(n - i);
+                return true;
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            undoFrom(work, committed);
+            if (running) replica.setState(ReplicaState.FAILED, "applier interrupted");
+            running = false;
+            return false;
+        } finally {
+            int records = 0;
+            for (int i = 0; i < committed; i++) records += units.get(i).records;
+            if (records > 0) {
+                appliedRecords.addAndGet(records);
+                groups.addAndGet(committed);
+                double rate = records / (double) Math.max(1, System.nanoTime() - started);
+                double old = applyRate;
+                applyRate = old == 0 ? rate : 0.8 * old + 0.2 * rate;
+            }
+        }
+    }
+
+    /** The least time the head unit may run while later ones are done before those are undone. */
+    private static final long STUCK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    /**
+     * Waits for unit {@code i}. If it runs far longer than the later units that are done (and at
+     * least {@link #STUCK_NANOS}), it may be waiting for a lock one of them holds (a unique value
+     * outside the primary key, which writesets do not see; HSQLDB waits for such a lock without a
+     * timeout): the later units that are done are rolled back and marked undone, freeing their locks.
+     *
+     * @return the unit's failure, or null
+     */
+    private Throwable awaitUnit(java.util.concurrent.Future<?>[] work, boolean[] undone, int i, long started,
+                                java.util.concurrent.atomic.AtomicLong slowestDone) throws InterruptedException {
+        while (true) {
+            try {
+                work[i].get(20, TimeUnit.MILLISECONDS);
+                return null;
+            } catch (java.util.concurrent.ExecutionException e) {
+                return e.getCause();
+            } catch (java.util.concurrent.TimeoutException e) {
+                if (!running) throw new InterruptedException("applier stopped");
+                long running = System.nanoTime() - started;
+                if (running < Math.max(STUCK_NANOS, 4 * slowestDone.get())) continue;
+                for (int j = i + 1; j < work.length; j++) {
+                    if (!undone[j] && work[j].isDone()) {
+                        rollbackQuietly(lanes[j]);
+                        undone[j] = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Waits for units {@code from..} to stop and rolls each back. */
+    private void undoFrom(java.util.concurrent.Future<?>[] work, int from) {
+        for (int j = from; j < work.length; j++) {
+            try {
+                work[j].get(Math.max(1000, 2 * TimeUnit.MILLISECONDS.toMillis(STUCK_NANOS)), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException ignored) {
+                // failed: rolled back below like the others
+            } catch (java.util.concurrent.TimeoutException e) {
+                // still inside the engine, waiting for a lock of a unit before it that was rolled back
+                // already, or of a reader: it ends when that does, and is rolled back then
+                waitQuietly(work[j]);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                waitQuietly(work[j]);
+            }
+            rollbackQuietly(lanes[j]);
+            lanes[j].writer.clear();
+        }
+    }
+
+    private static void waitQuietly(java.util.concurrent.Future<?> f) {
+        boolean interrupted = Thread.interrupted();
+        while (true) {
+            try {
+                f.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    private void openLanes() throws SQLException {
+        if (workers == null) {
+            String name = Thread.currentThread().getName();
+            java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+            workers = java.util.concurrent.Executors.newFixedThreadPool(lanes.length, task -> {
+                Thread t = new Thread(() -> {
+                    CaptureContext.enter(CaptureContext.APPLYING);
+                    task.run();
+                }, name + "-w" + count.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        for (int i = 1; i < lanes.length; i++) {
+            if (lanes[i] != null) continue;
+            Connection c = replica.open();
+            try {
+                c.setAutoCommit(false);
+            } catch (SQLException e) {
+                c.close();
+                throw e;
+            }
+            lanes[i] = new Lane(c, new RowWriter(c));
+        }
+    }
+
+    private static void rollbackQuietly(Lane lane) {
+        try {
+            lane.session.rollback();
+        } catch (SQLException ignored) {
+            // a broken session fails its next unit, which then applies in order on the applier's own
         }
     }
 
@@ -207,37 +494,50 @@ final class Applier implements Runnable {
 
     private void apply(ChangeRecord first, ChangeRecord last, boolean safe) throws SQLException {
         long started = System.nanoTime();
-        int records = 0;
+        boolean ddl = applyRecords(writer, first, last, safe);
+        commitAndPublish(session, last);
+        // Outside the publication lock: on HSQLDB the trigger DDL waits for readers' transactions,
+        // and a reader ending its transaction waits for that lock.
+        if (ddl) {
+            afterSchemaChange();
+            // the other sessions' prepared statements were made for the old schema
+            for (int i = 1; i < lanes.length; i++) if (lanes[i] != null) lanes[i].writer.clear();
+        }
+        int records = (int) (last.version() - first.version() + 1);
+        appliedRecords.addAndGet(records);
+        groups.incrementAndGet();
+        double rate = records / (double) Math.max(1, System.nanoTime() - started);
+        double old = applyRate;
+        applyRate = old == 0 ? rate : 0.8 * old + 0.2 * rate;
+    }
+
+    /** Writes records {@code first..last} through {@code w}, uncommitted; returns whether one changed the schema. */
+    private static boolean applyRecords(RowWriter w, ChangeRecord first, ChangeRecord last, boolean safe) throws SQLException {
         boolean ddl = false;
         for (ChangeRecord r = first; ; r = r.next()) {
             for (Change c : r.changes()) {
-                if (c instanceof RowChanges rc) writer.apply(rc, safe);
+                if (c instanceof RowChanges rc) w.apply(rc, safe);
                 else if (c instanceof StatementChange sc) {
-                    writer.apply(sc);
+                    w.apply(sc);
                     ddl |= sc.ddl();
                 }
             }
-            records++;
-            if (r == last) break;
+            if (r == last) return ddl;
         }
+    }
+
+    /** Commits what {@code c} applied, up to {@code last}, and publishes {@code last}'s version. */
+    private void commitAndPublish(Connection c, ChangeRecord last) throws SQLException {
         java.util.concurrent.locks.ReentrantLock publishing = replica.publishLock();
         publishing.lock();
         try {
-            session.commit();
+            c.commit();
             cursor.advanceTo(last);
             lastApplied = last;
             replica.gate().publish(last.version());
         } finally {
             publishing.unlock();
         }
-        // Outside the publication lock: on HSQLDB the trigger DDL waits for readers' transactions,
-        // and a reader ending its transaction waits for that lock.
-        if (ddl) afterSchemaChange();
-        appliedRecords.addAndGet(records);
-        groups.incrementAndGet();
-        double rate = records / (double) Math.max(1, System.nanoTime() - started);
-        double old = applyRate;
-        applyRate = old == 0 ? rate : 0.8 * old + 0.2 * rate;
     }
 
     /**
@@ -274,6 +574,7 @@ final class Applier implements Runnable {
 
     void stop() {
         running = false;
+        lastApplied = lastApplied.detached();
         if (thread != null && thread != Thread.currentThread()) {
             thread.interrupt();
             try {

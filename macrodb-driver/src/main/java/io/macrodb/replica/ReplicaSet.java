@@ -271,7 +271,7 @@ public final class ReplicaSet {
             CaptureContext.restore(prev);
         }
         ReplicationLog.Cursor cursor = log.openCursorAt(start);
-        Applier a = new Applier(r, engine, cursor, ac, config.applyGroup(), config.propagation() == Propagation.ROW,
+        Applier a = new Applier(r, engine, cursor, ac, config.applyGroup(), config.applyThreads(), config.propagation() == Propagation.ROW,
                 durableLog == null ? null : durableLog.durableGate());
         r.attach(a);
         a.start("macrodb-applier-" + name + "-r" + index);
@@ -594,6 +594,9 @@ public final class ReplicaSet {
     /** The schema a new session starts in. */
     public String defaultSchema() { return defaultSchema; }
 
+    /** The replication log (tests of what it keeps reachable). */
+    ReplicationLog log() { return log; }
+
     /** The database's version: update transactions committed so far. */
     public long version() { return primary.version(); }
 
@@ -601,10 +604,12 @@ public final class ReplicaSet {
         if (other.replicas() != config.replicas() || other.propagation() != config.propagation()
                 || other.stallTimeoutMillis() != config.stallTimeoutMillis() || other.autoRebuild() != config.autoRebuild()
                 || other.lockTimeoutMillis() != config.lockTimeoutMillis() || other.applyGroup() != config.applyGroup()
+                || other.applyThreads() != config.applyThreads()
                 || !java.util.Objects.equals(other.durability(), config.durability())) {
             throw new SQLException("MacroDB: " + config.url().jdbcUrl() + " is already open with replicas="
                     + config.replicas() + "&propagation=" + config.propagation().name().toLowerCase(java.util.Locale.ROOT)
                     + "&lockTimeout=" + config.lockTimeoutMillis() + "&applyGroup=" + config.applyGroup()
+                    + "&applyThreads=" + config.applyThreads()
                     + (config.durability() == null ? "" : "&durability=log:" + config.durability().directory())
                     + " (options of the database, not of one connection); connect with the same values, or close every"
                     + " connection to it first", "08001");
@@ -947,13 +952,14 @@ public final class ReplicaSet {
         long pv = version();
         List<ReplicaStatus> out = new ArrayList<>();
         out.add(new ReplicaStatus(primary.index(), "primary", primary.url(), primary.state(), primary.stateReason(), pv, 0, 0,
-                primary.activeReaders(), 0, 0, 0));
+                primary.activeReaders(), 0, 0, 0, 0, 0, 0));
         for (int i = 0; i < versions.length; i++) {
             Replica r = secondaries.get(i);
             Applier a = r.applier();
             out.add(new ReplicaStatus(r.index(), "secondary", r.url(), r.state(), r.stateReason(), versions[i],
                     pv - versions[i], r.stalenessNanos() / 1e6, r.activeReaders(),
-                    a == null ? 0 : a.appliedRecords(), a == null ? 0 : a.groups(), a == null ? 0 : a.retries()));
+                    a == null ? 0 : a.appliedRecords(), a == null ? 0 : a.groups(), a == null ? 0 : a.retries(),
+                    a == null ? 0 : a.threads(), a == null ? 0 : a.parallelBatches(), a == null ? 0 : a.parallelRedos()));
         }
         return out;
     }

@@ -8,8 +8,12 @@ package io.macrodb.replica;
  * @param appliedRecords  log records applied (secondaries)
  * @param applyGroups     engine transactions those were applied in (records/groups = group size)
  * @param applyRetries    apply attempts that failed and were retried
+ * @param applyThreads    engine sessions the secondary applies with (0 for the primary)
+ * @param parallelBatches batches whose units several sessions applied at once
+ * @param parallelRedos   units of those that were rolled back and applied again (a conflict the
+ *                        writesets did not see, or a unit behind one that failed)
  */
 public record ReplicaStatus(int index, String role, String url, ReplicaState state, String stateReason, long version,
                             long lag, double stalenessMillis, int activeReaders, long appliedRecords, long applyGroups,
-                            long applyRetries) {
+                            long applyRetries, int applyThreads, long parallelBatches, long parallelRedos) {
 }

@@ -1,0 +1,175 @@
+package io.macrodb;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.replica.ReplicaStatus;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Parallel apply ({@code applyThreads > 1}): a secondary applies a backlog with several sessions, and
+ * still makes transactions visible only in version order, and converges when the writesets miss a
+ * conflict (a unique value outside the primary key moving between rows).
+ */
+class ParallelApplyTest {
+
+    private static ReplicaStatus secondary(MacroConnection mc, int index) {
+        for (ReplicaStatus r : mc.replicaStatus()) if (r.index() == index) return r;
+        throw new AssertionError("no replica " + index + ": " + mc.replicaStatus());
+    }
+
+    /**
+     * Transaction k inserts row k into one of three tables (so consecutive transactions touch
+     * different rows and land in different units). A reader of the secondary's engine, outside
+     * MacroDB, must always find exactly rows 1..m for some m: a gap means a later unit became
+     * visible before an earlier one.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void aBacklogAppliedInParallelBecomesVisibleOnlyInVersionOrder(String engine) throws Exception {
+        int transactions = 3000;
+        String url = TestDb.url(engine, "replicas=2&applyThreads=4&applyGroup=64");
+        try (Connection c = TestDb.open(url)) {
+            MacroConnection mc = TestDb.macro(c);
+            try (Statement s = c.createStatement()) {
+                for (String t : List.of("a", "b", "c")) s.execute("CREATE TABLE " + t + " (id INT PRIMARY KEY, pad VARCHAR(100))");
+            }
+            mc.replicaSet().pauseApplying(1, true);
+            c.setAutoCommit(false);
+            try (PreparedStatement a = c.prepareStatement("INSERT INTO a VALUES (?, ?)");
+                 PreparedStatement b = c.prepareStatement("INSERT INTO b VALUES (?, ?)");
+                 PreparedStatement cc = c.prepareStatement("INSERT INTO c VALUES (?, ?)")) {
+                PreparedStatement[] ins = {a, b, cc};
+                for (int k = 1; k <= transactions; k++) {
+                    PreparedStatement ps = ins[k % 3];
+                    ps.setInt(1, k);
+                    ps.setString(2, "row " + k + " " + "x".repeat(k % 50));
+                    ps.executeUpdate();
+                    c.commit();
+                }
+            } finally {
+                c.setAutoCommit(true);
+            }
+            long before = secondary(mc, 1).parallelBatches();
+            AtomicBoolean done = new AtomicBoolean();
+            AtomicReference<String> gap = new AtomicReference<>();
+            AtomicLong reads = new AtomicLong();
+            String secondaryUrl = secondary(mc, 1).url();
+            Thread reader = new Thread(() -> {
+                try (Connection r = DriverManager.getConnection(secondaryUrl, "sa", "");
+                     Statement s = r.createStatement()) {
+                    while (!done.get() && gap.get() == null) {
+                        try (ResultSet rs = s.executeQuery("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM"
+                                + " (SELECT id FROM a UNION ALL SELECT id FROM b UNION ALL SELECT id FROM c) x")) {
+                            rs.next();
+                            long count = rs.getLong(1);
+                            long max = rs.getLong(2);
+                            reads.incrementAndGet();
+                            if (count != max) gap.set("the secondary showed " + count + " rows with ids up to " + max);
+                        }
+                    }
+                } catch (SQLException e) {
+                    gap.compareAndSet(null, "reader failed: " + e);
+                }
+            }, "parallel-apply-reader");
+            reader.start();
+            mc.replicaSet().pauseApplying(1, false);
+            try {
+                assertTrue(mc.replicaSet().awaitCaughtUp(60_000), () -> "not caught up: " + mc.replicaStatus());
+            } finally {
+                done.set(true);
+                reader.join(10_000);
+            }
+            assertNull(gap.get(), () -> gap.get() + " after " + reads.get() + " reads: units were made visible out of order");
+            ReplicaStatus s = secondary(mc, 1);
+            assertEquals(4, s.applyThreads());
+            assertTrue(s.parallelBatches() > before, () -> "the backlog was not applied in parallel: " + s);
+            assertTrue(reads.get() > 0);
+            TestDb.assertConverged(c);
+        }
+    }
+
+    /**
+     * A unique column outside the key: transaction 2k moves value v(k) away from one row, 2k+1 gives
+     * it to another row. Their writesets (primary keys) are disjoint, so they may be applied by
+     * different sessions at once, where the second meets the first's uncommitted change. The applier
+     * must undo and redo, never diverge nor stop.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void aUniqueValueMovingBetweenRowsOfDifferentUnitsStillConverges(String engine) throws Exception {
+        long seed = TestDb.seed("parallel apply unique " + engine);
+        Random random = new Random(seed);
+        int rows = 200;
+        String url = TestDb.url(engine, "replicas=2&applyThreads=4&applyGroup=8&lockTimeout=2000");
+        try (Connection c = TestDb.open(url)) {
+            MacroConnection mc = TestDb.macro(c);
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40) UNIQUE, n INT)");
+            }
+            c.setAutoCommit(false);
+            try (PreparedStatement ins = c.prepareStatement("INSERT INTO u VALUES (?, ?, 0)")) {
+                for (int i = 0; i < rows; i++) {
+                    ins.setInt(1, i);
+                    ins.setString(2, i % 2 == 0 ? "e" + i : null); // odd rows have no e-mail yet
+                    ins.executeUpdate();
+                }
+                c.commit();
+            }
+            assertTrue(mc.replicaSet().awaitCaughtUp(30_000));
+            mc.replicaSet().pauseApplying(1, true);
+            java.util.Map<Integer, String> emailOf = new java.util.HashMap<>();
+            for (int i = 0; i < rows; i += 2) emailOf.put(i, "e" + i);
+            try (PreparedStatement clear = c.prepareStatement("UPDATE u SET email = NULL, n = n + 1 WHERE id = ?");
+                 PreparedStatement give = c.prepareStatement("UPDATE u SET email = ?, n = n + 1 WHERE id = ?")) {
+                for (int m = 0; m < 300 && !emailOf.isEmpty(); m++) {
+                    List<Integer> holders = new ArrayList<>(emailOf.keySet());
+                    java.util.Collections.sort(holders);
+                    int from = holders.get(random.nextInt(holders.size()));
+                    int to = random.nextInt(rows);
+                    if (to == from) continue;
+                    String email = emailOf.remove(from);
+                    // the receiving row gives its own e-mail up first, in a transaction of its own
+                    clear.setInt(1, to);
+                    clear.executeUpdate();
+                    c.commit();
+                    emailOf.remove(to);
+                    clear.setInt(1, from);
+                    clear.executeUpdate();
+                    c.commit();
+                    give.setString(1, email);
+                    give.setInt(2, to);
+                    give.executeUpdate();
+                    c.commit();
+                    emailOf.put(to, email);
+                }
+            } finally {
+                c.setAutoCommit(true);
+            }
+            mc.replicaSet().pauseApplying(1, false);
+            assertTrue(mc.replicaSet().awaitCaughtUp(60_000), () -> "not caught up (seed " + seed + "): " + mc.replicaStatus());
+            ReplicaStatus s = secondary(mc, 1);
+            assertEquals("ACTIVE", s.state().name(), () -> "seed " + seed + ": " + s);
+            assertTrue(s.parallelBatches() > 0, () -> "never applied in parallel: " + s);
+            System.out.println("parallel apply with a moving unique value, " + engine + ": " + s);
+            TestDb.assertConverged(c);
+        }
+    }
+}
