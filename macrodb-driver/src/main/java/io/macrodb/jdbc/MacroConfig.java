@@ -39,6 +39,8 @@ public final class MacroConfig {
         o.put("applyThreads", "Engine sessions each secondary applies the log with (1..64). Records that touch different rows"
                 + " are applied in parallel and committed in version order. Default: processors / replicas, at least 1, at most 8"
                 + " (the system property macrodb.applyThreads overrides the default).");
+        o.put("maxLag", "How far a secondary may fall behind before new update transactions wait for it: <versions>"
+                + " (default 10000) or <N>ms of its apply work; 0 turns the bound off. Paused and failed secondaries do not count.");
         o.put("durability", "none (default) or log:<directory>: keep the replication log and snapshots on disk; a commit returns"
                 + " once its record is there, and a restart recovers every such commit (in-memory engines only).");
         o.put("fsync", "commit (default: a commit returns after its record is forced to disk, many commits sharing one fsync)"
@@ -64,6 +66,8 @@ public final class MacroConfig {
     private final long lockTimeoutMillis;
     private final int applyGroup;
     private final int applyThreads;
+    private final long maxLagVersions;
+    private final long maxLagMillis;
     private final boolean optimisticReads;
     private final io.macrodb.durable.DurabilityConfig durability;
     private final long stallTimeoutMillis;
@@ -88,6 +92,16 @@ public final class MacroConfig {
         this.lockTimeoutMillis = intOption(o, "lockTimeout", 10_000, 1, 3_600_000);
         this.applyGroup = intOption(o, "applyGroup", 256, 1, 100_000);
         this.applyThreads = intOption(o, "applyThreads", defaultApplyThreads(replicas), 1, 64);
+        String lag = o.getOrDefault("maxLag", "10000").trim().toLowerCase(Locale.ROOT);
+        try {
+            long n = Long.parseLong(lag.endsWith("ms") ? lag.substring(0, lag.length() - 2).trim() : lag);
+            if (n < 0) throw new NumberFormatException();
+            this.maxLagMillis = lag.endsWith("ms") ? n : 0;
+            this.maxLagVersions = lag.endsWith("ms") ? 0 : n;
+        } catch (NumberFormatException e) {
+            throw SqlStates.rejected("maxLag='" + o.get("maxLag") + "' must be a number of versions (e.g. maxLag=10000), a time"
+                    + " of apply work (e.g. maxLag=500ms) or 0 for no bound");
+        }
         String opt = o.getOrDefault("optimisticReads", "true").trim().toLowerCase(Locale.ROOT);
         if (!opt.equals("true") && !opt.equals("false")) {
             throw SqlStates.rejected("optimisticReads='" + o.get("optimisticReads") + "' must be true or false");
@@ -307,6 +321,6 @@ public final class MacroConfig {
 
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,
-                applyThreads, durability, stallTimeoutMillis, autoRebuild);
+                applyThreads, maxLagVersions, maxLagMillis, durability, stallTimeoutMillis, autoRebuild);
     }
 }

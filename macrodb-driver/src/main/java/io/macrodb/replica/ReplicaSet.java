@@ -604,7 +604,8 @@ public final class ReplicaSet {
         if (other.replicas() != config.replicas() || other.propagation() != config.propagation()
                 || other.stallTimeoutMillis() != config.stallTimeoutMillis() || other.autoRebuild() != config.autoRebuild()
                 || other.lockTimeoutMillis() != config.lockTimeoutMillis() || other.applyGroup() != config.applyGroup()
-                || other.applyThreads() != config.applyThreads()
+                || other.applyThreads() != config.applyThreads() || other.maxLagVersions() != config.maxLagVersions()
+                || other.maxLagMillis() != config.maxLagMillis()
                 || !java.util.Objects.equals(other.durability(), config.durability())) {
             throw new SQLException("MacroDB: " + config.url().jdbcUrl() + " is already open with replicas="
                     + config.replicas() + "&propagation=" + config.propagation().name().toLowerCase(java.util.Locale.ROOT)
@@ -665,6 +666,7 @@ public final class ReplicaSet {
     public void beginUpdate() throws SQLException {
         if (closed) throw new SQLException("MacroDB: the replica set was shut down", "08003");
         awaitPrimary();
+        holdBackWhileLagging();
         if (config.propagation() == Propagation.STATEMENT) {
             try {
                 if (!writerToken.tryAcquire(config.lockTimeoutMillis(), TimeUnit.MILLISECONDS)) {
@@ -683,6 +685,61 @@ public final class ReplicaSet {
         } catch (SQLException e) {
             if (config.propagation() == Propagation.STATEMENT) writerToken.release();
             throw e;
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong throttled = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong throttledNanos = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long lastThrottleLog;
+
+    /** Update transactions that waited at their start for a secondary beyond {@code maxLag}. */
+    public long throttledTransactions() { return throttled.get(); }
+
+    /** Time those waited, in all. */
+    public long throttledNanos() { return throttledNanos.get(); }
+
+    /**
+     * Back-pressure (the lag bound): a new update transaction waits while an active secondary is more
+     * than {@code maxLag} behind, so a secondary whose appliers cannot keep up slows the primary
+     * instead of letting the lag, and the log records it pins, grow without limit. It waits before
+     * the transaction has taken a lock or a version, until the secondary is back within the bound,
+     * leaves the rotation, or is paused; at most {@code stallTimeout}, after which the monitor takes
+     * a secondary that made no progress out of the rotation. The lag can exceed the bound only by
+     * the update transactions that were already running.
+     */
+    private void holdBackWhileLagging() {
+        long maxVersions = config.maxLagVersions();
+        long maxMillis = config.maxLagMillis();
+        if (maxVersions <= 0 && maxMillis <= 0) return;
+        for (Replica r : secondaries) {
+            Applier a = r.applier();
+            if (!r.isActive() || a == null || a.isPaused()) continue;
+            long head = order.lastTicket();
+            long target;
+            if (maxVersions > 0) {
+                target = head - maxVersions;
+            } else {
+                double perNano = a.applyRate();
+                if (perNano <= 0) continue; // no measured rate yet
+                target = head - (long) (perNano * TimeUnit.MILLISECONDS.toNanos(maxMillis));
+            }
+            if (r.version() >= target) continue;
+            long started = System.nanoTime();
+            throttled.incrementAndGet();
+            if (started - lastThrottleLog > TimeUnit.SECONDS.toNanos(10)) {
+                lastThrottleLog = started;
+                LOG.warning("MacroDB: update transactions wait for " + r + ": " + (head - r.version()) + " versions behind, beyond maxLag="
+                        + (maxVersions > 0 ? Long.toString(maxVersions) : maxMillis + "ms") + " (applying with "
+                        + a.threads() + " session(s); more applyThreads, fewer replicas or a larger maxLag let it keep up)");
+            }
+            long deadline = started + TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis());
+            java.util.function.BooleanSupplier counts = () -> r.isActive() && !a.isPaused() && !closed;
+            // in slices, so that a pause (which wakes nobody) ends the wait soon
+            while (!r.gate().await(target, TimeUnit.MILLISECONDS.toNanos(100), counts)
+                    && counts.getAsBoolean() && System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
+                Thread.onSpinWait();
+            }
+            throttledNanos.addAndGet(System.nanoTime() - started);
         }
     }
 

@@ -14,11 +14,13 @@ import java.util.Properties;
  * @param replicas         total replicas, primary included (at least 1)
  * @param applyGroup       most records a behind secondary applies in one engine transaction
  * @param applyThreads     engine sessions each secondary applies the log with (1: one, in order)
+ * @param maxLagVersions   versions a secondary may be behind before update transactions wait for it (0: no bound)
+ * @param maxLagMillis     the same bound as apply work in milliseconds (0: none)
  * @param durability       the durable log and snapshots, or null for none
  * @param stallTimeoutMillis how long a secondary may be behind without progress before it leaves the rotation
  * @param autoRebuild      whether a failed secondary is rebuilt automatically
  */
 public record ReplicaSetConfig(Engine engine, EngineUrl url, Properties connectProperties, int replicas,
                                Propagation propagation, long lockTimeoutMillis, int applyGroup,
-                               int applyThreads, io.macrodb.durable.DurabilityConfig durability, long stallTimeoutMillis, boolean autoRebuild) {
+                               int applyThreads, long maxLagVersions, long maxLagMillis, io.macrodb.durable.DurabilityConfig durability, long stallTimeoutMillis, boolean autoRebuild) {
 }
