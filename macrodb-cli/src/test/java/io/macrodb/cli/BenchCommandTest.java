@@ -60,4 +60,19 @@ class BenchCommandTest {
         assertEquals(2, macrodb(out, err, "bench", "-C", "cluster:3"));
         assertEquals(2, macrodb(out, err, "bench", "-w", "tpcc", "-m", "browsing"));
     }
+
+    @Test
+    void mixesAbove100PercentAreUsageErrors() {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        assertEquals(2, macrodb(out, err, "bench", "-w", "tpcc", "-m", "80-30"));
+        assertTrue(err.toString().contains("mix 80-30: read-only 80% + update 30% = 110%, above 100%"), err.toString());
+        // with several workloads, a mix that none of them takes is refused too, not dropped for the defaults
+        err = new StringWriter();
+        assertEquals(2, macrodb(out, err, "bench", "-w", "all", "-m", "80-30"));
+        assertTrue(err.toString().contains("no workload takes --mix 80-30") && err.toString().contains("above 100%"), err.toString());
+        err = new StringWriter();
+        assertEquals(2, macrodb(out, err, "bench", "-w", "tpcc", "-m", "NewOrder=60;Payment=50"));
+        assertTrue(err.toString().contains("weights add up to 110%, above 100%"), err.toString());
+        assertTrue(out.toString().isEmpty(), "refused before anything ran: " + out);
+    }
 }

@@ -228,6 +228,9 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             List<BenchPlan.WorkloadMixes> wm = new ArrayList<>();
+            // an unprefixed mix that no workload takes is an error (the first workload's reason), not silently dropped
+            Map<String, IllegalArgumentException> refused = new LinkedHashMap<>();
+            java.util.Set<String> taken = new java.util.HashSet<>();
             for (Workload w : ws) {
                 List<Mix> ms = new ArrayList<>();
                 for (String m : mixes) {
@@ -238,12 +241,18 @@ public final class BenchCommand implements Callable<Integer> {
                     }
                     try {
                         ms.add(w.mix(m.replace(';', ',')));
+                        taken.add(m);
                     } catch (IllegalArgumentException e) {
                         if (ws.size() == 1) throw e; // with several workloads, a named mix belongs to the one that knows it
+                        refused.putIfAbsent(m, e);
                     }
                 }
                 if (ms.isEmpty()) w.defaultMixes().forEach(m -> ms.add(w.mix(m)));
                 wm.add(new BenchPlan.WorkloadMixes(w, ms));
+            }
+            for (var e : refused.entrySet()) {
+                if (!taken.contains(e.getKey())) throw new IllegalArgumentException("no workload takes --mix " + e.getKey() + ": "
+                        + e.getValue().getMessage(), e.getValue());
             }
             int r = replicas != null ? replicas : Math.max(2, Math.min(8, CORES / 2));
             List<String> cs = !configs.isEmpty() ? configs : defaultConfigs(r);
