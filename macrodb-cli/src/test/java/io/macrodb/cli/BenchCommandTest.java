@@ -62,6 +62,46 @@ class BenchCommandTest {
     }
 
     @Test
+    void anOutputFolderThatCannotBeWrittenIsRefusedBeforeTheRun(@TempDir Path tmp) throws Exception {
+        Path file = Files.writeString(tmp.resolve("taken"), "x");
+        String[] tiny = {"bench", "-w", "micro", "-m", "80-20", "--scale", "0.01", "-C", "standalone", "-c", "1",
+                "--jvm-warmup", "0", "--warmup", "0", "-d", "0.1", "--repetitions", "1", "--no-progress", "-o"};
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        assertEquals(2, macrodb(out, err, concat(tiny, file.toString())));
+        assertTrue(err.toString().contains("--out " + file + ": exists and is a file, not a folder"), err.toString());
+        err = new StringWriter();
+        assertEquals(2, macrodb(out, err, concat(tiny, file.resolve("sub").toString())));
+        assertTrue(err.toString().contains(file + " is a file, so no folder can be created under it"), err.toString());
+        assertTrue(out.toString().isEmpty(), "nothing ran: " + out);
+        Path ro = Files.createDirectory(tmp.resolve("read-only"));
+        ro.toFile().setWritable(false, false);
+        try {
+            if (!Files.isWritable(ro)) { // not as root, for whom every folder is writable
+                err = new StringWriter();
+                assertEquals(2, macrodb(out, err, concat(tiny, ro.resolve("new").toString())));
+                assertTrue(err.toString().contains("cannot create the folder (permission denied"), err.toString());
+            }
+        } finally {
+            ro.toFile().setWritable(true, false);
+        }
+        // a folder that does not exist yet is created, and the run goes on
+        out = new StringWriter();
+        err = new StringWriter();
+        Path fresh = tmp.resolve("a/b/c");
+        assertEquals(0, macrodb(out, err, concat(tiny, fresh.toString())), out + "\n" + err);
+        assertTrue(Files.exists(fresh.resolve("results.json")));
+        try (var s = Files.list(fresh)) {
+            assertTrue(s.noneMatch(p -> p.getFileName().toString().contains("write-check")), "the probe file is gone");
+        }
+    }
+
+    private static String[] concat(String[] a, String b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + 1);
+        r[a.length] = b;
+        return r;
+    }
+
+    @Test
     void mixesAbove100PercentAreUsageErrors() {
         StringWriter out = new StringWriter(), err = new StringWriter();
         assertEquals(2, macrodb(out, err, "bench", "-w", "tpcc", "-m", "80-30"));

@@ -23,6 +23,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -149,6 +150,11 @@ public final class BenchCommand implements Callable<Integer> {
         BenchPlan plan = plan();
         PrintWriter o = spec.commandLine().getOut();
         Path dir = out != null ? out : Path.of("bench-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        try {
+            checkOutputDir(dir);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         String command = "macrodb " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         o.printf(Locale.ROOT, "%s%n%d runs of %.0f s (+ loading), configurations %s, = about %.1f min on %d cores; results in %s%n",
                 command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.order().label(),
@@ -200,6 +206,41 @@ public final class BenchCommand implements Callable<Integer> {
                 + charts.size() + " chart" + (charts.size() == 1 ? "" : "s") + ".");
         o.flush();
         return res.passed() ? 0 : 1;
+    }
+
+    /**
+     * Makes sure the results can be written before an hour of benchmarking: creates {@code dir}
+     * (and its parents) and writes and deletes a probe file in it.
+     *
+     * @throws IllegalArgumentException saying what is in the way: a file where a folder is needed,
+     *         a folder that cannot be written, a path that cannot be created
+     */
+    static void checkOutputDir(Path dir) {
+        String what = "--out " + dir + ": ";
+        Path abs = dir.toAbsolutePath().normalize();
+        for (Path p = abs; p != null; p = p.getParent()) {
+            if (Files.exists(p) && !Files.isDirectory(p)) {
+                throw new IllegalArgumentException(what + (p.equals(abs) ? "exists and is a file, not a folder"
+                        : p + " is a file, so no folder can be created under it"));
+            }
+            if (Files.isDirectory(p)) break;
+        }
+        try {
+            Files.createDirectories(abs);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(what + "cannot create the folder (" + describe(e) + ")", e);
+        }
+        try {
+            Files.delete(Files.createTempFile(abs, ".macrodb-write-check-", ".tmp"));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(what + "cannot write in the folder (" + describe(e) + ")", e);
+        }
+    }
+
+    private static String describe(IOException e) {
+        String kind = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason() : e.getClass().getSimpleName();
+        return kind + (e instanceof java.nio.file.FileSystemException fs && fs.getFile() != null ? ": " + fs.getFile() : ": " + e.getMessage());
     }
 
     private static TextTable table(List<String> header, List<List<String>> rows) {
