@@ -95,6 +95,17 @@ class BenchCommandTest {
         }
     }
 
+    @Test
+    void withoutATerminalOnStderrALinePerRunReplacesTheBar(@TempDir Path dir) {
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.macrodb.bench.ConsoleProgress.stderrIsTerminal(), "stderr is a terminal here");
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = macrodb(out, err, "bench", "-w", "micro", "-m", "80-20", "--scale", "0.01", "-C", "standalone", "-c", "1",
+                "--jvm-warmup", "0", "--warmup", "0", "-d", "0.1", "--repetitions", "1", "-o", dir.toString());
+        assertEquals(0, rc, out + "\n" + err);
+        assertTrue(out.toString().contains("(stderr is not a terminal: no progress bar, a line per run instead)"), out.toString());
+        assertTrue(out.toString().contains("h2 micro 80-20 standalone c=1 #1:"), out.toString());
+    }
+
     private static String[] concat(String[] a, String b) {
         String[] r = java.util.Arrays.copyOf(a, a.length + 1);
         r[a.length] = b;

@@ -160,13 +160,18 @@ public final class BenchCommand implements Callable<Integer> {
                 command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.order().label(),
                 plan.runMillis() / 60_000.0, CORES, dir);
         o.flush();
-        BenchListener listener = noProgress ? new BenchListener() {
+        BenchListener lines = new BenchListener() {
             @Override public void runFinished(RunResult r) {
                 o.printf(Locale.ROOT, "  %s %s %s %s c=%d #%d: %,.0f tx/s p99 %.2f ms%s%n", r.engine(), r.workload(), r.mix(),
                         r.config(), r.clients(), r.repetition(), r.tps(), r.p99Ms(), r.errors() > 0 ? " ERRORS " + r.errors() : "");
                 o.flush();
             }
-        } : new ConsoleProgress(System.err);
+        };
+        BenchListener listener = noProgress ? lines : ConsoleProgress.onStderr(lines);
+        if (listener == lines && !noProgress) {
+            o.println("(stderr is not a terminal: no progress bar, a line per run instead)");
+            o.flush();
+        }
         BenchResults res = Benchmark.run(plan, listener);
         StringWriter text = new StringWriter();
         PrintWriter tw = new PrintWriter(text);
