@@ -4,7 +4,7 @@ import java.util.Map;
 
 /**
  * One point over its repetitions: median throughput and its spread (min and max over repetitions,
- * and (max-min)/median in percent), the median CPU time per transaction and its ratio to the
+ * and (max-min)/median in percent; NaN for a single repetition, which has no spread), the median CPU time per transaction and its ratio to the
  * standalone engine's at this client count (the cost of a configuration per transaction), medians of the latency percentiles, aborts summed, and the
  * share of read-only transactions that waited for a secondary to catch up and the mean wait over all
  * of them (MacroDB; the median over repetitions), and the ratios at this client count: to the standalone engine and to the independent-engines aggregate

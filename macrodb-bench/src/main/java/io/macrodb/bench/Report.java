@@ -24,7 +24,7 @@ public final class Report {
         for (PointSummary p : r.points()) {
             boolean macro = p.config().startsWith("macrodb");
             rows.add(List.of(p.engine(), p.workload(), p.mix(), p.config(), String.valueOf(p.clients()), num(p.tpsMedian()),
-                    p.repetitions() > 1 ? pct(p.spreadPct()) : "-", Double.isNaN(p.cpuUsPerTx()) ? "-" : dec(p.cpuUsPerTx(), 1),
+                    p.repetitions() > 1 ? pct(p.spreadPct()) : ONE_REPETITION, Double.isNaN(p.cpuUsPerTx()) ? "-" : dec(p.cpuUsPerTx(), 1),
                     ratio(p.cpuVsStandalone()),
                     dec(p.p50Ms(), 3), dec(p.p99Ms(), 3), aborts(p),
                     macro && !Double.isNaN(p.roOnSecondaryPct()) ? pct(p.roOnSecondaryPct()) : "-",
@@ -36,6 +36,21 @@ public final class Report {
                     ratio(p.vsStandalone()), ratio(p.vsIndependent())));
         }
         return rows;
+    }
+
+    /** The spread cell of a point measured once: there is no spread to show, and a 0% would be a fake one. */
+    public static final String ONE_REPETITION = "1 rep";
+
+    /**
+     * Notes that depend on the results, printed under the tables: a point measured once has no
+     * spread, so its tx/s and every ratio built on it come with no idea of their uncertainty.
+     */
+    public static List<String> notes(BenchResults r) {
+        long once = r.points().stream().filter(p -> p.repetitions() < 2).count();
+        if (once == 0) return List.of();
+        return List.of((once == r.points().size() ? "1 repetition: no spread (every point ran once"
+                : once + " of " + r.points().size() + " points have 1 repetition: no spread (\"" + ONE_REPETITION + "\"")
+                + "; --repetitions 3 or more shows how much the numbers move from run to run).");
     }
 
     public static List<List<String>> peakRows(BenchResults r) {

@@ -50,6 +50,7 @@ public final class ResultsWriter {
         StringBuilder md = new StringBuilder();
         md.append("## Peak-to-peak\n\n").append(Report.markdown(Report.PEAK_HEADER, Report.peakRows(r)));
         md.append("\n## Every point (ratios at equal client counts)\n\n").append(Report.markdown(Report.POINT_HEADER, Report.pointRows(r)));
+        for (String note : Report.notes(r)) md.append("\n**").append(note).append("**\n");
         md.append("\n").append(String.join("\n", Report.LEGEND)).append("\n\n## Checks\n\n");
         for (BenchResults.Check c : r.checks()) md.append("- ").append(c.passed() ? "passed" : "**FAILED**").append(": ").append(c.what())
                 .append(c.passed() ? "" : " (" + c.detail() + ")").append('\n');

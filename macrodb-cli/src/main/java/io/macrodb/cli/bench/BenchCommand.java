@@ -180,6 +180,7 @@ public final class BenchCommand implements Callable<Integer> {
         tw.println();
         tw.println("Every point (ratios at equal client counts):");
         table(Report.POINT_HEADER, Report.pointRows(res)).print(tw, "  ");
+        Report.notes(res).forEach(n -> tw.println("  " + n));
         tw.println();
         Report.LEGEND.forEach(l -> tw.println("  " + l));
         tw.println();
