@@ -8,7 +8,6 @@ import io.macrodb.bench.Benchmark;
 import io.macrodb.bench.ConsoleProgress;
 import io.macrodb.bench.Environment;
 import io.macrodb.bench.Mix;
-import io.macrodb.bench.Report;
 import io.macrodb.bench.ResultsWriter;
 import io.macrodb.bench.RunResult;
 import io.macrodb.bench.SystemConfig;
@@ -16,7 +15,6 @@ import io.macrodb.bench.Workload;
 import io.macrodb.bench.micro.Micro;
 import io.macrodb.bench.tpcc.Tpcc;
 import io.macrodb.bench.tpcw.TpcwLike;
-import io.macrodb.cli.TextTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -25,7 +23,6 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -63,6 +60,13 @@ public final class BenchCommand implements Callable<Integer> {
     private static final int CORES = Runtime.getRuntime().availableProcessors();
 
     @Spec private CommandSpec spec;
+
+    private final ResultsWriter.ChartWriter chartWriter;
+
+    public BenchCommand() { this(ResultsWriter.XCHART); }
+
+    /** With another chart writer: tests make it fail as AWT does on a machine without fonts. */
+    BenchCommand(ResultsWriter.ChartWriter chartWriter) { this.chartWriter = chartWriter; }
 
     @Option(names = {"-w", "--workload"}, split = ",", paramLabel = "NAME", defaultValue = "tpcc",
             description = "Workloads: tpcc, tpcw, micro, all (default: ${DEFAULT-VALUE}).")
@@ -173,22 +177,7 @@ public final class BenchCommand implements Callable<Integer> {
             o.flush();
         }
         BenchResults res = Benchmark.run(plan, listener);
-        StringWriter text = new StringWriter();
-        PrintWriter tw = new PrintWriter(text);
-        tw.println("Peak to peak (each configuration at its best client count):");
-        table(Report.PEAK_HEADER, Report.peakRows(res)).print(tw, "  ");
-        tw.println();
-        tw.println("Every point (ratios at equal client counts):");
-        table(Report.POINT_HEADER, Report.pointRows(res)).print(tw, "  ");
-        Report.notes(res).forEach(n -> tw.println("  " + n));
-        tw.println();
-        Report.LEGEND.forEach(l -> tw.println("  " + l));
-        tw.println();
-        for (BenchResults.Check c : res.checks()) {
-            if (!c.passed()) tw.println("CHECK FAILED: " + c.what() + ": " + c.detail());
-        }
-        tw.println(res.passed() ? "All " + res.checks().size() + " checks passed." : "Some checks FAILED.");
-        tw.flush();
+        String text = BenchSummary.text(res);
         o.print(text);
         Map<String, Object> planJson = new LinkedHashMap<>();
         planJson.put("engines", plan.engines().stream().map(Object::toString).toList());
@@ -206,11 +195,18 @@ public final class BenchCommand implements Callable<Integer> {
         planJson.put("warehouses", warehouses);
         planJson.put("scale", scale);
         planJson.put("seed", seed);
-        List<Path> charts = ResultsWriter.write(dir, res, Environment.capture(command), planJson);
-        Files.writeString(dir.resolve("summary.txt"), command + "\n\n" + text);
+        ResultsWriter.Written written = ResultsWriter.write(dir, res, Environment.capture(command), planJson, chartWriter);
+        Files.writeString(dir.resolve("summary.txt"), BenchSummary.summaryTxt(command, text));
+        int charts = written.charts().size();
         o.println("Wrote " + dir.resolve("results.json") + ", runs.csv, points.csv, peaks.csv, summary.md, summary.txt and "
-                + charts.size() + " chart" + (charts.size() == 1 ? "" : "s") + ".");
+                + charts + " chart" + (charts == 1 ? "" : "s") + ".");
         o.flush();
+        if (written.chartsFailed()) {
+            // the results are complete: missing charts do not fail the run (its exit status is its checks')
+            PrintWriter err = spec.commandLine().getErr();
+            err.println(BenchSummary.chartWarning(dir, written.chartFailure()));
+            err.flush();
+        }
         return res.passed() ? 0 : 1;
     }
 
@@ -247,12 +243,6 @@ public final class BenchCommand implements Callable<Integer> {
         String kind = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
                 : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason() : e.getClass().getSimpleName();
         return kind + (e instanceof java.nio.file.FileSystemException fs && fs.getFile() != null ? ": " + fs.getFile() : ": " + e.getMessage());
-    }
-
-    private static TextTable table(List<String> header, List<List<String>> rows) {
-        TextTable t = new TextTable(header.toArray(String[]::new));
-        for (List<String> r : rows) t.row(r.toArray());
-        return t;
     }
 
     /** Checks the options and turns them into a plan; bad values are usage errors (exit 2). */
