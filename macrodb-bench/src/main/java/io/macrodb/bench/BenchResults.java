@@ -64,7 +64,10 @@ public record BenchResults(List<RunResult> runs, List<PointSummary> points, List
                     median(rs.stream().mapToDouble(RunResult::roWaitMeanMs).toArray()),
                     rs.stream().mapToDouble(RunResult::lagMeanVersions).average().orElse(0),
                     rs.stream().mapToLong(RunResult::lagMaxVersions).max().orElse(0),
-                    sa == null || sa == 0 ? Double.NaN : med / sa, indRef, ind == null || ind == 0 ? Double.NaN : med / ind));
+                    sa == null || sa == 0 ? Double.NaN : med / sa, indRef, ind == null || ind == 0 ? Double.NaN : med / ind,
+                    median(rs.stream().mapToDouble(RunResult::catchUpMs).filter(v -> !Double.isNaN(v)).toArray()),
+                    rs.stream().mapToDouble(RunResult::catchUpMs).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN),
+                    (int) rs.stream().filter(r -> !r.caughtUp()).count()));
         });
         return out;
     }

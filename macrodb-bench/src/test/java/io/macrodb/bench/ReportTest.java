@@ -21,6 +21,22 @@ class ReportTest {
     }
 
     @Test
+    void catchUpIsShownForMacroDbAndItsFailuresNoted() {
+        int col = Report.POINT_HEADER.indexOf("catch-up ms");
+        BenchResults thrice = Fixtures.results(3); // macrodb-2 caught up in 2.5, 5.0, 7.5 ms
+        for (List<String> row : Report.pointRows(thrice)) {
+            assertEquals(row.get(3).equals("macrodb-2") ? "5.0/7.5" : "-", row.get(col), row.toString());
+        }
+        java.util.List<RunResult> runs = new java.util.ArrayList<>(thrice.runs());
+        runs.replaceAll(r -> r.config().equals("macrodb-2") && r.clients() == 2 && r.repetition() == 3
+                ? r.withCatchUp(120_000, false) : r);
+        BenchResults late = BenchResults.of(runs, thrice.checks());
+        assertEquals("5.0/120000.0 NOT 1x", Report.pointRows(late).get(3).get(col));
+        assertEquals(List.of("secondaries of h2 micro 80-20 macrodb-2 c=2 did not catch up within 120 s after 1 of 3 repetitions."),
+                Report.notes(late));
+    }
+
+    @Test
     void severalRepetitionsShowTheirSpreadAndNoNote() {
         BenchResults thrice = Fixtures.results(3);
         assertEquals(List.of(), Report.notes(thrice));

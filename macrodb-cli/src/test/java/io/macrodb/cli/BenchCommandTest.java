@@ -37,6 +37,9 @@ class BenchCommandTest {
         assertEquals(1 + 4, Files.readAllLines(dir.resolve("runs.csv")).size(), "a header and one row per run");
         assertTrue(out.toString().contains("configurations interleaved"), all);
         assertTrue(out.toString().contains("1 repetition: no spread"), "a single repetition says so\n" + all);
+        assertTrue(out.toString().matches("(?s).*macrodb-2 c=2 #1: [^\n]*, secondaries caught up in [0-9.]+ ms.*"), "catch-up printed\n" + all);
+        assertTrue(out.toString().contains("catch-up ms"), "and in the table\n" + all);
+        assertTrue(Files.readString(dir.resolve("results.json")).matches("(?s).*\"catchUpMs\"\\s*:\\s*[0-9].*"), "and recorded");
         assertTrue(Files.readString(dir.resolve("summary.md")).contains("1 repetition: no spread"), "in summary.md too");
         assertTrue(Files.readString(dir.resolve("results.json")).matches("(?s).*\"order\"\\s*:\\s*\"interleaved\".*"),
                 "results.json records the order");

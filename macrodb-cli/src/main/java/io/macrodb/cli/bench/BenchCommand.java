@@ -166,8 +166,11 @@ public final class BenchCommand implements Callable<Integer> {
         o.flush();
         BenchListener lines = new BenchListener() {
             @Override public void runFinished(RunResult r) {
-                o.printf(Locale.ROOT, "  %s %s %s %s c=%d #%d: %,.0f tx/s p99 %.2f ms%s%n", r.engine(), r.workload(), r.mix(),
-                        r.config(), r.clients(), r.repetition(), r.tps(), r.p99Ms(), r.errors() > 0 ? " ERRORS " + r.errors() : "");
+                String catchUp = Double.isNaN(r.catchUpMs()) ? "" : r.caughtUp()
+                        ? String.format(Locale.ROOT, ", secondaries caught up in %.1f ms", r.catchUpMs())
+                        : String.format(Locale.ROOT, ", secondaries NOT caught up in %.0f ms", r.catchUpMs());
+                o.printf(Locale.ROOT, "  %s %s %s %s c=%d #%d: %,.0f tx/s p99 %.2f ms%s%s%n", r.engine(), r.workload(), r.mix(),
+                        r.config(), r.clients(), r.repetition(), r.tps(), r.p99Ms(), catchUp, r.errors() > 0 ? " ERRORS " + r.errors() : "");
                 o.flush();
             }
         };
