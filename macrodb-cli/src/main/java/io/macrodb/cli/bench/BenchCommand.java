@@ -39,7 +39,7 @@ import java.util.concurrent.Callable;
  * standalone engine, MacroDB with 1..N replicas and N independent engines; prints the summary
  * tables and writes CSV, JSON and charts.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false, subcommands = BenchReportCommand.class,
         description = {
                 "Measures MacroDB against the plain engine and against N independent engines, side by side in one run.",
                 "",
@@ -54,6 +54,7 @@ import java.util.concurrent.Callable;
                 + " client i on database i mod N, throughput summed: the upper bound of the thesis, section 3.1.3).",
                 "Mixes: tpcc 8-92 (standard), 50-50, 80-20, 100-0, any R-U, or Type=weight,...; tpcw browsing, shopping,"
                         + " ordering; micro R-U. Prefix with the workload to aim it at one: tpcc/80-20.",
+                "", "'macrodb bench report DIR' draws the tables and charts of a finished run again from DIR/results.json.",
                 "", "Exit status: 0 every check passed (no unexpected errors, MacroDB's replicas converged), 1 a check failed"
                 + " or an error stopped the run, 2 invalid usage."})
 public final class BenchCommand implements Callable<Integer> {
