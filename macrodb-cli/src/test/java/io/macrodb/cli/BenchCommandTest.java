@@ -36,6 +36,10 @@ class BenchCommandTest {
         }
         assertEquals(1 + 4, Files.readAllLines(dir.resolve("runs.csv")).size(), "a header and one row per run");
         assertTrue(out.toString().contains("configurations interleaved"), all);
+        assertTrue(out.toString().matches("(?s).*driver \\S+ built from commit ([0-9a-f]{40}|unknown), benchmark built from commit ([0-9a-f]{40}|unknown)\n.*"), all);
+        assertTrue(Files.readString(dir.resolve("results.json")).matches("(?s).*\"benchBuild\"\\s*:\\s*\\{\\s*\"commit\"\\s*:\\s*\"([0-9a-f]{40}|unknown)\".*"),
+                "results.json records the commit the benchmark was built from");
+        assertTrue(!Files.readString(dir.resolve("results.json")).contains("\"gitCommit\""), "not the current directory's commit");
         assertTrue(out.toString().contains("1 repetition: no spread"), "a single repetition says so\n" + all);
         assertTrue(out.toString().matches("(?s).*macrodb-2 c=2 #1: [^\n]*, secondaries caught up in [0-9.]+ ms.*"), "catch-up printed\n" + all);
         assertTrue(out.toString().contains("catch-up ms"), "and in the table\n" + all);

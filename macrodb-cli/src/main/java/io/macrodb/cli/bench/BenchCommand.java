@@ -5,6 +5,7 @@ import io.macrodb.bench.BenchListener;
 import io.macrodb.bench.BenchPlan;
 import io.macrodb.bench.BenchResults;
 import io.macrodb.bench.Benchmark;
+import io.macrodb.bench.BuildCommit;
 import io.macrodb.bench.ConsoleProgress;
 import io.macrodb.bench.Environment;
 import io.macrodb.bench.Mix;
@@ -164,6 +165,7 @@ public final class BenchCommand implements Callable<Integer> {
         o.printf(Locale.ROOT, "%s%n%d runs of %.0f s (+ loading), configurations %s, = about %.1f min on %d cores; results in %s%n",
                 command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.order().label(),
                 plan.runMillis() / 60_000.0, CORES, dir);
+        o.println(builds(io.macrodb.jdbc.MacroDriver.VERSION, BuildCommit.of(io.macrodb.jdbc.MacroDriver.class), BuildCommit.of(Benchmark.class)));
         o.flush();
         BenchListener lines = new BenchListener() {
             @Override public void runFinished(RunResult r) {
@@ -212,6 +214,11 @@ public final class BenchCommand implements Callable<Integer> {
             err.flush();
         }
         return res.passed() ? 0 : 1;
+    }
+
+    /** One line: which driver and benchmark builds run (or ran), by the commits their builds recorded. */
+    static String builds(String driverVersion, BuildCommit driver, BuildCommit bench) {
+        return "driver " + driverVersion + " built from commit " + driver.commit() + ", benchmark built from commit " + bench.commit();
     }
 
     /**

@@ -47,6 +47,9 @@ public final class BenchReportCommand implements Callable<Integer> {
         if (env != null) {
             o.println("Results of " + command);
             o.println("run " + env.date() + " on " + env.host() + " (" + env.cores() + " cores, " + env.cpuModel() + ")");
+            if (env.driverBuild() != null && env.benchBuild() != null) {
+                o.println(BenchCommand.builds(env.driverVersion(), env.driverBuild(), env.benchBuild()));
+            }
             o.println();
         }
         o.print(text);
