@@ -143,10 +143,12 @@ public final class BenchCommand implements Callable<Integer> {
     private long seed;
 
     @Option(names = {"-o", "--out"}, paramLabel = "DIR",
-            description = "Folder for results.json, *.csv, summary.md/txt and the charts (default: bench-results/<date-time>).")
+            description = "Folder for results.json, *.csv, summary.md/txt and the charts (default: bench-results/<date-time>);"
+                    + " created and checked for writing before anything runs.")
     private Path out;
 
-    @Option(names = "--no-progress", description = "No progress bar (for logs and CI).")
+    @Option(names = "--no-progress", description = "No progress bar (for logs and CI): a line per run on stdout instead. Also"
+            + " the case, without this option, when stderr is not a terminal.")
     private boolean noProgress;
 
     @Option(names = "--no-verify", description = "Skip the convergence check of MacroDB's replicas after each mix's runs.")
