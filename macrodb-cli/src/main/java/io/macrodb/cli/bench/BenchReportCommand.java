@@ -23,9 +23,9 @@ import java.util.concurrent.Callable;
  * and the PNG charts; results.json and the CSV files are left as they are.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Draws the tables and charts of a finished 'macrodb bench' run again from its results.json, on any machine:",
-                "prints the tables and rewrites summary.txt, summary.md and the PNG charts in DIR (results.json and the CSV files",
-                "are not touched)."},
+        description = "Draws the tables and charts of a finished 'macrodb bench' run again from DIR/results.json, on any machine:"
+                + " prints the tables and rewrites summary.txt, summary.md and the PNG charts in DIR (results.json and the CSV"
+                + " files are not touched).",
         footer = {"", "Exit status: 0 tables and charts written, 1 they could not be (the charts need fonts: fontconfig), 2 no results in DIR."})
 public final class BenchReportCommand implements Callable<Integer> {
     @Spec private CommandSpec spec;
