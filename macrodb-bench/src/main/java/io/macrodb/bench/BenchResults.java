@@ -51,7 +51,7 @@ public record BenchResults(List<RunResult> runs, List<PointSummary> points, List
                     .map(Key::config).distinct().toList());
             Double ind = indRef == null ? null : median.get(new Key(k.engine, k.workload, k.mix, indRef, k.clients));
             out.add(new PointSummary(k.engine, k.workload, k.mix, k.config, k.clients, rs.size(), med, min, max,
-                    med > 0 ? 100 * (max - min) / med : 0,
+                    rs.size() < 2 ? Double.NaN : med > 0 ? 100 * (max - min) / med : 0, // one repetition has no spread
                     cpu.get(k), cpuRatio(cpu.get(k), cpu.get(new Key(k.engine, k.workload, k.mix, "standalone", k.clients))),
                     median(rs.stream().mapToDouble(RunResult::p50Ms).toArray()),
                     median(rs.stream().mapToDouble(RunResult::p99Ms).toArray()),
@@ -64,7 +64,10 @@ public record BenchResults(List<RunResult> runs, List<PointSummary> points, List
                     median(rs.stream().mapToDouble(RunResult::roWaitMeanMs).toArray()),
                     rs.stream().mapToDouble(RunResult::lagMeanVersions).average().orElse(0),
                     rs.stream().mapToLong(RunResult::lagMaxVersions).max().orElse(0),
-                    sa == null || sa == 0 ? Double.NaN : med / sa, indRef, ind == null || ind == 0 ? Double.NaN : med / ind));
+                    sa == null || sa == 0 ? Double.NaN : med / sa, indRef, ind == null || ind == 0 ? Double.NaN : med / ind,
+                    median(rs.stream().mapToDouble(RunResult::catchUpMs).filter(v -> !Double.isNaN(v)).toArray()),
+                    rs.stream().mapToDouble(RunResult::catchUpMs).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN),
+                    (int) rs.stream().filter(r -> !r.caughtUp()).count()));
         });
         return out;
     }

@@ -23,7 +23,8 @@ import java.util.List;
  * client count, repetition), so that tables and files do not depend on the order.
  */
 public final class Benchmark {
-    private static final long CATCH_UP_MILLIS = 120_000;
+    /** The longest wait for MacroDB's secondaries to catch up, after each run and before the convergence check. */
+    public static final long CATCH_UP_MILLIS = 120_000;
 
     private final BenchPlan plan;
     private final BenchListener listener;
@@ -106,7 +107,6 @@ public final class Benchmark {
                     for (int i = 0; i < lanes.size(); i++) {
                         Lane lane = lanes.get((turn + i) % lanes.size());
                         runPoint(lane, w, mix, clients, rep);
-                        if (lanes.size() > 1) settle(lane);
                     }
                 }
             }
@@ -117,25 +117,32 @@ public final class Benchmark {
         }
     }
 
-    /** Runs one repetition of one point on a lane's deployment, telling the listener. */
+    /**
+     * Runs one repetition of one point on a lane's deployment, then (MacroDB) waits for its
+     * secondaries to catch up, and tells the listener.
+     */
     private void runPoint(Lane lane, Workload w, Mix mix, int clients, int rep) throws SQLException {
         listener.runStarting(lane.where() + " c=" + clients + " #" + rep, plan.warmupMillis() + plan.measureMillis());
-        RunResult r = PointRunner.run(lane.deployment(), w, mix, clients, rep, settings);
+        RunResult r = settle(lane, PointRunner.run(lane.deployment(), w, mix, clients, rep, settings));
         lane.runs().add(r);
         listener.runFinished(r);
     }
 
     /**
-     * Interleaved only: waits until a MacroDB deployment's secondaries have applied what its run
-     * committed, so that its replication backlog is not applied while the next configuration is
-     * measured. (Alone, a deployment's backlog meets only its own next warm-up, as it always has.)
+     * MacroDB only: waits, at most {@link #CATCH_UP_MILLIS}, until the deployment's secondaries
+     * have applied what the run committed, and records how long that took in the run's result
+     * ({@link RunResult#catchUpMs()}): the replication backlog a run leaves behind is a result,
+     * not a silent pause. Interleaved, it also keeps that backlog from being applied while the next
+     * configuration is measured; sequential, the next run starts from caught-up secondaries alike.
      * A deployment that does not catch up in time is noted and left to the convergence check.
      */
-    private void settle(Lane lane) {
-        if (lane.deployment().macro() == null) return;
-        if (!lane.deployment().macro().replicaSet().awaitCaughtUp(CATCH_UP_MILLIS)) {
+    private RunResult settle(Lane lane, RunResult r) {
+        Deployment.CatchUp c = lane.deployment().awaitCaughtUp(CATCH_UP_MILLIS);
+        if (c == null) return r;
+        if (!c.caughtUp()) {
             listener.note("secondaries of " + lane.where() + " not caught up in " + CATCH_UP_MILLIS + " ms; going on");
         }
+        return r.withCatchUp(c.ms(), c.caughtUp());
     }
 
     /** The checks of one configuration once all its runs are done: no unexpected errors, and MacroDB's replicas converged. */
@@ -148,7 +155,8 @@ public final class Benchmark {
         if (plan.verify() && d.macro() != null) {
             Deployment.Convergence c = d.verify(CATCH_UP_MILLIS);
             checks.add(new BenchResults.Check("replicas converged: " + lane.where(), c.equal(),
-                    (c.caughtUp() ? "caught up" : "NOT caught up in " + CATCH_UP_MILLIS + " ms") + ", checksums " + c.checksums()));
+                    (c.caughtUp() ? String.format(java.util.Locale.ROOT, "caught up in %.1f ms", c.catchUpMs())
+                            : "NOT caught up in " + CATCH_UP_MILLIS + " ms") + ", checksums " + c.checksums()));
         }
     }
 

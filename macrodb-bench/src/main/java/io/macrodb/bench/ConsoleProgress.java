@@ -4,7 +4,10 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,6 +26,39 @@ public final class ConsoleProgress implements BenchListener {
     private volatile String current = "", last = "";
 
     public ConsoleProgress(PrintStream out) { this.out = out; }
+
+    /**
+     * The progress bar on stderr where stderr is a terminal; {@code otherwise} (a line per run, say)
+     * where it is not: redirected to a file or a pipe (nohup, CI, a device machine), the bar's
+     * carriage returns would fill the log with hundreds of redrawn lines.
+     */
+    public static BenchListener onStderr(BenchListener otherwise) {
+        return stderrIsTerminal() ? new ConsoleProgress(System.err) : otherwise;
+    }
+
+    /**
+     * Whether stderr is a terminal. {@code System.console()} alone does not tell: it looks at stdin
+     * and stdout (before Java 22), so {@code macrodb bench 2>log} has a console and a redirected
+     * stderr. On Linux the answer is where file descriptor 2 points ({@code /proc/self/fd/2}: a
+     * {@code /dev/pts/N} or {@code /dev/ttyN} device is a terminal; a file, a pipe or
+     * {@code /dev/null} is not); elsewhere, {@code System.console() != null}. A {@code TERM} of
+     * {@code dumb} is never a terminal for the bar.
+     */
+    public static boolean stderrIsTerminal() {
+        if ("dumb".equals(System.getenv("TERM"))) return false;
+        Path fd2 = Path.of("/proc/self/fd/2");
+        try {
+            if (Files.isSymbolicLink(fd2)) return isTerminalDevice(Files.readSymbolicLink(fd2).toString());
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or /proc not readable: fall back below
+        }
+        return System.console() != null;
+    }
+
+    /** Whether a file descriptor's target (as {@code /proc/self/fd/N} names it) is a terminal device. */
+    static boolean isTerminalDevice(String target) {
+        return target.startsWith("/dev/pts/") || target.matches("/dev/tty[A-Za-z]*[0-9]*") || target.equals("/dev/console");
+    }
 
     @Override public void started(BenchPlan plan) {
         bar = new ProgressBarBuilder().setTaskName("bench").setInitialMax(Math.max(1, plan.runMillis() / 1000))

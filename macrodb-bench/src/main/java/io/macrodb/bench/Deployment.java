@@ -126,11 +126,27 @@ public final class Deployment implements AutoCloseable {
         return DriverManager.getConnection(urls.get(i), "sa", "");
     }
 
+    /**
+     * MacroDB only: waits at most {@code timeoutMillis} for every secondary to apply what the
+     * primary committed. Call when no client is running.
+     *
+     * @return how long that took and whether they caught up in time; null for the plain configurations
+     */
+    public CatchUp awaitCaughtUp(long timeoutMillis) {
+        if (macro == null) return null;
+        long start = System.nanoTime();
+        boolean caught = macro.replicaSet().awaitCaughtUp(timeoutMillis);
+        return new CatchUp((System.nanoTime() - start) / 1e6, caught);
+    }
+
+    /** How long MacroDB's secondaries took to catch up, and whether they did before the time-out. */
+    public record CatchUp(double ms, boolean caughtUp) {}
+
     /** MacroDB's own view (replica status, convergence), or null for the plain configurations. */
     public MacroConnection macro() { return macro; }
 
     /** What the convergence check found. */
-    public record Convergence(boolean caughtUp, List<String> checksums, boolean equal) {}
+    public record Convergence(boolean caughtUp, double catchUpMs, List<String> checksums, boolean equal) {}
 
     /**
      * MacroDB only: waits for every secondary to apply everything, then compares the content
@@ -138,10 +154,12 @@ public final class Deployment implements AutoCloseable {
      */
     public Convergence verify(long timeoutMillis) throws SQLException {
         if (macro == null) return null;
-        boolean caught = macro.replicaSet().awaitCaughtUp(timeoutMillis);
+        CatchUp c = awaitCaughtUp(timeoutMillis);
+        boolean caught = c.caughtUp();
+        double ms = c.ms();
         List<String> sums = macro.replicaSet().checksums();
         boolean equal = sums.stream().allMatch(s -> Objects.equals(s, sums.get(0)));
-        return new Convergence(caught, sums, caught && equal);
+        return new Convergence(caught, ms, sums, caught && equal);
     }
 
     @Override public void close() {

@@ -1,5 +1,7 @@
 package io.macrodb.bench;
 
+import io.macrodb.jdbc.MacroDriver;
+
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -8,9 +10,15 @@ import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.util.List;
 
-/** The machine and JVM a benchmark ran on, and the command that ran it: stored next to every result. */
+/**
+ * The machine and JVM a benchmark ran on, the command that ran it, and what it ran: the driver's
+ * version and the commits the driver and the benchmark were built from ({@link BuildCommit}: as
+ * their builds recorded them, "unknown" where they did not; not the commit of whatever directory
+ * the command ran in). Stored next to every result.
+ */
 public record Environment(String date, String host, String os, String cpuModel, int cores, String memory, String java,
-                          String vm, List<String> jvmArguments, long maxHeapMiB, String command, String gitCommit) {
+                          String vm, List<String> jvmArguments, long maxHeapMiB, String command, String driverVersion,
+                          BuildCommit driverBuild, BuildCommit benchBuild) {
 
     public static Environment capture(String command) {
         Runtime rt = Runtime.getRuntime();
@@ -19,7 +27,8 @@ public record Environment(String date, String host, String os, String cpuModel, 
                 readCpuModel(), rt.availableProcessors(), readMemory(),
                 System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version", System.getProperty("java.version")),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"),
-                ManagementFactory.getRuntimeMXBean().getInputArguments(), rt.maxMemory() >> 20, command, readGitCommit());
+                ManagementFactory.getRuntimeMXBean().getInputArguments(), rt.maxMemory() >> 20, command, MacroDriver.VERSION,
+                BuildCommit.of(MacroDriver.class), BuildCommit.of(Environment.class));
     }
 
     private static String readHost() {
@@ -44,19 +53,6 @@ public record Environment(String date, String host, String os, String cpuModel, 
             return Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal"))
                     .map(l -> l.replaceAll("\\D+", "")).map(kb -> (Long.parseLong(kb) >> 20) + " GiB").findFirst().orElse("unknown");
         } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
-    }
-
-    private static String readGitCommit() {
-        try {
-            Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes()).trim();
-            return p.waitFor() == 0 && out.matches("[0-9a-f]{4,40}") ? out : "unknown";
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             return "unknown";
         }
     }

@@ -63,6 +63,13 @@ public record Mix(String name, List<TxType> types, double[] weights) {
     /**
      * Parses {@code R-U} (read-only : update shares, e.g. 80-20), or explicit weights
      * {@code Type=w,Type=w,...} (names as in {@link #types}; missing types weigh 0).
+     *
+     * <p>Shares are percentages: an {@code R-U} mix whose shares add up to more than 100 (80-30)
+     * and weights that add up to more than 100 are refused, since no reading of them is the mix
+     * that was meant. Shares or weights that add up to less than 100 are proportions (8-2 is
+     * 80-20; NewOrder=1,StockLevel=3 is 25% and 75%).
+     *
+     * @throws IllegalArgumentException for a mix above 100%, a negative or malformed weight, an unknown type
      */
     public static Mix parse(String spec, List<TxType> types, double[] baseWeights) {
         String s = spec.trim();
@@ -70,6 +77,11 @@ public record Mix(String name, List<TxType> types, double[] weights) {
             String[] p = s.split("-");
             double r = Double.parseDouble(p[0]), u = Double.parseDouble(p[1]);
             if (r + u <= 0) throw new IllegalArgumentException("mix " + s + ": shares sum to 0");
+            if (r + u > 100 + 1e-9) {
+                throw new IllegalArgumentException("mix " + s + ": read-only " + fmt(r) + "% + update " + fmt(u) + "% = "
+                        + fmt(r + u) + "%, above 100%; write shares that add up to 100 (e.g. " + fmt(Math.min(r, 100)) + "-"
+                        + fmt(100 - Math.min(r, 100)) + ")");
+            }
             return readUpdate(s, types, baseWeights, r / (r + u));
         }
         if (s.contains("=")) {
@@ -81,10 +93,26 @@ public record Mix(String name, List<TxType> types, double[] weights) {
                 for (TxType t : types) if (t.name().equalsIgnoreCase(kv[0].trim())) idx = t.index();
                 if (idx < 0) throw new IllegalArgumentException("mix '" + s + "': no transaction type '" + kv[0].trim()
                         + "'; types are " + types.stream().map(TxType::name).toList());
-                w[idx] = Double.parseDouble(kv[1].trim());
+                try {
+                    w[idx] = Double.parseDouble(kv[1].trim());
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("mix '" + s + "': weight of " + kv[0].trim() + " is not a number: '" + kv[1].trim() + "'");
+                }
+                if (!(w[idx] >= 0) || Double.isInfinite(w[idx])) {
+                    throw new IllegalArgumentException("mix '" + s + "': weight of " + kv[0].trim() + " must be >= 0, not " + kv[1].trim());
+                }
+            }
+            double total = Arrays.stream(w).sum();
+            if (total > 100 + 1e-9) {
+                throw new IllegalArgumentException("mix '" + s + "': weights add up to " + fmt(total) + "%, above 100%;"
+                        + " write percentages that add up to 100 (or smaller proportions, e.g. NewOrder=1,StockLevel=3)");
             }
             return new Mix("custom(" + s + ")", types, w);
         }
         return null;
+    }
+
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
     }
 }

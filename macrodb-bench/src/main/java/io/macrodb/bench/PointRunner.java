@@ -152,7 +152,7 @@ public final class PointRunner {
                 lat.getTotalCount() == 0 ? 0 : lat.getMaxValue() / 1e6, aborts, causes, errors, samples,
                 ro, onSec, onPri, ms(roSec, 50), ms(roSec, 99), ms(roPri, 50), ms(roPri, 99),
                 waited, fellBack, roWait.getTotalCount() == 0 ? 0 : roWait.getMean() / 1e6, ms(roWait, 99),
-                sampler.meanLag(), sampler.maxLag, sampler.meanStaleness(), types, typeP50);
+                sampler.meanLag(), sampler.maxLag, sampler.meanStaleness(), types, typeP50, Double.NaN, true);
     }
 
     /** Percentile in milliseconds of a histogram of nanoseconds (0 when empty). */

@@ -14,7 +14,7 @@ public final class Report {
     private Report() {}
 
     public static final List<String> POINT_HEADER = List.of("engine", "workload", "mix", "config", "clients", "tx/s", "spread",
-            "CPU us/tx", "CPU x sa", "p50 ms", "p99 ms", "aborts", "RO on sec", "RO sec p50", "RO pri p50", "RO waited", "RO wait ms", "lag", "x standalone", "x independent");
+            "CPU us/tx", "CPU x sa", "p50 ms", "p99 ms", "aborts", "RO on sec", "RO sec p50", "RO pri p50", "RO waited", "RO wait ms", "lag", "catch-up ms", "x standalone", "x independent");
 
     public static final List<String> PEAK_HEADER = List.of("engine", "workload", "mix", "config", "peak tx/s", "at clients",
             "x standalone peak", "x independent peak", "independent ref");
@@ -24,7 +24,7 @@ public final class Report {
         for (PointSummary p : r.points()) {
             boolean macro = p.config().startsWith("macrodb");
             rows.add(List.of(p.engine(), p.workload(), p.mix(), p.config(), String.valueOf(p.clients()), num(p.tpsMedian()),
-                    p.repetitions() > 1 ? pct(p.spreadPct()) : "-", Double.isNaN(p.cpuUsPerTx()) ? "-" : dec(p.cpuUsPerTx(), 1),
+                    p.repetitions() > 1 ? pct(p.spreadPct()) : ONE_REPETITION, Double.isNaN(p.cpuUsPerTx()) ? "-" : dec(p.cpuUsPerTx(), 1),
                     ratio(p.cpuVsStandalone()),
                     dec(p.p50Ms(), 3), dec(p.p99Ms(), 3), aborts(p),
                     macro && !Double.isNaN(p.roOnSecondaryPct()) ? pct(p.roOnSecondaryPct()) : "-",
@@ -33,9 +33,33 @@ public final class Report {
                     macro && !Double.isNaN(p.roWaitedPct()) ? pct(p.roWaitedPct()) : "-",
                     macro && !Double.isNaN(p.roWaitedPct()) ? dec(p.roWaitMeanMs(), 3) : "-",
                     macro ? dec(p.lagMeanVersions(), 1) + "/" + p.lagMaxVersions() : "-",
+                    Double.isNaN(p.catchUpMaxMs()) ? "-" : dec(p.catchUpMedianMs(), 1) + "/" + dec(p.catchUpMaxMs(), 1)
+                            + (p.notCaughtUp() > 0 ? " NOT " + p.notCaughtUp() + "x" : ""),
                     ratio(p.vsStandalone()), ratio(p.vsIndependent())));
         }
         return rows;
+    }
+
+    /** The spread cell of a point measured once: there is no spread to show, and a 0% would be a fake one. */
+    public static final String ONE_REPETITION = "1 rep";
+
+    /**
+     * Notes that depend on the results, printed under the tables: a point measured once has no
+     * spread, so its tx/s and every ratio built on it come with no idea of their uncertainty.
+     */
+    public static List<String> notes(BenchResults r) {
+        List<String> notes = new ArrayList<>();
+        for (PointSummary p : r.points()) {
+            if (p.notCaughtUp() > 0) notes.add("secondaries of " + p.engine() + " " + p.workload() + " " + p.mix() + " " + p.config()
+                    + " c=" + p.clients() + " did not catch up within " + Benchmark.CATCH_UP_MILLIS / 1000 + " s after "
+                    + p.notCaughtUp() + " of " + p.repetitions() + " repetitions.");
+        }
+        long once = r.points().stream().filter(p -> p.repetitions() < 2).count();
+        if (once == 0) return notes;
+        notes.add((once == r.points().size() ? "1 repetition: no spread (every point ran once"
+                : once + " of " + r.points().size() + " points have 1 repetition: no spread (\"" + ONE_REPETITION + "\"")
+                + "; --repetitions 3 or more shows how much the numbers move from run to run).");
+        return notes;
     }
 
     public static List<List<String>> peakRows(BenchResults r) {
@@ -59,6 +83,8 @@ public final class Report {
             "secondary to catch up included) and on the primary; RO waited: share of read-only transactions that waited,",
             "when they began, for a secondary to catch up (those that then ran on the primary included); RO wait ms: the mean",
             "wait over all read-only transactions; lag: mean/max versions a secondary was behind (sampled);",
+            "catch-up ms: median/max over repetitions of the time MacroDB's secondaries took, after the run, to apply what",
+            "it committed (waited for before anything else runs, at most " + Benchmark.CATCH_UP_MILLIS / 1000 + " s; NOT: did not in time);",
             "x standalone / x independent: this configuration's throughput over the standalone engine's and over the",
             "aggregate of N independent engines (independent ref), at the same client count, or each at its best client count (peak).");
 

@@ -32,8 +32,39 @@ import java.util.stream.Collectors;
 public final class ResultsWriter {
     private ResultsWriter() {}
 
-    /** @return the chart files written */
-    public static List<Path> write(Path dir, BenchResults r, Environment env, Map<String, Object> plan) throws IOException {
+    /** Draws the charts of some results into a folder: XChart's PNGs ({@link #XCHART}), or a test's stand-in. */
+    @FunctionalInterface
+    public interface ChartWriter {
+        /** @return the chart files written */
+        List<Path> write(Path dir, BenchResults r) throws IOException;
+    }
+
+    /** The PNG charts, drawn with XChart (AWT, headless). */
+    public static final ChartWriter XCHART = ResultsWriter::charts;
+
+    /**
+     * What was written: the chart files, or, when the charts could not be drawn, why
+     * ({@code chartFailure}, e.g. "java.lang.InternalError: Fontconfig head is null"; null when they were).
+     */
+    public record Written(List<Path> charts, String chartFailure) {
+        public boolean chartsFailed() { return chartFailure != null; }
+    }
+
+    /** Writes everything with XChart's charts; see {@link #write(Path, BenchResults, Environment, Map, ChartWriter)}. */
+    public static Written write(Path dir, BenchResults r, Environment env, Map<String, Object> plan) throws IOException {
+        return write(dir, r, env, plan, XCHART);
+    }
+
+    /**
+     * Writes results.json, the CSV files and summary.md, then the charts. The charts come last and
+     * cannot lose the run: a machine without fonts or fontconfig makes AWT fail with errors rather
+     * than exceptions (see {@link #drawCharts}); the results are then complete but for the charts,
+     * which {@code macrodb bench report} can draw from results.json on another machine.
+     *
+     * @throws IOException when results.json, a CSV file or summary.md cannot be written
+     */
+    public static Written write(Path dir, BenchResults r, Environment env, Map<String, Object> plan, ChartWriter charts)
+            throws IOException {
         Files.createDirectories(dir);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("environment", env);
@@ -46,15 +77,36 @@ public final class ResultsWriter {
         csv(dir.resolve("runs.csv"), r.runs().stream().map(ResultsWriter::flat).toList());
         csv(dir.resolve("points.csv"), r.points().stream().map(ResultsWriter::flat).toList());
         csv(dir.resolve("peaks.csv"), r.peaks().stream().map(ResultsWriter::flat).toList());
-        List<Path> charts = charts(dir, r);
+        writeSummaryMarkdown(dir, r);
+        return drawCharts(dir, r, charts);
+    }
+
+    /** summary.md: the tables, the notes, the legend and the checks, in Markdown. */
+    public static void writeSummaryMarkdown(Path dir, BenchResults r) throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("## Peak-to-peak\n\n").append(Report.markdown(Report.PEAK_HEADER, Report.peakRows(r)));
         md.append("\n## Every point (ratios at equal client counts)\n\n").append(Report.markdown(Report.POINT_HEADER, Report.pointRows(r)));
+        for (String note : Report.notes(r)) md.append("\n**").append(note).append("**\n");
         md.append("\n").append(String.join("\n", Report.LEGEND)).append("\n\n## Checks\n\n");
         for (BenchResults.Check c : r.checks()) md.append("- ").append(c.passed() ? "passed" : "**FAILED**").append(": ").append(c.what())
                 .append(c.passed() ? "" : " (" + c.detail() + ")").append('\n');
         Files.writeString(dir.resolve("summary.md"), md.toString());
-        return charts;
+    }
+
+    /**
+     * Draws the charts, reporting a failure instead of throwing it. Besides exceptions (I/O, the
+     * NullPointerException of "Fontconfig head is null", HeadlessException), AWT's font and
+     * graphics set-up fails with errors: UnsatisfiedLinkError (no libfreetype/libfontmanager),
+     * NoClassDefFoundError and ExceptionInInitializerError (a font or graphics class that failed to
+     * initialise), InternalError and AWTError. Those are caught here, around chart drawing only;
+     * VirtualMachineErrors other than InternalError (out of memory, stack overflow) are not.
+     */
+    public static Written drawCharts(Path dir, BenchResults r, ChartWriter charts) {
+        try {
+            return new Written(List.copyOf(charts.write(dir, r)), null);
+        } catch (Exception | LinkageError | InternalError | java.awt.AWTError e) {
+            return new Written(List.of(), e.toString());
+        }
     }
 
     /** A record as one CSV row: maps become "key=value;key=value", lists "a;b". */
@@ -92,6 +144,8 @@ public final class ResultsWriter {
             SeriesMarkers.DIAMOND, SeriesMarkers.TRIANGLE_UP, SeriesMarkers.TRIANGLE_DOWN, SeriesMarkers.CROSS, SeriesMarkers.PLUS};
 
     private static List<Path> charts(Path dir, BenchResults r) throws IOException {
+        // PNGs need no display: without this, a DISPLAY that cannot be reached fails the charts
+        if (System.getProperty("java.awt.headless") == null) System.setProperty("java.awt.headless", "true");
         Map<List<String>, List<PointSummary>> byMix = r.points().stream().collect(Collectors.groupingBy(
                 p -> List.of(p.engine(), p.workload(), p.mix()), LinkedHashMap::new, Collectors.toList()));
         List<Path> out = new ArrayList<>();

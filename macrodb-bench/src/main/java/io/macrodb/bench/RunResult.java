@@ -29,6 +29,11 @@ import java.util.Map;
  * secondary or primary latencies. Lag is
  * sampled every 25 ms from replicaStatus() over the measured window: versions (commits) a
  * secondary is behind the primary, mean and max over secondaries and samples.
+ *
+ * <p>Catch-up (MacroDB only): after each run, before anything else runs, the benchmark waits
+ * (at most {@code Benchmark.CATCH_UP_MILLIS}) until every secondary has applied what the run
+ * committed; {@code catchUpMs} is how long that took and {@code caughtUp} whether it happened in
+ * time. NaN and true for the plain configurations, which have nothing to catch up.
  */
 @JsonPropertyOrder(alphabetic = false)
 public record RunResult(String engine, String workload, String mix, String config, int clients, int repetition,
@@ -39,5 +44,14 @@ public record RunResult(String engine, String workload, String mix, String confi
                         double roSecondaryP50Ms, double roSecondaryP99Ms, double roPrimaryP50Ms, double roPrimaryP99Ms,
                         long readOnlyWaited, long readOnlyFellBack, double roWaitMeanMs, double roWaitP99Ms,
                         double lagMeanVersions, long lagMaxVersions, double stalenessMeanMs,
-                        Map<String, Long> completedByType, Map<String, Double> p50MsByType) {
+                        Map<String, Long> completedByType, Map<String, Double> p50MsByType,
+                        double catchUpMs, boolean caughtUp) {
+
+    /** This run with how long its secondaries took to catch up after it, and whether they did in time. */
+    public RunResult withCatchUp(double ms, boolean caught) {
+        return new RunResult(engine, workload, mix, config, clients, repetition, seconds, completed, specRollbacks, tps, cpuUsPerTx,
+                cpuPct, p50Ms, p90Ms, p99Ms, maxMs, aborts, abortCauses, errors, errorSamples, readOnly, readOnlyOnSecondary,
+                readOnlyOnPrimary, roSecondaryP50Ms, roSecondaryP99Ms, roPrimaryP50Ms, roPrimaryP99Ms, readOnlyWaited, readOnlyFellBack,
+                roWaitMeanMs, roWaitP99Ms, lagMeanVersions, lagMaxVersions, stalenessMeanMs, completedByType, p50MsByType, ms, caught);
+    }
 }

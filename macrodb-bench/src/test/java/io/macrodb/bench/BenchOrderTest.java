@@ -76,6 +76,16 @@ class BenchOrderTest {
                 "replicas converged: " + WHERE + "macrodb-2", "no unexpected errors: " + WHERE + "independent-2"),
                 res.checks().stream().map(BenchResults.Check::what).toList());
         res.checks().forEach(c -> assertTrue(c.passed(), () -> c.what() + ": " + c.detail()));
+        // after every MacroDB run, in either order, the catch-up is waited for and recorded; the plain ones have none
+        for (RunResult r : res.runs()) {
+            if (r.config().startsWith("macrodb")) assertTrue(r.catchUpMs() >= 0 && r.caughtUp(), () -> "catch-up not recorded: " + r);
+            else assertTrue(Double.isNaN(r.catchUpMs()) && r.caughtUp(), () -> "nothing to catch up: " + r);
+        }
+        for (PointSummary p : res.points()) {
+            assertEquals(p.config().startsWith("macrodb"), !Double.isNaN(p.catchUpMaxMs()), p.toString());
+            assertEquals(0, p.notCaughtUp(), p.toString());
+        }
+        assertTrue(res.checks().get(2).detail().matches("caught up in [0-9]+\\.[0-9] ms, checksums .*"), res.checks().get(2).detail());
         // no throughput check: a 100 ms window without warm-up may see none (BenchSmokeTest checks the numbers)
     }
 

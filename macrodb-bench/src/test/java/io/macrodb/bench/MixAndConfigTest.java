@@ -1,5 +1,6 @@
 package io.macrodb.bench;
 
+import io.macrodb.bench.micro.Micro;
 import io.macrodb.bench.tpcc.Tpcc;
 import io.macrodb.bench.tpcw.TpcwLike;
 import org.junit.jupiter.api.Test;
@@ -9,6 +10,7 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The mixes are what the paper and TPC-W say they are; configurations parse and label as documented. */
 class MixAndConfigTest {
@@ -29,6 +31,28 @@ class MixAndConfigTest {
         assertEquals(0.75, custom.readOnlyShare(), 1e-9);
         assertThrows(IllegalArgumentException.class, () -> t.mix("browsing"));
         assertThrows(IllegalArgumentException.class, () -> t.mix("Nope=1"));
+    }
+
+    @Test
+    void mixesAbove100PercentAreRefused() {
+        Tpcc t = new Tpcc(1, 0.01);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.mix("80-30"));
+        assertEquals("mix 80-30: read-only 80% + update 30% = 110%, above 100%; write shares that add up to 100 (e.g. 80-20)",
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new Micro(1000).mix("100-1"));
+        assertTrue(e.getMessage().contains("= 101%, above 100%"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> t.mix("NewOrder=60,Payment=50"));
+        assertTrue(e.getMessage().contains("weights add up to 110%, above 100%"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new TpcwLike(0.05).mix("BestSellers=70,Home=40"));
+        assertTrue(e.getMessage().contains("above 100%"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> t.mix("NewOrder=-1,Payment=50"));
+        assertTrue(e.getMessage().contains("must be >= 0"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> t.mix("NewOrder=lots"));
+        assertTrue(e.getMessage().contains("not a number"), e.getMessage());
+        // exactly 100, and proportions below it, still parse
+        assertEquals(0.80, t.mix("80-20").readOnlyShare(), 1e-9);
+        assertEquals(0.80, t.mix("8-2").readOnlyShare(), 1e-9);
+        assertEquals(0.08, t.mix("NewOrder=45,Payment=43,OrderStatus=4,Delivery=4,StockLevel=4").readOnlyShare(), 1e-9);
     }
 
     @Test

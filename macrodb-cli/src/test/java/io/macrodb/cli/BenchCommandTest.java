@@ -36,6 +36,15 @@ class BenchCommandTest {
         }
         assertEquals(1 + 4, Files.readAllLines(dir.resolve("runs.csv")).size(), "a header and one row per run");
         assertTrue(out.toString().contains("configurations interleaved"), all);
+        assertTrue(out.toString().matches("(?s).*driver \\S+ built from commit ([0-9a-f]{40}|unknown), benchmark built from commit ([0-9a-f]{40}|unknown)\n.*"), all);
+        assertTrue(Files.readString(dir.resolve("results.json")).matches("(?s).*\"benchBuild\"\\s*:\\s*\\{\\s*\"commit\"\\s*:\\s*\"([0-9a-f]{40}|unknown)\".*"),
+                "results.json records the commit the benchmark was built from");
+        assertTrue(!Files.readString(dir.resolve("results.json")).contains("\"gitCommit\""), "not the current directory's commit");
+        assertTrue(out.toString().contains("1 repetition: no spread"), "a single repetition says so\n" + all);
+        assertTrue(out.toString().matches("(?s).*macrodb-2 c=2 #1: [^\n]*, secondaries caught up in [0-9.]+ ms.*"), "catch-up printed\n" + all);
+        assertTrue(out.toString().contains("catch-up ms"), "and in the table\n" + all);
+        assertTrue(Files.readString(dir.resolve("results.json")).matches("(?s).*\"catchUpMs\"\\s*:\\s*[0-9].*"), "and recorded");
+        assertTrue(Files.readString(dir.resolve("summary.md")).contains("1 repetition: no spread"), "in summary.md too");
         assertTrue(Files.readString(dir.resolve("results.json")).matches("(?s).*\"order\"\\s*:\\s*\"interleaved\".*"),
                 "results.json records the order");
     }
@@ -59,5 +68,71 @@ class BenchCommandTest {
         assertTrue(err.toString().contains("tpcq"), err.toString());
         assertEquals(2, macrodb(out, err, "bench", "-C", "cluster:3"));
         assertEquals(2, macrodb(out, err, "bench", "-w", "tpcc", "-m", "browsing"));
+    }
+
+    @Test
+    void anOutputFolderThatCannotBeWrittenIsRefusedBeforeTheRun(@TempDir Path tmp) throws Exception {
+        Path file = Files.writeString(tmp.resolve("taken"), "x");
+        String[] tiny = {"bench", "-w", "micro", "-m", "80-20", "--scale", "0.01", "-C", "standalone", "-c", "1",
+                "--jvm-warmup", "0", "--warmup", "0", "-d", "0.1", "--repetitions", "1", "--no-progress", "-o"};
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        assertEquals(2, macrodb(out, err, concat(tiny, file.toString())));
+        assertTrue(err.toString().contains("--out " + file + ": exists and is a file, not a folder"), err.toString());
+        err = new StringWriter();
+        assertEquals(2, macrodb(out, err, concat(tiny, file.resolve("sub").toString())));
+        assertTrue(err.toString().contains(file + " is a file, so no folder can be created under it"), err.toString());
+        assertTrue(out.toString().isEmpty(), "nothing ran: " + out);
+        Path ro = Files.createDirectory(tmp.resolve("read-only"));
+        ro.toFile().setWritable(false, false);
+        try {
+            if (!Files.isWritable(ro)) { // not as root, for whom every folder is writable
+                err = new StringWriter();
+                assertEquals(2, macrodb(out, err, concat(tiny, ro.resolve("new").toString())));
+                assertTrue(err.toString().contains("cannot create the folder (permission denied"), err.toString());
+            }
+        } finally {
+            ro.toFile().setWritable(true, false);
+        }
+        // a folder that does not exist yet is created, and the run goes on
+        out = new StringWriter();
+        err = new StringWriter();
+        Path fresh = tmp.resolve("a/b/c");
+        assertEquals(0, macrodb(out, err, concat(tiny, fresh.toString())), out + "\n" + err);
+        assertTrue(Files.exists(fresh.resolve("results.json")));
+        try (var s = Files.list(fresh)) {
+            assertTrue(s.noneMatch(p -> p.getFileName().toString().contains("write-check")), "the probe file is gone");
+        }
+    }
+
+    @Test
+    void withoutATerminalOnStderrALinePerRunReplacesTheBar(@TempDir Path dir) {
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.macrodb.bench.ConsoleProgress.stderrIsTerminal(), "stderr is a terminal here");
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = macrodb(out, err, "bench", "-w", "micro", "-m", "80-20", "--scale", "0.01", "-C", "standalone", "-c", "1",
+                "--jvm-warmup", "0", "--warmup", "0", "-d", "0.1", "--repetitions", "1", "-o", dir.toString());
+        assertEquals(0, rc, out + "\n" + err);
+        assertTrue(out.toString().contains("(stderr is not a terminal: no progress bar, a line per run instead)"), out.toString());
+        assertTrue(out.toString().contains("h2 micro 80-20 standalone c=1 #1:"), out.toString());
+    }
+
+    private static String[] concat(String[] a, String b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + 1);
+        r[a.length] = b;
+        return r;
+    }
+
+    @Test
+    void mixesAbove100PercentAreUsageErrors() {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        assertEquals(2, macrodb(out, err, "bench", "-w", "tpcc", "-m", "80-30"));
+        assertTrue(err.toString().contains("mix 80-30: read-only 80% + update 30% = 110%, above 100%"), err.toString());
+        // with several workloads, a mix that none of them takes is refused too, not dropped for the defaults
+        err = new StringWriter();
+        assertEquals(2, macrodb(out, err, "bench", "-w", "all", "-m", "80-30"));
+        assertTrue(err.toString().contains("no workload takes --mix 80-30") && err.toString().contains("above 100%"), err.toString());
+        err = new StringWriter();
+        assertEquals(2, macrodb(out, err, "bench", "-w", "tpcc", "-m", "NewOrder=60;Payment=50"));
+        assertTrue(err.toString().contains("weights add up to 110%, above 100%"), err.toString());
+        assertTrue(out.toString().isEmpty(), "refused before anything ran: " + out);
     }
 }

@@ -5,10 +5,10 @@ import io.macrodb.bench.BenchListener;
 import io.macrodb.bench.BenchPlan;
 import io.macrodb.bench.BenchResults;
 import io.macrodb.bench.Benchmark;
+import io.macrodb.bench.BuildCommit;
 import io.macrodb.bench.ConsoleProgress;
 import io.macrodb.bench.Environment;
 import io.macrodb.bench.Mix;
-import io.macrodb.bench.Report;
 import io.macrodb.bench.ResultsWriter;
 import io.macrodb.bench.RunResult;
 import io.macrodb.bench.SystemConfig;
@@ -16,15 +16,14 @@ import io.macrodb.bench.Workload;
 import io.macrodb.bench.micro.Micro;
 import io.macrodb.bench.tpcc.Tpcc;
 import io.macrodb.bench.tpcw.TpcwLike;
-import io.macrodb.cli.TextTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -41,7 +40,7 @@ import java.util.concurrent.Callable;
  * standalone engine, MacroDB with 1..N replicas and N independent engines; prints the summary
  * tables and writes CSV, JSON and charts.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false, subcommands = BenchReportCommand.class,
         description = {
                 "Measures MacroDB against the plain engine and against N independent engines, side by side in one run.",
                 "",
@@ -56,12 +55,20 @@ import java.util.concurrent.Callable;
                 + " client i on database i mod N, throughput summed: the upper bound of the thesis, section 3.1.3).",
                 "Mixes: tpcc 8-92 (standard), 50-50, 80-20, 100-0, any R-U, or Type=weight,...; tpcw browsing, shopping,"
                         + " ordering; micro R-U. Prefix with the workload to aim it at one: tpcc/80-20.",
+                "", "'macrodb bench report DIR' draws the tables and charts of a finished run again from DIR/results.json.",
                 "", "Exit status: 0 every check passed (no unexpected errors, MacroDB's replicas converged), 1 a check failed"
                 + " or an error stopped the run, 2 invalid usage."})
 public final class BenchCommand implements Callable<Integer> {
     private static final int CORES = Runtime.getRuntime().availableProcessors();
 
     @Spec private CommandSpec spec;
+
+    private final ResultsWriter.ChartWriter chartWriter;
+
+    public BenchCommand() { this(ResultsWriter.XCHART); }
+
+    /** With another chart writer: tests make it fail as AWT does on a machine without fonts. */
+    BenchCommand(ResultsWriter.ChartWriter chartWriter) { this.chartWriter = chartWriter; }
 
     @Option(names = {"-w", "--workload"}, split = ",", paramLabel = "NAME", defaultValue = "tpcc",
             description = "Workloads: tpcc, tpcw, micro, all (default: ${DEFAULT-VALUE}).")
@@ -136,10 +143,12 @@ public final class BenchCommand implements Callable<Integer> {
     private long seed;
 
     @Option(names = {"-o", "--out"}, paramLabel = "DIR",
-            description = "Folder for results.json, *.csv, summary.md/txt and the charts (default: bench-results/<date-time>).")
+            description = "Folder for results.json, *.csv, summary.md/txt and the charts (default: bench-results/<date-time>);"
+                    + " created and checked for writing before anything runs.")
     private Path out;
 
-    @Option(names = "--no-progress", description = "No progress bar (for logs and CI).")
+    @Option(names = "--no-progress", description = "No progress bar (for logs and CI): a line per run on stdout instead. Also"
+            + " the case, without this option, when stderr is not a terminal.")
     private boolean noProgress;
 
     @Option(names = "--no-verify", description = "Skip the convergence check of MacroDB's replicas after each mix's runs.")
@@ -149,34 +158,34 @@ public final class BenchCommand implements Callable<Integer> {
         BenchPlan plan = plan();
         PrintWriter o = spec.commandLine().getOut();
         Path dir = out != null ? out : Path.of("bench-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        try {
+            checkOutputDir(dir);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         String command = "macrodb " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         o.printf(Locale.ROOT, "%s%n%d runs of %.0f s (+ loading), configurations %s, = about %.1f min on %d cores; results in %s%n",
                 command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.order().label(),
                 plan.runMillis() / 60_000.0, CORES, dir);
+        o.println(builds(io.macrodb.jdbc.MacroDriver.VERSION, BuildCommit.of(io.macrodb.jdbc.MacroDriver.class), BuildCommit.of(Benchmark.class)));
         o.flush();
-        BenchListener listener = noProgress ? new BenchListener() {
+        BenchListener lines = new BenchListener() {
             @Override public void runFinished(RunResult r) {
-                o.printf(Locale.ROOT, "  %s %s %s %s c=%d #%d: %,.0f tx/s p99 %.2f ms%s%n", r.engine(), r.workload(), r.mix(),
-                        r.config(), r.clients(), r.repetition(), r.tps(), r.p99Ms(), r.errors() > 0 ? " ERRORS " + r.errors() : "");
+                String catchUp = Double.isNaN(r.catchUpMs()) ? "" : r.caughtUp()
+                        ? String.format(Locale.ROOT, ", secondaries caught up in %.1f ms", r.catchUpMs())
+                        : String.format(Locale.ROOT, ", secondaries NOT caught up in %.0f ms", r.catchUpMs());
+                o.printf(Locale.ROOT, "  %s %s %s %s c=%d #%d: %,.0f tx/s p99 %.2f ms%s%s%n", r.engine(), r.workload(), r.mix(),
+                        r.config(), r.clients(), r.repetition(), r.tps(), r.p99Ms(), catchUp, r.errors() > 0 ? " ERRORS " + r.errors() : "");
                 o.flush();
             }
-        } : new ConsoleProgress(System.err);
-        BenchResults res = Benchmark.run(plan, listener);
-        StringWriter text = new StringWriter();
-        PrintWriter tw = new PrintWriter(text);
-        tw.println("Peak to peak (each configuration at its best client count):");
-        table(Report.PEAK_HEADER, Report.peakRows(res)).print(tw, "  ");
-        tw.println();
-        tw.println("Every point (ratios at equal client counts):");
-        table(Report.POINT_HEADER, Report.pointRows(res)).print(tw, "  ");
-        tw.println();
-        Report.LEGEND.forEach(l -> tw.println("  " + l));
-        tw.println();
-        for (BenchResults.Check c : res.checks()) {
-            if (!c.passed()) tw.println("CHECK FAILED: " + c.what() + ": " + c.detail());
+        };
+        BenchListener listener = noProgress ? lines : ConsoleProgress.onStderr(lines);
+        if (listener == lines && !noProgress) {
+            o.println("(stderr is not a terminal: no progress bar, a line per run instead)");
+            o.flush();
         }
-        tw.println(res.passed() ? "All " + res.checks().size() + " checks passed." : "Some checks FAILED.");
-        tw.flush();
+        BenchResults res = Benchmark.run(plan, listener);
+        String text = BenchSummary.text(res);
         o.print(text);
         Map<String, Object> planJson = new LinkedHashMap<>();
         planJson.put("engines", plan.engines().stream().map(Object::toString).toList());
@@ -194,18 +203,59 @@ public final class BenchCommand implements Callable<Integer> {
         planJson.put("warehouses", warehouses);
         planJson.put("scale", scale);
         planJson.put("seed", seed);
-        List<Path> charts = ResultsWriter.write(dir, res, Environment.capture(command), planJson);
-        Files.writeString(dir.resolve("summary.txt"), command + "\n\n" + text);
+        ResultsWriter.Written written = ResultsWriter.write(dir, res, Environment.capture(command), planJson, chartWriter);
+        Files.writeString(dir.resolve("summary.txt"), BenchSummary.summaryTxt(command, text));
+        int charts = written.charts().size();
         o.println("Wrote " + dir.resolve("results.json") + ", runs.csv, points.csv, peaks.csv, summary.md, summary.txt and "
-                + charts.size() + " chart" + (charts.size() == 1 ? "" : "s") + ".");
+                + charts + " chart" + (charts == 1 ? "" : "s") + ".");
         o.flush();
+        if (written.chartsFailed()) {
+            // the results are complete: missing charts do not fail the run (its exit status is its checks')
+            PrintWriter err = spec.commandLine().getErr();
+            err.println(BenchSummary.chartWarning(dir, written.chartFailure()));
+            err.flush();
+        }
         return res.passed() ? 0 : 1;
     }
 
-    private static TextTable table(List<String> header, List<List<String>> rows) {
-        TextTable t = new TextTable(header.toArray(String[]::new));
-        for (List<String> r : rows) t.row(r.toArray());
-        return t;
+    /** One line: which driver and benchmark builds run (or ran), by the commits their builds recorded. */
+    static String builds(String driverVersion, BuildCommit driver, BuildCommit bench) {
+        return "driver " + driverVersion + " built from commit " + driver.commit() + ", benchmark built from commit " + bench.commit();
+    }
+
+    /**
+     * Makes sure the results can be written before an hour of benchmarking: creates {@code dir}
+     * (and its parents) and writes and deletes a probe file in it.
+     *
+     * @throws IllegalArgumentException saying what is in the way: a file where a folder is needed,
+     *         a folder that cannot be written, a path that cannot be created
+     */
+    static void checkOutputDir(Path dir) {
+        String what = "--out " + dir + ": ";
+        Path abs = dir.toAbsolutePath().normalize();
+        for (Path p = abs; p != null; p = p.getParent()) {
+            if (Files.exists(p) && !Files.isDirectory(p)) {
+                throw new IllegalArgumentException(what + (p.equals(abs) ? "exists and is a file, not a folder"
+                        : p + " is a file, so no folder can be created under it"));
+            }
+            if (Files.isDirectory(p)) break;
+        }
+        try {
+            Files.createDirectories(abs);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(what + "cannot create the folder (" + describe(e) + ")", e);
+        }
+        try {
+            Files.delete(Files.createTempFile(abs, ".macrodb-write-check-", ".tmp"));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(what + "cannot write in the folder (" + describe(e) + ")", e);
+        }
+    }
+
+    private static String describe(IOException e) {
+        String kind = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason() : e.getClass().getSimpleName();
+        return kind + (e instanceof java.nio.file.FileSystemException fs && fs.getFile() != null ? ": " + fs.getFile() : ": " + e.getMessage());
     }
 
     /** Checks the options and turns them into a plan; bad values are usage errors (exit 2). */
@@ -228,6 +278,9 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             List<BenchPlan.WorkloadMixes> wm = new ArrayList<>();
+            // an unprefixed mix that no workload takes is an error (the first workload's reason), not silently dropped
+            Map<String, IllegalArgumentException> refused = new LinkedHashMap<>();
+            java.util.Set<String> taken = new java.util.HashSet<>();
             for (Workload w : ws) {
                 List<Mix> ms = new ArrayList<>();
                 for (String m : mixes) {
@@ -238,12 +291,18 @@ public final class BenchCommand implements Callable<Integer> {
                     }
                     try {
                         ms.add(w.mix(m.replace(';', ',')));
+                        taken.add(m);
                     } catch (IllegalArgumentException e) {
                         if (ws.size() == 1) throw e; // with several workloads, a named mix belongs to the one that knows it
+                        refused.putIfAbsent(m, e);
                     }
                 }
                 if (ms.isEmpty()) w.defaultMixes().forEach(m -> ms.add(w.mix(m)));
                 wm.add(new BenchPlan.WorkloadMixes(w, ms));
+            }
+            for (var e : refused.entrySet()) {
+                if (!taken.contains(e.getKey())) throw new IllegalArgumentException("no workload takes --mix " + e.getKey() + ": "
+                        + e.getValue().getMessage(), e.getValue());
             }
             int r = replicas != null ? replicas : Math.max(2, Math.min(8, CORES / 2));
             List<String> cs = !configs.isEmpty() ? configs : defaultConfigs(r);
