@@ -138,6 +138,12 @@ public interface Engine {
      */
     default boolean boundsLockWaitsByCancel() { return false; }
 
+    /**
+     * How many transactions one instance of this engine should run at once (0: no limit): the
+     * starting point of per-replica admission ({@code admission=auto}).
+     */
+    default int admissionProfile() { return 0; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

@@ -41,6 +41,9 @@ public final class MacroConfig {
                 + " (the system property macrodb.applyThreads overrides the default).");
         o.put("maxLag", "How far a secondary may fall behind before new update transactions wait for it: <versions>"
                 + " (default 10000) or <N>ms of its apply work; 0 turns the bound off. Paused and failed secondaries do not count.");
+        o.put("admission", "How many transactions each replica runs at once: auto (default: the engine's profile, adapted"
+                + " to measured throughput; HSQLDB starts at 1, H2 has no limit), off, or a fixed <K>. The others wait in a fair"
+                + " queue (at most lockTimeout); a reader whose secondary is full uses another fresh one first.");
         o.put("durability", "none (default) or log:<directory>: keep the replication log and snapshots on disk; a commit returns"
                 + " once its record is there, and a restart recovers every such commit (in-memory engines only).");
         o.put("fsync", "commit (default: a commit returns after its record is forced to disk, many commits sharing one fsync)"
@@ -68,6 +71,8 @@ public final class MacroConfig {
     private final int applyThreads;
     private final long maxLagVersions;
     private final long maxLagMillis;
+    private final int admissionLimit;
+    private final boolean admissionAdaptive;
     private final boolean optimisticReads;
     private final io.macrodb.durable.DurabilityConfig durability;
     private final long stallTimeoutMillis;
@@ -107,6 +112,17 @@ public final class MacroConfig {
             throw SqlStates.rejected("optimisticReads='" + o.get("optimisticReads") + "' must be true or false");
         }
         this.optimisticReads = opt.equals("true");
+        String adm = o.getOrDefault("admission", "auto").trim().toLowerCase(Locale.ROOT);
+        if (adm.equals("auto")) {
+            this.admissionLimit = engine.admissionProfile();
+            this.admissionAdaptive = true;
+        } else if (adm.equals("off")) {
+            this.admissionLimit = 0;
+            this.admissionAdaptive = false;
+        } else {
+            this.admissionLimit = intOption(o, "admission", 0, 1, 100_000);
+            this.admissionAdaptive = false;
+        }
         this.durability = durabilityOption(o);
         this.stallTimeoutMillis = intOption(o, "stallTimeout", 30_000, 100, 3_600_000);
         String rebuild = o.getOrDefault("rebuild", "auto").trim().toLowerCase(Locale.ROOT);
@@ -287,7 +303,8 @@ public final class MacroConfig {
             // reported below
         }
         throw SqlStates.rejected(name + "='" + v + "' must be a whole number from " + min + " to " + max
-                + (name.equals("replicas") ? " (replicas counts the primary: 1 means no secondaries)" : ""));
+                + (name.equals("replicas") ? " (replicas counts the primary: 1 means no secondaries)" : "")
+                + (name.equals("admission") ? ", auto or off" : ""));
     }
 
     private static Propagation enumOption(Map<String, String> o, String name) throws SQLException {
@@ -321,6 +338,7 @@ public final class MacroConfig {
 
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,
-                applyThreads, maxLagVersions, maxLagMillis, durability, stallTimeoutMillis, autoRebuild);
+                applyThreads, maxLagVersions, maxLagMillis,
+                admissionLimit, admissionAdaptive, durability, stallTimeoutMillis, autoRebuild);
     }
 }

@@ -3,6 +3,7 @@ package io.macrodb.jdbc;
 import io.macrodb.capture.CaptureContext;
 import io.macrodb.capture.TransactionChanges;
 import io.macrodb.log.Propagation;
+import io.macrodb.replica.Admission;
 import io.macrodb.replica.Replica;
 import io.macrodb.replica.ReplicaSet;
 import io.macrodb.replica.ReplicaSets;
@@ -117,6 +118,12 @@ public final class MacroConnection implements Connection {
 
     private Tx tx = Tx.NONE;
     private Session readSession;
+    /**
+     * The admissions this connection's open transaction holds: on its read replica, or on the
+     * primary for an update transaction. Volatile: {@link #abort} hands them back from another thread.
+     */
+    private volatile Admission.Permit readPermit;
+    private volatile Admission.Permit updatePermit;
     /** The READ transaction is an undeclared one that started on a secondary and may still write. */
     private boolean optimistic;
     /** Shape of the optimistic transaction's first statement (what the learning is keyed by). */
@@ -609,7 +616,8 @@ public final class MacroConnection implements Connection {
 
     private void beginRead() throws SQLException {
         for (int attempt = 1; ; attempt++) {
-            Replica r = router.route(Math.max(lastCommitVersion, seenVersion));
+            ReadRouter.Choice choice = router.route(Math.max(lastCommitVersion, seenVersion));
+            Replica r = choice.replica();
             readWaitNanos += router.lastWaitNanos();
             Session s;
             if (r.isPrimary()) {
@@ -620,6 +628,7 @@ public final class MacroConnection implements Connection {
                     if (s == null) s = r.borrow();
                     s.sync(settings(), autoCommit);
                 } catch (SQLException e) {
+                    choice.permit().close();
                     ownSessions.remove(r);
                     if (s != null) {
                         s.markBroken();
@@ -634,6 +643,7 @@ public final class MacroConnection implements Connection {
                 hold(s);
             }
             r.readerStarted();
+            readPermit = choice.permit();
             readSession = s;
             tx = Tx.READ;
             return;
@@ -666,6 +676,9 @@ public final class MacroConnection implements Connection {
         txShape = null;
         reads.clear();
         s.replica().readerEnded();
+        Admission.Permit p = readPermit;
+        readPermit = null;
+        if (p != null) p.close();
         boolean ended = false;
         try {
             if (!s.connection().getAutoCommit()) {
@@ -686,7 +699,7 @@ public final class MacroConnection implements Connection {
 
     private void beginUpdate() throws SQLException {
         primarySession(); // opened and synced before the transaction takes its turn
-        db.beginUpdate();
+        updatePermit = db.beginUpdate();
         changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges());
         tx = Tx.UPDATE;
         savepointGeneration++;
@@ -698,7 +711,9 @@ public final class MacroConnection implements Connection {
         tx = Tx.NONE;
         namedSavepoints.clear();
         savepointGeneration++;
-        db.endUpdate();
+        Admission.Permit p = updatePermit;
+        updatePermit = null;
+        db.endUpdate(p);
     }
 
     /**
@@ -1132,7 +1147,9 @@ public final class MacroConnection implements Connection {
                 s.markBroken();
                 s.replica().release(s); // a broken session is closed, not pooled
             }
-            if (tx == Tx.UPDATE) db.endUpdate();
+            if (tx == Tx.UPDATE) db.endUpdate(updatePermit);
+            Admission.Permit reading = readPermit;
+            if (reading != null) reading.close(); // closing twice releases once: the owner may be ending it too
             ReplicaSets.release(db);
         });
     }

@@ -56,6 +56,8 @@ public class MacroDataSource implements javax.sql.DataSource {
     public void setApplyThreads(int threads) { options.put("applyThreads", Integer.toString(threads)); }
     /** {@code maxLag}: versions ({@code "10000"}), apply work ({@code "500ms"}) or {@code "0"}. */
     public void setMaxLag(String maxLag) { options.put("maxLag", maxLag); }
+    /** {@code admission}: {@code "auto"}, {@code "off"} or a fixed number of transactions per replica. */
+    public void setAdmission(String admission) { options.put("admission", admission); }
     public void setOptimisticReads(boolean on) { options.put("optimisticReads", Boolean.toString(on)); }
     /** {@code none} or {@code log:<directory>}. */
     public void setDurability(String durability) { options.put("durability", durability); }
@@ -132,6 +134,7 @@ public class MacroDataSource implements javax.sql.DataSource {
         public Builder applyGroup(int records) { ds.setApplyGroup(records); return this; }
         public Builder applyThreads(int threads) { ds.setApplyThreads(threads); return this; }
         public Builder maxLag(String maxLag) { ds.setMaxLag(maxLag); return this; }
+        public Builder admission(String admission) { ds.setAdmission(admission); return this; }
         public Builder engineProperty(String key, String value) { ds.setEngineProperty(key, value); return this; }
         public Builder optimisticReads(boolean on) { ds.setOptimisticReads(on); return this; }
         /** Keeps the log and snapshots in {@code directory}: commits survive the process. */

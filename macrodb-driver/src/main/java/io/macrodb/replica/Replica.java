@@ -34,6 +34,7 @@ public final class Replica {
     private volatile ReplicaState state = ReplicaState.STARTING;
     private volatile String stateReason = "starting";
     private volatile Applier applier;
+    private volatile Admission admission = Admission.unlimited();
 
     Replica(int index, String url, Properties connectProperties, Engine engine, long lockTimeoutMillis, long version) {
         this.index = index;
@@ -92,6 +93,10 @@ public final class Replica {
         double rate = a == null || a.isPaused() ? 0 : a.applyRate();
         return rate <= 0 ? Long.MAX_VALUE : (long) Math.min(Long.MAX_VALUE, lag / rate);
     }
+
+    /** How many transactions this replica runs at once, and the queue of those waiting. */
+    public Admission admission() { return admission; }
+    void admit(Admission a) { this.admission = a; }
 
     Applier applier() { return applier; }
     void attach(Applier a) { this.applier = a; }

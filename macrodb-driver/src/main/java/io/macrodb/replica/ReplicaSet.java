@@ -171,6 +171,7 @@ public final class ReplicaSet {
         Engine engine = cfg.engine();
         String unique = "macrodb_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         Replica primary = new Replica(0, cfg.url().jdbcUrl(), cfg.connectProperties(), engine, cfg.lockTimeoutMillis(), 0);
+        primary.admit(admission(cfg));
         if (cfg.durability() != null && !cfg.url().inMemory()) {
             throw new SQLException("MacroDB: durability=log makes in-memory engines durable, and " + cfg.url().jdbcUrl()
                     + " is a file database that persists by itself; drop the durability option or use a mem: URL", "08001");
@@ -242,6 +243,11 @@ public final class ReplicaSet {
         return rs;
     }
 
+    /** A replica's admission as configured: adaptive up to the machine's processors. */
+    private static Admission admission(ReplicaSetConfig cfg) {
+        return new Admission(cfg.admissionLimit(), cfg.admissionAdaptive(), Runtime.getRuntime().availableProcessors());
+    }
+
     /**
      * Builds secondary {@code index} as a new in-memory database named after {@code name}: a copy of
      * {@code source} (which holds the state of {@code start}), then an applier that pulls the log
@@ -252,6 +258,7 @@ public final class ReplicaSet {
         Engine engine = config.engine();
         Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index), config.connectProperties(), engine,
                 config.lockTimeoutMillis(), start.version());
+        r.admit(admission(config));
         Connection ac = r.open();
         CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
         try {
@@ -594,6 +601,8 @@ public final class ReplicaSet {
     /** The schema a new session starts in. */
     public String defaultSchema() { return defaultSchema; }
 
+    private static int limitOf(Replica r) { return r.admission().isLimited() ? r.admission().limit() : 0; }
+
     /** The replication log (tests of what it keeps reachable). */
     ReplicationLog log() { return log; }
 
@@ -605,7 +614,8 @@ public final class ReplicaSet {
                 || other.stallTimeoutMillis() != config.stallTimeoutMillis() || other.autoRebuild() != config.autoRebuild()
                 || other.lockTimeoutMillis() != config.lockTimeoutMillis() || other.applyGroup() != config.applyGroup()
                 || other.applyThreads() != config.applyThreads() || other.maxLagVersions() != config.maxLagVersions()
-                || other.maxLagMillis() != config.maxLagMillis()
+                || other.maxLagMillis() != config.maxLagMillis() || other.admissionLimit() != config.admissionLimit()
+                || other.admissionAdaptive() != config.admissionAdaptive()
                 || !java.util.Objects.equals(other.durability(), config.durability())) {
             throw new SQLException("MacroDB: " + config.url().jdbcUrl() + " is already open with replicas="
                     + config.replicas() + "&propagation=" + config.propagation().name().toLowerCase(java.util.Locale.ROOT)
@@ -662,8 +672,13 @@ public final class ReplicaSet {
 
     // ---------------------------------------------------------------- update transactions
 
-    /** Called when an update transaction starts on the primary. */
-    public void beginUpdate() throws SQLException {
+    /**
+     * Called when an update transaction starts on the primary: waits for the lag bound, the writer
+     * turn (statement mode), the primary's admission and the update gate, in that order.
+     *
+     * @return the primary's admission, to hand back to {@link #endUpdate}
+     */
+    public Admission.Permit beginUpdate() throws SQLException {
         if (closed) throw new SQLException("MacroDB: the replica set was shut down", "08003");
         awaitPrimary();
         holdBackWhileLagging();
@@ -680,9 +695,13 @@ public final class ReplicaSet {
                         + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", "57014", e);
             }
         }
+        Admission.Permit permit = null;
         try {
+            permit = primary.admission().enter(config.lockTimeoutMillis(), "the primary");
             updateGate.enter(config.lockTimeoutMillis());
-        } catch (SQLException e) {
+            return permit;
+        } catch (SQLException | RuntimeException e) {
+            if (permit != null) permit.close();
             if (config.propagation() == Propagation.STATEMENT) writerToken.release();
             throw e;
         }
@@ -744,8 +763,9 @@ public final class ReplicaSet {
     }
 
     /** Called when an update transaction ends (commit or rollback), exactly once per {@link #beginUpdate}. */
-    public void endUpdate() {
+    public void endUpdate(Admission.Permit permit) {
         updateGate.leave();
+        if (permit != null) permit.close();
         if (config.propagation() == Propagation.STATEMENT) writerToken.release();
     }
 
@@ -1009,14 +1029,15 @@ public final class ReplicaSet {
         long pv = version();
         List<ReplicaStatus> out = new ArrayList<>();
         out.add(new ReplicaStatus(primary.index(), "primary", primary.url(), primary.state(), primary.stateReason(), pv, 0, 0,
-                primary.activeReaders(), 0, 0, 0, 0, 0, 0));
+                primary.activeReaders(), 0, 0, 0, 0, 0, 0, limitOf(primary), primary.admission().waited()));
         for (int i = 0; i < versions.length; i++) {
             Replica r = secondaries.get(i);
             Applier a = r.applier();
             out.add(new ReplicaStatus(r.index(), "secondary", r.url(), r.state(), r.stateReason(), versions[i],
                     pv - versions[i], r.stalenessNanos() / 1e6, r.activeReaders(),
                     a == null ? 0 : a.appliedRecords(), a == null ? 0 : a.groups(), a == null ? 0 : a.retries(),
-                    a == null ? 0 : a.threads(), a == null ? 0 : a.parallelBatches(), a == null ? 0 : a.parallelRedos()));
+                    a == null ? 0 : a.threads(), a == null ? 0 : a.parallelBatches(), a == null ? 0 : a.parallelRedos(),
+                    limitOf(r), r.admission().waited()));
         }
         return out;
     }

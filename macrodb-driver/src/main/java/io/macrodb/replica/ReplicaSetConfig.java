@@ -16,11 +16,14 @@ import java.util.Properties;
  * @param applyThreads     engine sessions each secondary applies the log with (1: one, in order)
  * @param maxLagVersions   versions a secondary may be behind before update transactions wait for it (0: no bound)
  * @param maxLagMillis     the same bound as apply work in milliseconds (0: none)
+ * @param admissionLimit   transactions each replica runs at once (0: no limit)
+ * @param admissionAdaptive whether that limit follows measured throughput
  * @param durability       the durable log and snapshots, or null for none
  * @param stallTimeoutMillis how long a secondary may be behind without progress before it leaves the rotation
  * @param autoRebuild      whether a failed secondary is rebuilt automatically
  */
 public record ReplicaSetConfig(Engine engine, EngineUrl url, Properties connectProperties, int replicas,
                                Propagation propagation, long lockTimeoutMillis, int applyGroup,
-                               int applyThreads, long maxLagVersions, long maxLagMillis, io.macrodb.durable.DurabilityConfig durability, long stallTimeoutMillis, boolean autoRebuild) {
+                               int applyThreads, long maxLagVersions, long maxLagMillis,
+                               int admissionLimit, boolean admissionAdaptive, io.macrodb.durable.DurabilityConfig durability, long stallTimeoutMillis, boolean autoRebuild) {
 }

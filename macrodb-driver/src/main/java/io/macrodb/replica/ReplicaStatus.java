@@ -12,8 +12,11 @@ package io.macrodb.replica;
  * @param parallelBatches batches whose units several sessions applied at once
  * @param parallelRedos   units of those that were rolled back and applied again (a conflict the
  *                        writesets did not see, or a unit behind one that failed)
+ * @param admissionLimit  transactions this replica runs at once now (0: no limit)
+ * @param admissionWaits  transactions that queued for admission here
  */
 public record ReplicaStatus(int index, String role, String url, ReplicaState state, String stateReason, long version,
                             long lag, double stalenessMillis, int activeReaders, long appliedRecords, long applyGroups,
-                            long applyRetries, int applyThreads, long parallelBatches, long parallelRedos) {
+                            long applyRetries, int applyThreads, long parallelBatches, long parallelRedos,
+                            int admissionLimit, long admissionWaits) {
 }

@@ -1,8 +1,10 @@
 package io.macrodb.route;
 
+import io.macrodb.replica.Admission;
 import io.macrodb.replica.Replica;
 import io.macrodb.replica.ReplicaSet;
 
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +15,10 @@ import java.util.concurrent.TimeUnit;
  * {@code maxWaitMillis}, and if it is still behind the transaction runs on the primary, which is
  * always fresh. Waiting longer than a read would take on the primary gains nothing: under an
  * update-heavy mix this is what keeps reads from queueing behind the appliers.
+ *
+ * <p>Admission: the transaction is admitted to the replica it runs on (at most that replica's
+ * limit run at once). A secondary that is fresh but full is passed over for another fresh one with
+ * room; only when every fresh one is full does the reader wait, in line, at the balancer's choice.
  */
 public final class ReadRouter {
     private final ReplicaSet replicas;
@@ -40,11 +46,31 @@ public final class ReadRouter {
     /** How long the last {@link #route} waited for a secondary to catch up (0 when it did not wait). */
     public long lastWaitNanos() { return lastWaitNanos; }
 
+    /** Where a read-only transaction runs, and its admission there (to close when it ends). */
+    public record Choice(Replica replica, Admission.Permit permit) {}
+
     /**
      * @param sessionVersion version of the calling connection's last commit
-     * @return the replica to run on: a secondary fresh enough, or the primary
+     * @return the replica to run on (a secondary fresh enough, or the primary), admitted
+     * @throws SQLException 40001 if the replica's admission queue did not let it in within lockTimeout
      */
-    public Replica route(long sessionVersion) {
+    public Choice route(long sessionVersion) throws SQLException {
+        Replica r = choose(sessionVersion);
+        Admission.Permit p = r.admission().tryEnter();
+        if (p != null) return new Choice(r, p);
+        if (!r.isPrimary()) {
+            long required = consistency.requiredVersion(replicas.version(), sessionVersion);
+            for (Replica other : replicas.secondaries()) {
+                if (other == r || !other.isActive() || other.version() < required) continue;
+                p = other.admission().tryEnter();
+                if (p != null) return new Choice(other, p);
+            }
+        }
+        long timeout = replicas.config().lockTimeoutMillis();
+        return new Choice(r, r.admission().enter(timeout, r.isPrimary() ? "the primary" : r.toString()));
+    }
+
+    private Replica choose(long sessionVersion) {
         lastWaitNanos = 0;
         List<Replica> secondaries = replicas.secondaries();
         if (secondaries.isEmpty()) {
