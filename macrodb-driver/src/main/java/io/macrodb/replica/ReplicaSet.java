@@ -917,9 +917,13 @@ public final class ReplicaSet {
         // With one replica and no log every read runs on the primary: there is nothing to wait for,
         // and taking the commit lock at the end of every read would only contend with committers.
         if (!shipsChanges()) return;
+        // Every commit the engine has made has a version up to the newest handed out; those publish
+        // in order once their engine commits end, which never wait for MacroDB.
         long handedOut = order.lastTicket();
         Replica p = primary;
-        p.gate().await(handedOut, TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis()), p::isActive);
+        while (!p.gate().await(handedOut, TimeUnit.MILLISECONDS.toNanos(100), p::isActive)) {
+            if (!p.isActive() || p != primary || closed) break; // failover publishes what was committed on the new primary
+        }
         DurableLog durable = durableLog;
         if (durable != null) {
             // and on disk: what a reader saw must not be taken back by a crash
