@@ -172,4 +172,94 @@ class ParallelApplyTest {
             TestDb.assertConverged(c);
         }
     }
+
+    /**
+     * Through MacroDB, under load: one writer commits transaction k (row k into one of three tables)
+     * only after transaction k-1's commit returned, while a second writer keeps the secondaries
+     * busy with larger transactions of its own. Read-only transactions, wherever they run, must never
+     * see row k without every row before it: a later transaction without an earlier one that
+     * committed before the later one began.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void readersNeverSeeALaterTransactionWithoutAnEarlierOne(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=3&applyThreads=4&applyGroup=16&admission=off");
+        try (Connection c = TestDb.open(url)) {
+            MacroConnection mc = TestDb.macro(c);
+            try (Statement s = c.createStatement()) {
+                for (String t : List.of("a", "b", "c")) s.execute("CREATE TABLE " + t + " (id INT PRIMARY KEY)");
+                s.execute("CREATE TABLE noise (id INT PRIMARY KEY, v VARCHAR(100))");
+            }
+            long stopAt = System.nanoTime() + 3_000_000_000L;
+            AtomicReference<String> failure = new AtomicReference<>();
+            AtomicLong ordered = new AtomicLong();
+            AtomicLong reads = new AtomicLong();
+            Thread writer = new Thread(() -> {
+                try (Connection w = TestDb.open(url); Statement s = w.createStatement()) {
+                    for (int k = 1; System.nanoTime() < stopAt && failure.get() == null; k++) {
+                        s.execute("INSERT INTO " + "abc".charAt(k % 3) + " VALUES (" + k + ")");
+                        ordered.set(k);
+                    }
+                } catch (SQLException e) {
+                    failure.compareAndSet(null, "writer: " + e);
+                }
+            }, "ordered-writer");
+            Thread noise = new Thread(() -> {
+                try (Connection w = TestDb.open(url)) {
+                    w.setAutoCommit(false);
+                    try (PreparedStatement ps = w.prepareStatement("INSERT INTO noise VALUES (?, ?)")) {
+                        for (int i = 0; System.nanoTime() < stopAt && failure.get() == null; i++) {
+                            for (int j = 0; j < 20; j++) {
+                                ps.setInt(1, i * 20 + j);
+                                ps.setString(2, "x".repeat(50));
+                                ps.addBatch();
+                            }
+                            ps.executeBatch();
+                            w.commit();
+                        }
+                    }
+                } catch (SQLException e) {
+                    failure.compareAndSet(null, "noise writer: " + e);
+                }
+            }, "noise-writer");
+            Thread reader = new Thread(() -> {
+                try (Connection r = TestDb.open(url)) {
+                    r.setReadOnly(true);
+                    r.setAutoCommit(false);
+                    r.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+                    try (Statement s = r.createStatement()) {
+                        while (System.nanoTime() < stopAt && failure.get() == null) {
+                            long committedBefore = ordered.get();
+                            try (ResultSet rs = s.executeQuery("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM"
+                                    + " (SELECT id FROM a UNION ALL SELECT id FROM b UNION ALL SELECT id FROM c) x")) {
+                                rs.next();
+                                long count = rs.getLong(1);
+                                long max = rs.getLong(2);
+                                if (count != max) failure.set("a reader saw " + count + " rows with ids up to " + max);
+                                else if (max < committedBefore) {
+                                    failure.set("a reader saw rows up to " + max + " after " + committedBefore + " had committed");
+                                }
+                            }
+                            r.commit();
+                            reads.incrementAndGet();
+                        }
+                    }
+                } catch (SQLException e) {
+                    failure.compareAndSet(null, "reader: " + e);
+                }
+            }, "ordered-reader");
+            writer.start();
+            noise.start();
+            reader.start();
+            writer.join(30_000);
+            noise.join(30_000);
+            reader.join(30_000);
+            assertNull(failure.get(), () -> failure.get() + " (" + reads.get() + " reads, " + mc.replicaStatus() + ")");
+            assertTrue(reads.get() > 0 && ordered.get() > 0);
+            assertTrue(mc.readWaits().onSecondaries() > 0, () -> "no read ran on a secondary: " + mc.readWaits());
+            System.out.println(engine + ": " + reads.get() + " reads, up to row " + ordered.get() + ", " + mc.readWaits()
+                    + ", " + mc.replicaStatus());
+            TestDb.assertConverged(c);
+        }
+    }
 }
