@@ -51,6 +51,7 @@ class ParallelApplyTest {
             try (Statement s = c.createStatement()) {
                 for (String t : List.of("a", "b", "c")) s.execute("CREATE TABLE " + t + " (id INT PRIMARY KEY, pad VARCHAR(100))");
             }
+            assertTrue(mc.replicaSet().awaitCaughtUp(10_000)); // the reader below needs the tables there
             mc.replicaSet().pauseApplying(1, true);
             c.setAutoCommit(false);
             try (PreparedStatement a = c.prepareStatement("INSERT INTO a VALUES (?, ?)");

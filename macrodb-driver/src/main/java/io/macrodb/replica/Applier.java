@@ -308,6 +308,7 @@ final class Applier implements Runnable {
                 if (failure != null) {
                     retries.incrementAndGet();
                     parallelRedos.addAndGet(n - i);
+                    if (i > 0) retireLane(i); // its session may be what failed: the next batch opens a new one
                     Unit u = units.get(i);
                     // in order and alone: a unique value moved between rows of different units, or a
                     // lock one of them held; the usual retries decide whether the record cannot apply
@@ -430,6 +431,18 @@ final class Applier implements Runnable {
         }
     }
 
+    private void retireLane(int i) {
+        Lane lane = lanes[i];
+        lanes[i] = null;
+        if (lane == null) return;
+        lane.writer.close();
+        try {
+            lane.session.close();
+        } catch (SQLException ignored) {
+            // it may be broken: that is why it goes
+        }
+    }
+
     private static void rollbackQuietly(Lane lane) {
         try {
             lane.session.rollback();
@@ -511,8 +524,20 @@ final class Applier implements Runnable {
         applyRate = old == 0 ? rate : 0.8 * old + 0.2 * rate;
     }
 
-    /** Writes records {@code first..last} through {@code w}, uncommitted; returns whether one changed the schema. */
+    /** Off with {@code -Dmacrodb.groupCompaction=false}, to measure what compaction saves. */
+    private static final boolean COMPACT = !"false".equalsIgnoreCase(System.getProperty("macrodb.groupCompaction"));
+
+    /**
+     * Writes records {@code first..last} through {@code w}, uncommitted; returns whether one changed
+     * the schema. A group of plain row changes is written as its net effect per row
+     * ({@link GroupCompaction}): a row several records wrote is written once.
+     */
     private static boolean applyRecords(RowWriter w, ChangeRecord first, ChangeRecord last, boolean safe) throws SQLException {
+        java.util.List<Change> net = COMPACT ? GroupCompaction.of(first, last) : null;
+        if (net != null) {
+            for (Change c : net) w.apply((RowChanges) c, safe);
+            return false;
+        }
         boolean ddl = false;
         for (ChangeRecord r = first; ; r = r.next()) {
             for (Change c : r.changes()) {

@@ -782,8 +782,9 @@ public final class ReplicaSet {
             awaitPublished(); // it may have read a commit whose version is being published right now
             return 0;
         }
+        if (!shipsChanges()) return commitUnshipped(session);
         DurableLog durable = durableLog;
-        List<Change> built = shipsChanges() ? changes.build(c, session) : List.of();
+        List<Change> built = changes.build(c, session);
         if (changes.usesSequences() && !built.isEmpty()) {
             Map<String, Long> next = config.engine().sequencePositions(c);
             if (!next.isEmpty()) {
@@ -830,6 +831,25 @@ public final class ReplicaSet {
         long v = ticket.version();
         if (durable != null) awaitDurable(durable, v);
         return v;
+    }
+
+    /**
+     * A database that ships nothing (one replica, no log): no replica replays its commits, so their
+     * versions need not follow the engine's order. The engine commits first, with no lock held,
+     * and the commit is then numbered: a committer never waits for another's engine commit.
+     */
+    private long commitUnshipped(Session session) throws SQLException {
+        try {
+            session.connection().commit();
+        } catch (SQLException e) {
+            if (config.engine().isEngineGone(e)) primaryGone(session.replica(), "its engine is gone: " + e.getMessage());
+            throw e;
+        }
+        try {
+            return order.sequenceNow(List.of(), null);
+        } catch (IOException e) {
+            throw new IllegalStateException("no durable log to fail", e);
+        }
     }
 
     /** Returns when record {@code v} is on disk; counts towards the next snapshot. */

@@ -1,0 +1,152 @@
+package io.macrodb.replica;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.log.Change;
+import io.macrodb.log.ChangeRecord;
+import io.macrodb.log.ReplicationLog;
+import io.macrodb.log.RowChanges;
+import io.macrodb.log.StatementChange;
+import io.macrodb.log.TableShape;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Group apply writes a row that several records of the group wrote once, with its final image. */
+class GroupCompactionTest {
+    private static final TableShape T = new TableShape("PUBLIC", "T", List.of("ID", "V"), new int[] {0}, new int[] {1}, 2,
+            false, null, List.of(), null, null);
+
+    private static List<Object[]> rows(Object[]... r) { return Arrays.asList(r); }
+
+    private static ChangeRecord[] chain(List<List<Change>> records) {
+        ReplicationLog log = new ReplicationLog(0);
+        ChangeRecord first = null;
+        ChangeRecord last = null;
+        for (List<Change> changes : records) {
+            last = new ChangeRecord(log.lastVersion() + 1, 0, changes);
+            log.append(last);
+            if (first == null) first = last;
+        }
+        return new ChangeRecord[] {first, last};
+    }
+
+    private static String show(List<Object[]> rows) {
+        List<String> out = new ArrayList<>();
+        for (Object[] r : rows) out.add(Arrays.toString(r));
+        return out.toString();
+    }
+
+    @Test void eachRowIsWrittenOnceWithItsFinalImage() {
+        ChangeRecord[] g = chain(List.of(
+                List.of(new RowChanges(T, List.of(), List.of(), rows(new Object[] {1, "a"}, new Object[] {4, "d"}))), // insert 1, 4
+                List.of(new RowChanges(T, List.of(), rows(new Object[] {1, "a2"}, new Object[] {2, "b2"}), List.of())), // update 1, 2
+                List.of(new RowChanges(T, rows(new Object[] {1L}, new Object[] {3}), rows(new Object[] {2L, "b3"}), List.of())),
+                List.of(new RowChanges(T, List.of(), rows(new Object[] {4, "d2"}), rows(new Object[] {3, "c4"})))));
+        List<Change> net = GroupCompaction.of(g[0], g[1]);
+        assertEquals(1, net.size());
+        RowChanges rc = (RowChanges) net.get(0);
+        // 1: inserted, updated, deleted (as a Long key): nothing. 2: updated twice: one update, last image.
+        // 3: deleted then inserted: an update. 4: inserted then updated: an insert with the final image.
+        assertEquals("[]", show(rc.deletes()));
+        assertEquals("[[2, b3], [3, c4]]", show(rc.updates()));
+        assertEquals("[[4, d2]]", show(rc.inserts()));
+    }
+
+    @Test void groupsThatAreNotPlainKeyedRowsOrWriteEveryRowOnceAreLeftAlone() {
+        ChangeRecord[] once = chain(List.of(
+                List.of(new RowChanges(T, List.of(), List.of(), rows(new Object[] {1, "a"}))),
+                List.of(new RowChanges(T, List.of(), List.of(), rows(new Object[] {2, "b"})))));
+        assertNull(GroupCompaction.of(once[0], once[1]));
+        ChangeRecord[] statement = chain(List.of(
+                List.of(new RowChanges(T, List.of(), List.of(), rows(new Object[] {1, "a"}))),
+                List.of(new StatementChange("UPDATE T SET V = 'x'", new Object[0], false, null)),
+                List.of(new RowChanges(T, List.of(), rows(new Object[] {1, "b"}), List.of()))));
+        assertNull(GroupCompaction.of(statement[0], statement[1]));
+        ChangeRecord[] replace = chain(List.of(
+                List.of(new RowChanges(T, List.of(), rows(new Object[] {1, "a"}), List.of())),
+                List.of(RowChanges.replace(T, rows(new Object[] {1}, new Object[] {2}), rows(new Object[] {2, "a"})))));
+        assertNull(GroupCompaction.of(replace[0], replace[1]));
+    }
+
+    /** A backlog of hot rows and rows inserted and deleted again, applied in groups, converges. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"h2", "hsqldb"})
+    void aCompactedBacklogConverges(String engine) throws Exception {
+        long seed = TestDb.seed("group compaction " + engine);
+        Random random = new Random(seed);
+        String url = TestDb.url(engine, "replicas=2&applyThreads=1&applyGroup=64");
+        try (Connection c = TestDb.open(url)) {
+            MacroConnection mc = TestDb.macro(c);
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE hot (id INT PRIMARY KEY, n BIGINT, note VARCHAR(40) UNIQUE)");
+                s.execute("CREATE TABLE churn (id INT PRIMARY KEY, v VARCHAR(40))");
+                for (int i = 0; i < 10; i++) s.execute("INSERT INTO hot VALUES (" + i + ", 0, 'n" + i + "')");
+            }
+            assertTrue(mc.replicaSet().awaitCaughtUp(10_000));
+            mc.replicaSet().pauseApplying(1, true);
+            c.setAutoCommit(false);
+            try (PreparedStatement bump = c.prepareStatement("UPDATE hot SET n = n + 1 WHERE id = ?");
+                 PreparedStatement swap = c.prepareStatement("UPDATE hot SET note = CASE WHEN id = ? THEN 'tmp' ELSE note END");
+                 PreparedStatement ins = c.prepareStatement("INSERT INTO churn VALUES (?, ?)");
+                 PreparedStatement del = c.prepareStatement("DELETE FROM churn WHERE id = ?");
+                 PreparedStatement upd = c.prepareStatement("UPDATE churn SET v = ? WHERE id = ?")) {
+                for (int k = 0; k < 600; k++) {
+                    bump.setInt(1, random.nextInt(10));
+                    bump.executeUpdate();
+                    int id = random.nextInt(30);
+                    switch (random.nextInt(3)) {
+                        case 0 -> {
+                            del.setInt(1, id);
+                            del.executeUpdate();
+                            ins.setInt(1, id);
+                            ins.setString(2, "k" + k);
+                            ins.executeUpdate();
+                        }
+                        case 1 -> {
+                            del.setInt(1, id);
+                            del.executeUpdate();
+                        }
+                        default -> {
+                            upd.setString(1, "u" + k);
+                            upd.setInt(2, id);
+                            if (upd.executeUpdate() == 0) {
+                                ins.setInt(1, id);
+                                ins.setString(2, "i" + k);
+                                ins.executeUpdate();
+                            }
+                        }
+                    }
+                    if (k % 50 == 0) { // move a unique value around: note of row a goes to row b through 'tmp'
+                        int a = random.nextInt(10);
+                        swap.setInt(1, a);
+                        swap.executeUpdate();
+                        c.commit();
+                        try (Statement s = c.createStatement()) {
+                            s.execute("UPDATE hot SET note = 'n" + a + "' WHERE id = " + a);
+                        }
+                    }
+                    c.commit();
+                }
+            } finally {
+                c.setAutoCommit(true);
+            }
+            mc.replicaSet().pauseApplying(1, false);
+            TestDb.assertConverged(c);
+            ReplicaStatus s = mc.replicaSet().status().get(1);
+            assertTrue(s.applyGroups() < s.appliedRecords(), () -> "no group was applied: " + s);
+        }
+    }
+}
