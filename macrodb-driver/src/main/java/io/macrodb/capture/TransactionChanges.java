@@ -1,10 +1,15 @@
 package io.macrodb.capture;
 
+import io.macrodb.engine.CaptureContext;
+import io.macrodb.engine.EngineTemporal;
+import io.macrodb.engine.Values;
 import io.macrodb.log.Propagation;
 import io.macrodb.log.Change;
 import io.macrodb.log.RowChanges;
 import io.macrodb.log.StatementChange;
 import io.macrodb.log.TableShape;
+import io.macrodb.replica.PendingChanges;
+import io.macrodb.replica.StatementCache;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -53,7 +58,7 @@ import java.util.Objects;
  * through java.sql.Date/Timestamp and the JVM's time zone, which shift dates before 1582 and local
  * times in a daylight-saving gap), binary values as byte arrays.
  */
-public final class TransactionChanges extends CaptureContext {
+public final class TransactionChanges extends CaptureContext implements PendingChanges {
     private final Propagation propagation;
     private final ShapeResolver shapes;
     private static final boolean VERIFY_IMAGES = Boolean.getBoolean("macrodb.verifyTriggerImages");

@@ -94,7 +94,7 @@ public final class Catalog {
      * value handed out), though metadata shows them as plain identity columns without a default.
      */
     private static List<String> sequenceColumns(Connection c, String schema, String table) throws SQLException {
-        if (!io.macrodb.capture.Values.isHsqldb(c)) return List.of();
+        if (!io.macrodb.engine.Values.isHsqldb(c)) return List.of();
         List<String> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.SYSTEM_COLUMN_SEQUENCE_USAGE"
                 + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {

@@ -43,10 +43,10 @@ public final class Checksums {
                 java.util.List<String> rows = new java.util.ArrayList<>();
                 try (ResultSet rs = st.executeQuery("SELECT " + cols + " FROM " + t.qualifiedName())) {
                     int n = stored.size();
-                    boolean hsqldb = io.macrodb.capture.Values.isHsqldb(c);
+                    boolean hsqldb = io.macrodb.engine.Values.isHsqldb(c);
                     MessageDigest row = newDigest();
                     while (rs.next()) {
-                        for (int i = 1; i <= n; i++) update(row, render(io.macrodb.capture.Values.read(rs, i, stored.get(i - 1).type(), hsqldb)));
+                        for (int i = 1; i <= n; i++) update(row, render(io.macrodb.engine.Values.read(rs, i, stored.get(i - 1).type(), hsqldb)));
                         rows.add(HexFormat.of().formatHex(row.digest()));
                     }
                 }

@@ -1,8 +1,6 @@
 package io.macrodb.engine;
 
 import io.macrodb.log.Propagation;
-
-import io.macrodb.capture.H2CaptureTrigger;
 import io.macrodb.log.TableShape;
 import io.macrodb.sql.Dialect;
 

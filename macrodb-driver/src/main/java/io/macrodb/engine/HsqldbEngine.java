@@ -2,7 +2,6 @@ package io.macrodb.engine;
 
 import io.macrodb.log.Propagation;
 
-import io.macrodb.capture.HsqldbCaptureTrigger;
 import io.macrodb.log.TableShape;
 import io.macrodb.sql.Dialect;
 

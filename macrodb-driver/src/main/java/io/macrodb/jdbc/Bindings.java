@@ -1,6 +1,6 @@
 package io.macrodb.jdbc;
 
-import io.macrodb.capture.Values;
+import io.macrodb.engine.Values;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,6 @@
 package io.macrodb.jdbc;
 
-import io.macrodb.capture.CaptureContext;
+import io.macrodb.engine.CaptureContext;
 import io.macrodb.capture.TransactionChanges;
 import io.macrodb.log.Propagation;
 import io.macrodb.replica.Admission;

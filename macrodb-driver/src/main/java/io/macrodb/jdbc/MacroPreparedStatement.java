@@ -11,7 +11,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import io.macrodb.capture.Values;
+import io.macrodb.engine.Values;
 
 /**
  * A prepared statement that is not bound to a replica. Parameters are kept here ({@link Bindings})

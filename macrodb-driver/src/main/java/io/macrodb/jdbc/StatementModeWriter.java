@@ -100,7 +100,7 @@ final class StatementModeWriter {
         try (Statement st = s.connection().createStatement();
              ResultSet rs = st.executeQuery("VALUES (" + expression + ")")) {
             rs.next();
-            return io.macrodb.capture.Values.detach(rs.getObject(1));
+            return io.macrodb.engine.Values.detach(rs.getObject(1));
         }
     }
 

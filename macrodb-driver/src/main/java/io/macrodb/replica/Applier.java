@@ -1,6 +1,6 @@
 package io.macrodb.replica;
 
-import io.macrodb.capture.CaptureContext;
+import io.macrodb.engine.CaptureContext;
 import io.macrodb.engine.Engine;
 import io.macrodb.log.Change;
 import io.macrodb.log.ChangeRecord;

@@ -1,7 +1,6 @@
 package io.macrodb.replica;
 
-import io.macrodb.capture.CaptureContext;
-import io.macrodb.capture.TransactionChanges;
+import io.macrodb.engine.CaptureContext;
 import io.macrodb.durable.DurableLog;
 import io.macrodb.durable.RecordCodec;
 import io.macrodb.durable.SnapshotStore;
@@ -775,7 +774,7 @@ public final class ReplicaSet {
      *
      * @return the new database version, or 0 if the transaction changed nothing
      */
-    public long commit(Session session, TransactionChanges changes) throws SQLException {
+    public long commit(Session session, PendingChanges changes) throws SQLException {
         Connection c = session.connection();
         if (changes.isEmpty()) {
             c.commit();

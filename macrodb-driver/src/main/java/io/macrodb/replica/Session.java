@@ -12,7 +12,7 @@ import java.util.Objects;
  * session when the session is first used for it ({@link #sync}), not on every replica eagerly.
  * A session is used by one client connection at a time.
  */
-public final class Session implements io.macrodb.capture.StatementCache {
+public final class Session implements io.macrodb.replica.StatementCache {
     private final Replica replica;
     private final Connection connection;
     private int isolation = -1;

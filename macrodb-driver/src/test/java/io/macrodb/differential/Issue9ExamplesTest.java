@@ -249,11 +249,11 @@ class Issue9ExamplesTest {
                     Target.Macro macro = (Target.Macro) actual;
                     String url = macro.macro().replicaSet().secondaries().get(1).url();
                     // as an applier would, so that the secondary's own capture trigger lets the write through
-                    io.macrodb.capture.CaptureContext prev = io.macrodb.capture.CaptureContext.enter(io.macrodb.capture.CaptureContext.APPLYING);
+                    io.macrodb.engine.CaptureContext prev = io.macrodb.engine.CaptureContext.enter(io.macrodb.engine.CaptureContext.APPLYING);
                     try (Connection c = java.sql.DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement()) {
                         s.execute("UPDATE t SET tz = tz + INTERVAL '1' MINUTE"); // the offset stays, the instant moves
                     } finally {
-                        io.macrodb.capture.CaptureContext.restore(prev);
+                        io.macrodb.engine.CaptureContext.restore(prev);
                     }
                 }));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("secondary 2, table T"), e::getMessage);

@@ -1,4 +1,4 @@
-package io.macrodb.capture;
+package io.macrodb.engine;
 
 /**
  * A date or time value as an engine stores it, handed over by a trigger that has no JDBC type to

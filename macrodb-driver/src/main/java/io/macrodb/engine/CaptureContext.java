@@ -1,4 +1,4 @@
-package io.macrodb.capture;
+package io.macrodb.engine;
 
 import java.sql.SQLException;
 

@@ -1,4 +1,4 @@
-package io.macrodb.capture;
+package io.macrodb.replica;
 
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,0 +1,26 @@
+package io.macrodb.replica;
+
+import io.macrodb.log.Change;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * What an open update transaction changed, as the commit path needs it. Capture produces it
+ * ({@code io.macrodb.capture.TransactionChanges}); the replica set turns it into a log record at
+ * commit without knowing how the changes were captured.
+ */
+public interface PendingChanges {
+    /** Whether the transaction changed nothing (its commit takes no version). */
+    boolean isEmpty();
+
+    /** Whether it drew from a sequence (the record then carries the sequences' positions). */
+    boolean usesSequences();
+
+    /**
+     * The changes to log, read inside the still-open transaction on {@code c} (row images) with
+     * statements from {@code cache}.
+     */
+    List<Change> build(Connection c, StatementCache cache) throws SQLException;
+}
