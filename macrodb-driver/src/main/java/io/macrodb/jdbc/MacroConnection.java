@@ -235,7 +235,7 @@ public final class MacroConnection implements Connection {
                             + gone.stateReason() + "); nothing was changed, retry it", null);
                 }
                 if (optimistic && (write || !c.pureRead() || !trackable)) {
-                    promote();
+                    moveToPrimary();
                     return new Target(primary, true);
                 }
                 if (write) throw readOnlyViolation(sql);
@@ -288,7 +288,7 @@ public final class MacroConnection implements Connection {
      * (open result sets read on from the primary). Different results: it fails with 40001 and
      * nothing has changed anywhere.
      */
-    private void promote() throws SQLException {
+    private void moveToPrimary() throws SQLException {
         Session secondary = readSession;
         String shape = txShape;
         List<TrackedRead> todo = new ArrayList<>(reads);
@@ -473,7 +473,7 @@ public final class MacroConnection implements Connection {
             throw SqlStates.unsupported("statement propagation replays SQL, and a change made through an updatable result set"
                     + " has none; use an UPDATE statement, or connect with propagation=row");
         }
-        if (tx == Tx.READ && optimistic) promote();
+        if (tx == Tx.READ && optimistic) moveToPrimary();
         if (readOnly || tx == Tx.READ) throw readOnlyViolation("(a change through an updatable result set)");
         if (tx == Tx.NONE) beginUpdate();
         run(new Target(primary, true), s -> {
@@ -881,7 +881,7 @@ public final class MacroConnection implements Connection {
             if (readOnly) beginRead();
             else beginUpdate();
         } else if (tx == Tx.READ && optimistic) {
-            promote(); // a savepoint announces writes to come
+            moveToPrimary(); // a savepoint announces writes to come
         }
         Session s = tx == Tx.UPDATE ? primary : readSession;
         Savepoint phys = name == null ? s.connection().setSavepoint() : s.connection().setSavepoint(name);

@@ -301,7 +301,7 @@ public final class ReplicaSet {
             promoting = true;
         }
         LOG.severe("MacroDB: the primary " + failed + " failed (" + reason + "); promoting a secondary");
-        Thread t = new Thread(() -> promote(failed), "macrodb-promotion-" + uniqueName);
+        Thread t = new Thread(() -> failOver(failed), "macrodb-promotion-" + uniqueName);
         t.setDaemon(true);
         t.start();
     }
@@ -335,7 +335,7 @@ public final class ReplicaSet {
      * sequences and identity columns move past every value the old primary handed out, and update
      * transactions go to it. A new secondary then takes its place in the rotation.
      */
-    private void promote(Replica failed) {
+    private void failOver(Replica failed) {
         Replica chosen = null;
         String outcome;
         // no commit is in flight, and none on the old primary will succeed: commit() checks
