@@ -413,8 +413,7 @@ public final class MacroConnection implements Connection {
      * is gone, the secondary leaves the rotation, the transaction ends, and the error is 40001.
      */
     SQLException resultFailure(Replica source, SQLException e) {
-        if (source == null || source.isPrimary() || source.isActive() && !db.engine().isEngineGone(e)) return e;
-        if (source.isActive()) db.fail(source, "a reader found its engine gone: " + e.getMessage());
+        if (source == null || source.isPrimary() || !db.replicaFailed(source, e, "a reader")) return e;
         if (tx == Tx.READ && readSession != null && readSession.replica() == source) rollbackQuietly();
         return SqlStates.retryable("the secondary this result was read from left the rotation (" + source.stateReason()
                 + "); nothing was changed, retry the transaction", e);
@@ -428,17 +427,14 @@ public final class MacroConnection implements Connection {
             return refusal;
         }
         SQLException se = e instanceof SQLException s ? s : unwrapCapture(e);
-        if (tx == Tx.READ && !readSession.isPrimary()
-                && (!readSession.replica().isActive() || db.engine().isEngineGone(se))) {
+        if (tx == Tx.READ && !readSession.isPrimary() && db.replicaFailed(readSession.replica(), se, "a reader")) {
             Replica gone = readSession.replica();
-            if (gone.isActive()) db.fail(gone, "a reader found its engine gone: " + se.getMessage());
             rollbackQuietly();
             return SqlStates.retryable("the secondary this read-only transaction ran on left the rotation ("
                     + gone.stateReason() + "); nothing was changed, retry it", se);
         }
         Session onPrimary = tx == Tx.UPDATE ? primary : tx == Tx.READ && readSession.isPrimary() ? readSession : null;
-        if (onPrimary != null && (db.engine().isEngineGone(se) || !onPrimary.replica().isActive())) {
-            db.primaryGone(onPrimary.replica(), "a session found its engine gone: " + se.getMessage());
+        if (onPrimary != null && db.replicaFailed(onPrimary.replica(), se, "a session")) {
             onPrimary.markBroken();
             rollbackQuietly();
             return SqlStates.retryable("the primary failed during this transaction (" + onPrimary.replica().stateReason()
@@ -634,9 +630,8 @@ public final class MacroConnection implements Connection {
                         s.markBroken();
                         r.release(s);
                     }
-                    if (!db.engine().isEngineGone(e) || attempt >= 3) throw e;
-                    // Nothing ran yet: the transaction moves, untouched, to another replica.
-                    db.fail(r, "a reader could not start a session: " + e.getMessage());
+                    // Nothing ran yet: if the secondary is out of service, the transaction moves, untouched, to another.
+                    if (attempt >= 3 || !db.replicaFailed(r, e, "a reader starting a session")) throw e;
                     continue;
                 }
                 if (s.isDedicated()) ownSessions.put(r, s);
@@ -689,9 +684,8 @@ public final class MacroConnection implements Connection {
         } catch (SQLException e) {
             // Ending a read-only transaction loses nothing: what it read stands even if the secondary
             // has gone since. Its engine is gone, so it leaves the rotation; the application carries on.
-            if (s.isPrimary() || !db.engine().isEngineGone(e)) throw e;
+            if (s.isPrimary() || !db.replicaFailed(s.replica(), e, "a reader ending its transaction")) throw e;
             s.markBroken();
-            db.fail(s.replica(), "a reader found its engine gone: " + e.getMessage());
         } finally {
             if (!s.isPrimary()) unhold(s, ended);
         }
@@ -780,10 +774,9 @@ public final class MacroConnection implements Connection {
                     } catch (SQLException ignored) {
                         // the commit failure is what the caller needs
                     }
-                    if (db.engine().isEngineGone(e) || !primary.replica().isActive()) {
+                    if (db.replicaFailed(primary.replica(), e, "a commit")) {
                         // The primary died before the commit: the log, from which its successor is built,
-                        // does not have this transaction, so it was not committed.
-                        db.primaryGone(primary.replica(), "a commit found its engine gone: " + e.getMessage());
+                        // does not have this transaction (its version was published empty), so it was not committed.
                         primary.markBroken();
                         throw SqlStates.retryable("the primary failed before this transaction committed ("
                                 + primary.replica().stateReason() + "); nothing was committed, retry it", e);

@@ -291,10 +291,30 @@ public final class ReplicaSet {
     private volatile boolean promoting;
 
     /**
+     * The one place that decides what an error from a replica's engine means for the replica: if the
+     * engine is gone ({@link Engine#isEngineGone}), a secondary leaves the rotation ({@link #fail}) and
+     * the primary is failed over ({@link #primaryGone}). Every session, commit and probe that gets an
+     * engine error asks here. (An applier whose records keep failing, and the monitor's stall check,
+     * take their secondary out of the rotation themselves: those are not engine errors.)
+     *
+     * @param who what found the error, for the reason recorded with the replica's state
+     * @return whether the replica is out of service now: its engine gone, or already not active
+     */
+    public boolean replicaFailed(Replica r, SQLException e, String who) {
+        boolean gone = e != null && config.engine().isEngineGone(e);
+        if (gone && r.isActive()) {
+            String reason = who + " found its engine gone: " + e.getMessage();
+            if (r.isPrimary()) primaryGone(r, reason);
+            else fail(r, reason);
+        }
+        return gone || !r.isActive();
+    }
+
+    /**
      * The primary's engine is gone: a secondary takes over (in a thread of its own; new update
      * transactions wait for it, in-flight ones fail with 40001).
      */
-    public void primaryGone(Replica failed, String reason) {
+    private void primaryGone(Replica failed, String reason) {
         synchronized (promotion) {
             if (failed != primary || !failed.isActive() || promoting || closed) return;
             failed.setState(ReplicaState.FAILED, reason);
@@ -542,15 +562,15 @@ public final class ReplicaSet {
             if (current.isActive() && !promoting) {
                 // isValid alone is not enough: an in-process HSQLDB connection stays "valid" after its
                 // database was shut down, so the probe runs a statement.
-                String gone = null;
+                SQLException probe = null;
                 synchronized (cat) {
                     try (java.sql.Statement st = cat.connection().createStatement()) {
                         st.execute("VALUES (1)");
                     } catch (SQLException e) {
-                        if (config.engine().isEngineGone(e)) gone = e.getMessage();
+                        probe = e;
                     }
                 }
-                if (gone != null && current == primary) primaryGone(current, "its engine no longer answers: " + gone);
+                if (probe != null && current == primary) replicaFailed(current, probe, "the monitor's probe");
             }
             long target = durableLog == null ? log.lastVersion() : Math.min(log.lastVersion(), durableLog.durableVersion());
             for (Replica r : secondaries) {
@@ -824,7 +844,7 @@ public final class ReplicaSet {
         }
         log.wakeReaders();
         if (failed != null) {
-            if (config.engine().isEngineGone(failed)) primaryGone(on, "its engine is gone: " + failed.getMessage());
+            replicaFailed(on, failed, "a commit");
             throw failed;
         }
         long v = ticket.version();
@@ -841,7 +861,7 @@ public final class ReplicaSet {
         try {
             session.connection().commit();
         } catch (SQLException e) {
-            if (config.engine().isEngineGone(e)) primaryGone(session.replica(), "its engine is gone: " + e.getMessage());
+            replicaFailed(session.replica(), e, "a commit");
             throw e;
         }
         try {
