@@ -31,6 +31,7 @@ class BenchApplyCapacityCommandTest {
         assertEquals(0, rc, out + "\n" + err);
         String o = out.toString();
         assertTrue(o.contains("Apply capacity of one secondary"), o);
+        assertTrue(o.startsWith("macrodb bench apply-capacity -e h2,hsqldb "), o);
         assertTrue(o.contains("| hsqldb | 2 |"), o);
         List<String> csv = Files.readAllLines(dir.resolve("windows.csv"));
         assertEquals(1 + 2 * 2 * 2, csv.size(), String.join("\n", csv));

@@ -105,7 +105,7 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         PrintWriter o = spec.commandLine().getOut();
-        String command = "macrodb bench apply-capacity " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        String command = "macrodb " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         o.println(command);
         o.println(BenchCommand.builds(io.macrodb.jdbc.MacroDriver.VERSION, BuildCommit.of(io.macrodb.jdbc.MacroDriver.class),
                 BuildCommit.of(ApplyCapacity.class)));
