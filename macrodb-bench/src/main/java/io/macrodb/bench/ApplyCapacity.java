@@ -48,7 +48,8 @@ public final class ApplyCapacity {
 
     /** What to measure. */
     public record Settings(List<BenchEngine> engines, Workload workload, Mix mix, List<Integer> applyThreads, List<Integer> clients,
-                           long warmupMillis, long measureMillis, int repetitions, String options, long seed, long catchUpTimeoutMillis) {
+                           long jvmWarmupMillis, long warmupMillis, long measureMillis, int repetitions, String options, long seed,
+                           long catchUpTimeoutMillis) {
         public Settings {
             if (engines.isEmpty() || applyThreads.isEmpty() || clients.isEmpty()) throw new IllegalArgumentException("nothing to measure");
             if (repetitions < 1) throw new IllegalArgumentException("repetitions must be >= 1");
@@ -77,10 +78,33 @@ public final class ApplyCapacity {
         return options != null && Arrays.stream(options.split("&")).anyMatch(o -> o.toLowerCase(Locale.ROOT).startsWith(name.toLowerCase(Locale.ROOT) + "="));
     }
 
-    /** Runs every engine x applyThreads x repetition x clients; {@code progress} hears of each window as it ends. */
+    /**
+     * Runs every engine x applyThreads x repetition x clients; {@code progress} hears of each window
+     * as it ends. Before an engine's first measured load, a throw-away one at the largest K goes
+     * through the same steps (half of {@code jvmWarmupMillis} applying, half paused, then the
+     * catch-up) so that the JIT has compiled the primary's and the applier's code: otherwise the
+     * first K measured pays for it.
+     */
     public static List<Window> run(Settings s, Consumer<String> progress) throws SQLException {
         List<Window> out = new ArrayList<>();
         for (BenchEngine engine : s.engines()) {
+            if (s.jvmWarmupMillis() > 0) {
+                int k = s.applyThreads().stream().max(Integer::compare).orElse(1);
+                int c = s.clients().stream().max(Integer::compare).orElse(1);
+                SystemConfig cfg = config(engine, k, s.options());
+                progress.accept("JVM warm-up " + engine + " (" + s.jvmWarmupMillis() / 1000.0 + " s, not measured)");
+                try (Deployment d = Deployment.open(cfg, engine, s.workload(), s.seed(), -1)) {
+                    ReplicaSet rs = d.macro().replicaSet();
+                    PointRunner.run(d, s.workload(), s.mix(), c, -1, new PointRunner.Settings(0, s.jvmWarmupMillis() / 2, true, s.seed()));
+                    rs.pauseApplying(1, true);
+                    try {
+                        PointRunner.run(d, s.workload(), s.mix(), c, -1, new PointRunner.Settings(0, s.jvmWarmupMillis() / 2, true, s.seed()));
+                    } finally {
+                        rs.pauseApplying(1, false);
+                    }
+                    rs.awaitCaughtUp(s.catchUpTimeoutMillis());
+                }
+            }
             for (int k : s.applyThreads()) {
                 SystemConfig cfg = config(engine, k, s.options());
                 progress.accept("loading " + engine + " " + s.workload().name() + " " + cfg.macroOptions(-1));

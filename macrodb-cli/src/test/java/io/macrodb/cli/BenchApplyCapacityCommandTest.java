@@ -27,7 +27,7 @@ class BenchApplyCapacityCommandTest {
     void measuresApplyCapacityAgainstThePrimary(@TempDir Path dir) throws Exception {
         StringWriter out = new StringWriter(), err = new StringWriter();
         int rc = macrodb(out, err, "bench", "apply-capacity", "-e", "h2,hsqldb", "-t", "1,2", "-c", "1,2", "--scale", "0.01",
-                "--warehouses", "2", "--warmup", "0.2", "-d", "0.3", "-o", dir.toString());
+                "--warehouses", "2", "--jvm-warmup", "0.4", "--warmup", "0.2", "-d", "0.3", "-o", dir.toString());
         assertEquals(0, rc, out + "\n" + err);
         String o = out.toString();
         assertTrue(o.contains("Apply capacity of one secondary"), o);

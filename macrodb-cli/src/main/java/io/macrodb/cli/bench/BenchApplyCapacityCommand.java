@@ -54,6 +54,11 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
             description = "Client threads on the primary while the backlog is recorded (default: ${DEFAULT-VALUE}).")
     private List<Integer> clients;
 
+    @Option(names = "--jvm-warmup", paramLabel = "SECONDS", defaultValue = "10",
+            description = "Per engine, before the first measured load: a throw-away load at the largest K and client count, half"
+                    + " applying and half paused, then caught up, so that the first K measured does not pay for the JIT (default: ${DEFAULT-VALUE}).")
+    private double jvmWarmup;
+
     @Option(names = "--warmup", paramLabel = "SECONDS", defaultValue = "3",
             description = "Warm-up after each load, the secondary applying, at the largest client count (default: ${DEFAULT-VALUE}).")
     private double warmup;
@@ -92,7 +97,7 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
             w = new Tpcc(warehouses, scale);
             Mix m = w.mix(mix.replace(';', ','));
             s = new ApplyCapacity.Settings(engines.stream().map(BenchEngine::parse).distinct().toList(), w, m, applyThreads, clients,
-                    Math.round(warmup * 1000), Math.round(duration * 1000), repetitions, options, seed, 300_000);
+                    Math.round(jvmWarmup * 1000), Math.round(warmup * 1000), Math.round(duration * 1000), repetitions, options, seed, 300_000);
             if (s.options().contains("replicas=")) throw new IllegalArgumentException("--options: the replicas are always 2");
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
@@ -123,6 +128,7 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
         settings.put("mix", s.mix().name());
         settings.put("applyThreads", applyThreads);
         settings.put("clients", clients);
+        settings.put("jvmWarmupSeconds", jvmWarmup);
         settings.put("warmupSeconds", warmup);
         settings.put("measureSeconds", duration);
         settings.put("repetitions", repetitions);
