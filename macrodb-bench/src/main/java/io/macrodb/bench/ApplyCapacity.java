@@ -35,7 +35,7 @@ import java.util.function.Consumer;
  *       includes the read-only transactions of the mix, all run on the primary
  *       ({@code readWait=0}: they do not wait for the paused secondary);</li>
  *   <li>with no other load, the applier resumes and {@code awaitCaughtUp} is timed: apply rate =
- *       records applied (the secondary's {@code appliedRecords} delta) / that time, CPU per applied
+ *       records applied (the secondary's version delta: one record per version) / that time, CPU per applied
  *       record = the JVM's CPU time over it / records. {@code parallelBatches},
  *       {@code parallelRedos} and {@code applyGroups} are the deltas over the catch-up.</li>
  * </ol>
@@ -144,9 +144,17 @@ public final class ApplyCapacity {
         rs.pauseApplying(1, false);
         boolean caught = rs.awaitCaughtUp(s.catchUpTimeoutMillis());
         long t1 = System.nanoTime(), cpu1 = PointRunner.processCpuNanos();
+        // Records applied = versions the secondary advanced (one record per version), read from the
+        // published version: the applier counts appliedRecords, groups and batches just after it
+        // publishes, so a status read at once can miss the last group; wait (at most 1 s, outside
+        // the timed window) until the counters have caught up with the version.
         ReplicaStatus after = secondary(rs);
+        long records = after.version() - before.version();
+        for (long end = System.nanoTime() + 1_000_000_000L; after.appliedRecords() - before.appliedRecords() < records
+                && System.nanoTime() < end; after = secondary(rs)) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
         double ms = (t1 - t0) / 1e6;
-        long records = after.appliedRecords() - before.appliedRecords();
         long updates = r.completed() - r.readOnly() - r.specRollbacks();
         double cpuPrimaryNanos = Double.isNaN(r.cpuUsPerTx()) ? Double.NaN : r.cpuUsPerTx() * 1e3 * r.completed();
         double cpuApply = cpu0 < 0 || cpu1 < 0 ? Double.NaN : cpu1 - cpu0;
