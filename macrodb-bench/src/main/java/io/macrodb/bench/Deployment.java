@@ -38,7 +38,7 @@ public final class Deployment implements AutoCloseable {
         this.config = config;
         this.engine = engine;
         long t0 = System.nanoTime();
-        String base = "bench" + SEQ.incrementAndGet() + "_" + config.label().replace('-', '_');
+        String base = "bench" + SEQ.incrementAndGet() + "_" + config.label().replaceAll("[^A-Za-z0-9]", "_");
         try {
             switch (config.kind()) {
                 case STANDALONE -> {

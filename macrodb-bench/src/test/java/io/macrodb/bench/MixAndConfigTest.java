@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -87,5 +88,33 @@ class MixAndConfigTest {
         assertThrows(IllegalArgumentException.class, () -> SystemConfig.parse("cluster:3", null, null));
         assertEquals("independent-4", BenchResults.independentRef("macrodb-4", List.of("standalone", "independent-2", "independent-4")));
         assertEquals("independent-4", BenchResults.independentRef("macrodb-8", List.of("independent-2", "independent-4")));
+    }
+
+    @Test
+    void macrodbConfigurationsTakeUrlOptions() {
+        SystemConfig off = SystemConfig.parse("macrodb:2:admission=off", "leastActive", "strict");
+        assertEquals("leastActive", off.balancer());
+        assertEquals("strict", off.consistency());
+        assertEquals("admission=off", off.options());
+        assertEquals("macrodb-2-admission=off", off.label());
+        assertEquals("replicas=2&balancer=leastActive&consistency=strict&readWait=5&admission=off", off.macroOptions(5));
+        assertNotEquals(SystemConfig.parse("macrodb:2", "leastActive", "strict"), off, "an option makes another configuration");
+
+        // anywhere after N, several as parts of their own or &-joined; bounded:N keeps its colon
+        SystemConfig c = SystemConfig.parse("macrodb:4:freshest:admission=2:bounded:5:applyThreads=1&maxLag=0", "leastActive", "strict");
+        assertEquals("freshest", c.balancer());
+        assertEquals("bounded:5", c.consistency());
+        assertEquals("admission=2&applyThreads=1&maxLag=0", c.options());
+        assertEquals("macrodb-4-freshest-bounded_5-admission=2-applyThreads=1-maxLag=0", c.label());
+        assertEquals("replicas=4&balancer=freshest&consistency=bounded:5&admission=2&applyThreads=1&maxLag=0", c.macroOptions(-1));
+
+        // readWait given as an option wins over the run's --read-wait
+        assertEquals("replicas=2&balancer=leastActive&consistency=strict&readWait=0",
+                SystemConfig.parse("macrodb:2:readWait=0", "leastActive", "strict").macroOptions(5));
+        assertEquals("", SystemConfig.parse("macrodb:2", null, null).options());
+        assertThrows(IllegalArgumentException.class, () -> SystemConfig.parse("macrodb:2:admission=", null, null));
+        assertThrows(IllegalArgumentException.class, () -> SystemConfig.parse("macrodb:2:=off", null, null));
+        assertThrows(IllegalArgumentException.class, () -> SystemConfig.parse("macrodb:2:replicas=3", null, null));
+        assertThrows(IllegalArgumentException.class, () -> SystemConfig.parse("independent:2:admission=off", null, null));
     }
 }

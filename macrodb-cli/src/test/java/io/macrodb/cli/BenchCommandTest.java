@@ -62,6 +62,25 @@ class BenchCommandTest {
     }
 
     @Test
+    void macrodbConfigurationsTakeUrlOptions(@TempDir Path dir) throws Exception {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = macrodb(out, err, "bench", "-e", "hsqldb", "-w", "micro", "-m", "80-20", "--scale", "0.01",
+                "-C", "standalone,macrodb:2,macrodb:2:admission=off", "-c", "1,2", "--jvm-warmup", "0", "--warmup", "0", "-d", "0.1",
+                "--repetitions", "1", "--no-progress", "-o", dir.toString());
+        String all = "exit " + rc + "\n" + out + "\n" + err;
+        assertEquals(0, rc, all);
+        String runs = Files.readString(dir.resolve("runs.csv"));
+        assertTrue(runs.contains(",macrodb-2-admission=off,"), runs);
+        assertTrue(runs.contains(",macrodb-2,"), runs);
+        // the driver checks the option: a bad value fails the configuration, not silently ignored
+        rc = macrodb(new StringWriter(), new StringWriter(), "bench", "-w", "micro", "-m", "80-20", "--scale", "0.01",
+                "-C", "macrodb:2:admission=sometimes", "-c", "1", "--jvm-warmup", "0", "--warmup", "0", "-d", "0.1",
+                "--repetitions", "1", "--no-progress", "-o", dir.resolve("bad").toString());
+        assertTrue(rc != 0, "a bad option value fails the run");
+        assertEquals(2, macrodb(out, err, "bench", "-C", "macrodb:2:admission="));
+    }
+
+    @Test
     void badOptionsAreUsageErrors() {
         StringWriter out = new StringWriter(), err = new StringWriter();
         assertEquals(2, macrodb(out, err, "bench", "-w", "tpcq"));

@@ -40,7 +40,7 @@ import java.util.concurrent.Callable;
  * standalone engine, MacroDB with 1..N replicas and N independent engines; prints the summary
  * tables and writes CSV, JSON and charts.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false, subcommands = BenchReportCommand.class,
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false, subcommands = {BenchReportCommand.class, BenchApplyCapacityCommand.class},
         description = {
                 "Measures MacroDB against the plain engine and against N independent engines, side by side in one run.",
                 "",
@@ -51,7 +51,8 @@ import java.util.concurrent.Callable;
                         + " independent-engines aggregate, at equal client counts and peak to peak; CSV, JSON and PNG charts go"
                         + " to --out. See benchmarks/README.md.",
                 ""},
-        footer = {"", "Configurations: standalone | macrodb:N[:balancer[:consistency]] | independent:N (N plain databases,"
+        footer = {"", "Configurations: standalone | macrodb:N[:balancer[:consistency]][:option=value]... (any MacroDB URL option,"
+                + " e.g. macrodb:2:admission=off) | independent:N (N plain databases,"
                 + " client i on database i mod N, throughput summed: the upper bound of the thesis, section 3.1.3).",
                 "Mixes: tpcc 8-92 (standard), 50-50, 80-20, 100-0, any R-U, or Type=weight,...; tpcw browsing, shopping,"
                         + " ordering; micro R-U. Prefix with the workload to aim it at one: tpcc/80-20.",

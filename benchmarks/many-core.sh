@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The many-core run of issue 10: the six mixes of ../shared/results-16core-2026-11-22/README.md,
+# with the same configurations, client counts and windows, one results folder per mix.
+# Documented in benchmarks/README.md ("Many-core run (issue 10)"). Not run by CI or by the build.
+#
+# Usage, from the project's root:
+#   benchmarks/many-core.sh MIX|all [OUT]
+# MIX: h2-tpcc-100-0 h2-tpcc-80-20 h2-tpcc-8-92 h2-tpcw-browsing hsqldb-tpcc-80-20 hsqldb-tpcc-8-92
+# OUT: where the folders go (default: $OUT/results if $OUT is set, else bench-results/many-core).
+# JAVA: the java to use (default: .device/jre/bin/java if present, else java on the PATH).
+# JAR:  the benchmark (default: .device/lib/macrodb.jar if present, else macrodb-cli/target/macrodb.jar).
+# HEAP: JVM heap flags (default: -Xms16g -Xmx48g, as on 2026-11-22; for a 128 GiB machine).
+#
+# Each mix takes about 6 minutes on 16 cores (5 configurations x 5 client counts x 2 repetitions x
+# 6 s, plus loading, the JVM warm-up and the catch-up waits): run one mix per call where a call may
+# last at most 10 minutes. Exit status: the last failing mix's (1 a check failed, 2 bad usage), else 0.
+set -uo pipefail
+
+MIXES="h2-tpcc-100-0 h2-tpcc-80-20 h2-tpcc-8-92 h2-tpcw-browsing hsqldb-tpcc-80-20 hsqldb-tpcc-8-92"
+[ $# -ge 1 ] || { echo "usage: $0 MIX|all [OUT]; MIX is one of: $MIXES" >&2; exit 2; }
+want=$1
+out=${2:-${OUT:+$OUT/results}}
+out=${out:-bench-results/many-core}
+if [ -z "${JAVA:-}" ]; then
+  if [ -x .device/jre/bin/java ]; then JAVA=.device/jre/bin/java; else JAVA=java; fi
+fi
+if [ -z "${JAR:-}" ]; then
+  if [ -f .device/lib/macrodb.jar ]; then JAR=.device/lib/macrodb.jar; else JAR=macrodb-cli/target/macrodb.jar; fi
+fi
+HEAP=${HEAP:--Xms16g -Xmx48g}
+COMMON=(-C standalone,macrodb:1,macrodb:4,macrodb:8,independent:8 -c 1,4,8,16,32
+        --warmup 2 -d 4 --repetitions 2 --jvm-warmup 6 --warehouses 8 --no-progress)
+
+args_of() {
+  case $1 in
+    h2-tpcc-100-0)     echo "-e h2 -w tpcc -m 100-0 --scale 0.1" ;;
+    h2-tpcc-80-20)     echo "-e h2 -w tpcc -m 80-20 --scale 0.1" ;;
+    h2-tpcc-8-92)      echo "-e h2 -w tpcc -m 8-92 --scale 0.1" ;;
+    h2-tpcw-browsing)  echo "-e h2 -w tpcw -m browsing --scale 0.5" ;;
+    hsqldb-tpcc-80-20) echo "-e hsqldb -w tpcc -m 80-20 --scale 0.1" ;;
+    hsqldb-tpcc-8-92)  echo "-e hsqldb -w tpcc -m 8-92 --scale 0.1" ;;
+    *) return 1 ;;
+  esac
+}
+
+if [ "$want" = all ]; then list=$MIXES; else
+  args_of "$want" >/dev/null || { echo "unknown mix '$want'; one of: $MIXES, all" >&2; exit 2; }
+  list=$want
+fi
+
+rc=0
+for m in $list; do
+  dir=$out/$m
+  mkdir -p "$dir"
+  { echo "## before"; date -u; nproc; free -h; "$JAVA" -version 2>&1; uptime; grep -m1 'model name' /proc/cpuinfo; } > "$dir/machine.txt" 2>&1
+  # shellcheck disable=SC2046
+  set -x
+  "$JAVA" -Djava.awt.headless=true $HEAP -XX:+UseG1GC -jar "$JAR" bench $(args_of "$m") "${COMMON[@]}" -o "$dir" > "$dir/stdout.txt" 2>&1
+  r=$?
+  { set +x; } 2>/dev/null
+  { echo "## after (exit $r)"; date -u; uptime; } >> "$dir/machine.txt"
+  [ $r -eq 0 ] || rc=$r
+  tail -n 3 "$dir/stdout.txt"
+done
+exit $rc

@@ -1,0 +1,268 @@
+package io.macrodb.bench;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.replica.ReplicaSet;
+import io.macrodb.replica.ReplicaStatus;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * How fast one secondary applies the replication log, against how fast the primary produces it.
+ *
+ * <p>For each engine and each {@code applyThreads} K: MacroDB with two replicas
+ * ({@code replicas=2&applyThreads=K&readWait=0}, HSQLDB also {@code admission=off} unless the
+ * options say otherwise) is loaded, warmed up (a run with the secondary applying, then caught up),
+ * and then, for each client count C and repetition:
+ * <ol>
+ *   <li>the secondary's applier is paused ({@code ReplicaSet.pauseApplying(1, true)});</li>
+ *   <li>C clients run the mix for the measured window ({@link PointRunner}, no warm-up): the
+ *       primary's update commits per second (completed transactions minus read-only ones minus
+ *       TPC-C's intended rollbacks) and the JVM's CPU time over the window per update commit, which
+ *       includes the read-only transactions of the mix, all run on the primary
+ *       ({@code readWait=0}: they do not wait for the paused secondary);</li>
+ *   <li>with no other load, the applier resumes and {@code awaitCaughtUp} is timed: apply rate =
+ *       records applied (the secondary's version delta: one record per version) / that time, CPU per applied
+ *       record = the JVM's CPU time over it / records. {@code parallelBatches},
+ *       {@code parallelRedos} and {@code applyGroups} are the deltas over the catch-up.</li>
+ * </ol>
+ * The backlog of every window is applied by the same K, so each K yields an apply rate per C (the
+ * log of more clients is not harder to apply, but reported apart in case it is) and the primary's
+ * rate is measured once per K (it does not depend on K: the secondary is paused).
+ */
+public final class ApplyCapacity {
+    private ApplyCapacity() {}
+
+    /** What to measure. */
+    public record Settings(List<BenchEngine> engines, Workload workload, Mix mix, List<Integer> applyThreads, List<Integer> clients,
+                           long jvmWarmupMillis, long warmupMillis, long measureMillis, int repetitions, String options, long seed,
+                           long catchUpTimeoutMillis) {
+        public Settings {
+            if (engines.isEmpty() || applyThreads.isEmpty() || clients.isEmpty()) throw new IllegalArgumentException("nothing to measure");
+            if (repetitions < 1) throw new IllegalArgumentException("repetitions must be >= 1");
+            if (applyThreads.stream().anyMatch(k -> k < 1 || k > 64)) throw new IllegalArgumentException("applyThreads must be in 1..64");
+            if (clients.stream().anyMatch(c -> c < 1)) throw new IllegalArgumentException("clients must be >= 1");
+            options = options == null ? "" : options.trim();
+        }
+    }
+
+    /** One recorded backlog: the primary's window and the secondary's catch-up after it. */
+    @JsonPropertyOrder(alphabetic = false)
+    public record Window(String engine, String config, int applyThreads, int clients, int repetition,
+                         double primarySeconds, long completed, long updateCommits, double primaryCommitsPerSec, double primaryTps,
+                         double primaryCpuUsPerUpdate, double primaryCpuPct, long aborts, long errors, List<String> errorSamples,
+                         long backlogVersions, long appliedRecords, long applyGroups, long parallelBatches, long parallelRedos,
+                         double catchUpMs, boolean caughtUp, double applyRecordsPerSec, double applyCpuUsPerRecord, double applyCpuPct) {}
+
+    /** The configuration measured for {@code engine} at {@code k} apply threads. */
+    public static SystemConfig config(BenchEngine engine, int k, String options) {
+        SystemConfig c = new SystemConfig(SystemConfig.Kind.MACRODB, 2, "leastActive", "strict", "applyThreads=" + k + "&readWait=0");
+        if (engine == BenchEngine.HSQLDB && !containsOption(options, "admission")) c = c.withOptions("admission=off");
+        return c.withOptions(options);
+    }
+
+    private static boolean containsOption(String options, String name) {
+        return options != null && Arrays.stream(options.split("&")).anyMatch(o -> o.toLowerCase(Locale.ROOT).startsWith(name.toLowerCase(Locale.ROOT) + "="));
+    }
+
+    /**
+     * Runs every engine x applyThreads x repetition x clients; {@code progress} hears of each window
+     * as it ends. Before an engine's first measured load, a throw-away one at the largest K goes
+     * through the same steps (half of {@code jvmWarmupMillis} applying, half paused, then the
+     * catch-up) so that the JIT has compiled the primary's and the applier's code: otherwise the
+     * first K measured pays for it.
+     */
+    public static List<Window> run(Settings s, Consumer<String> progress) throws SQLException {
+        List<Window> out = new ArrayList<>();
+        for (BenchEngine engine : s.engines()) {
+            if (s.jvmWarmupMillis() > 0) {
+                int k = s.applyThreads().stream().max(Integer::compare).orElse(1);
+                int c = s.clients().stream().max(Integer::compare).orElse(1);
+                SystemConfig cfg = config(engine, k, s.options());
+                progress.accept("JVM warm-up " + engine + " (" + s.jvmWarmupMillis() / 1000.0 + " s, not measured)");
+                try (Deployment d = Deployment.open(cfg, engine, s.workload(), s.seed(), -1)) {
+                    ReplicaSet rs = d.macro().replicaSet();
+                    PointRunner.run(d, s.workload(), s.mix(), c, -1, new PointRunner.Settings(0, s.jvmWarmupMillis() / 2, true, s.seed()));
+                    rs.pauseApplying(1, true);
+                    try {
+                        PointRunner.run(d, s.workload(), s.mix(), c, -1, new PointRunner.Settings(0, s.jvmWarmupMillis() / 2, true, s.seed()));
+                    } finally {
+                        rs.pauseApplying(1, false);
+                    }
+                    rs.awaitCaughtUp(s.catchUpTimeoutMillis());
+                }
+            }
+            for (int k : s.applyThreads()) {
+                SystemConfig cfg = config(engine, k, s.options());
+                progress.accept("loading " + engine + " " + s.workload().name() + " " + cfg.macroOptions(-1));
+                try (Deployment d = Deployment.open(cfg, engine, s.workload(), s.seed(), -1)) {
+                    MacroConnection macro = d.macro();
+                    ReplicaSet rs = macro.replicaSet();
+                    if (s.warmupMillis() > 0) {
+                        int c = s.clients().stream().max(Integer::compare).orElse(1);
+                        PointRunner.run(d, s.workload(), s.mix(), c, -1, new PointRunner.Settings(0, s.warmupMillis(), true, s.seed()));
+                        if (!rs.awaitCaughtUp(s.catchUpTimeoutMillis())) throw new SQLException("the secondary did not catch up after the warm-up");
+                    }
+                    for (int rep = 0; rep < s.repetitions(); rep++) {
+                        for (int c : s.clients()) {
+                            Window w = window(d, rs, engine, cfg, k, c, rep, s);
+                            out.add(w);
+                            progress.accept(line(w));
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Window window(Deployment d, ReplicaSet rs, BenchEngine engine, SystemConfig cfg, int k, int clients, int rep, Settings s)
+            throws SQLException {
+        rs.pauseApplying(1, true);
+        RunResult r;
+        try {
+            r = PointRunner.run(d, s.workload(), s.mix(), clients, rep, new PointRunner.Settings(0, s.measureMillis(), true, s.seed() + rep));
+        } catch (SQLException | RuntimeException e) {
+            rs.pauseApplying(1, false);
+            throw e;
+        }
+        ReplicaStatus before = secondary(rs);
+        long cpu0 = PointRunner.processCpuNanos(), t0 = System.nanoTime();
+        rs.pauseApplying(1, false);
+        boolean caught = rs.awaitCaughtUp(s.catchUpTimeoutMillis());
+        long t1 = System.nanoTime(), cpu1 = PointRunner.processCpuNanos();
+        // Records applied = versions the secondary advanced (one record per version), read from the
+        // published version: the applier counts appliedRecords, groups and batches just after it
+        // publishes, so a status read at once can miss the last group; wait (at most 1 s, outside
+        // the timed window) until the counters have caught up with the version.
+        ReplicaStatus after = secondary(rs);
+        long records = after.version() - before.version();
+        for (long end = System.nanoTime() + 1_000_000_000L; after.appliedRecords() - before.appliedRecords() < records
+                && System.nanoTime() < end; after = secondary(rs)) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        double ms = (t1 - t0) / 1e6;
+        long updates = r.completed() - r.readOnly() - r.specRollbacks();
+        double cpuPrimaryNanos = Double.isNaN(r.cpuUsPerTx()) ? Double.NaN : r.cpuUsPerTx() * 1e3 * r.completed();
+        double cpuApply = cpu0 < 0 || cpu1 < 0 ? Double.NaN : cpu1 - cpu0;
+        int cores = Runtime.getRuntime().availableProcessors();
+        return new Window(engine.toString(), cfg.label(), k, clients, rep, r.seconds(), r.completed(), updates, updates / r.seconds(), r.tps(),
+                updates == 0 ? Double.NaN : cpuPrimaryNanos / 1e3 / updates, r.cpuPct(), r.aborts(), r.errors(), r.errorSamples(),
+                before.lag(), records, after.applyGroups() - before.applyGroups(), after.parallelBatches() - before.parallelBatches(),
+                after.parallelRedos() - before.parallelRedos(), ms, caught, records == 0 ? Double.NaN : records / (ms / 1e3),
+                records == 0 ? Double.NaN : cpuApply / 1e3 / records, 100.0 * cpuApply / 1e6 / ms / cores);
+    }
+
+    private static ReplicaStatus secondary(ReplicaSet rs) {
+        return rs.status().stream().filter(x -> x.index() == 1).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no secondary 1 in " + rs.status()));
+    }
+
+    static String line(Window w) {
+        return String.format(Locale.ROOT, "  %s applyThreads=%d c=%d #%d: primary %,.0f commits/s %.0f us CPU/commit;"
+                        + " backlog %,d records applied in %.0f ms = %,.0f records/s, %.1f us CPU/record, %d parallel batches, %d redos%s%s",
+                w.engine(), w.applyThreads(), w.clients(), w.repetition(), w.primaryCommitsPerSec(), w.primaryCpuUsPerUpdate(),
+                w.appliedRecords(), w.catchUpMs(), w.applyRecordsPerSec(), w.applyCpuUsPerRecord(), w.parallelBatches(), w.parallelRedos(),
+                w.caughtUp() ? "" : " NOT CAUGHT UP", w.errors() > 0 ? " ERRORS " + w.errors() : "");
+    }
+
+    /** Whether every window ran without unexpected errors and caught up. */
+    public static boolean passed(List<Window> ws) {
+        return ws.stream().allMatch(w -> w.caughtUp() && w.errors() == 0);
+    }
+
+    private static double median(List<Double> xs) {
+        double[] v = xs.stream().filter(x -> !Double.isNaN(x)).mapToDouble(Double::doubleValue).sorted().toArray();
+        if (v.length == 0) return Double.NaN;
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /**
+     * The tables, in Markdown: apply capacity per engine x applyThreads (median over every window
+     * of that K, all client counts), the primary per engine x clients (median over every K and
+     * repetition), and the ratio of the two.
+     */
+    public static String tables(List<Window> ws) {
+        StringBuilder b = new StringBuilder();
+        Map<String, Map<Integer, List<Window>>> byK = new TreeMap<>(), byC = new TreeMap<>();
+        for (Window w : ws) {
+            byK.computeIfAbsent(w.engine(), e -> new TreeMap<>()).computeIfAbsent(w.applyThreads(), x -> new ArrayList<>()).add(w);
+            byC.computeIfAbsent(w.engine(), e -> new TreeMap<>()).computeIfAbsent(w.clients(), x -> new ArrayList<>()).add(w);
+        }
+        b.append("Apply capacity of one secondary (median over every backlog applied at that applyThreads):\n\n");
+        b.append("| engine | applyThreads | apply records/s | CPU us/record | CPU % of machine | records/group | parallel batches/1k rec | redos/1k rec | backlogs |\n");
+        b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        Map<String, Map<Integer, Double>> applyRate = new LinkedHashMap<>();
+        byK.forEach((e, m) -> m.forEach((k, l) -> {
+            double rate = median(l.stream().map(Window::applyRecordsPerSec).toList());
+            applyRate.computeIfAbsent(e, x -> new TreeMap<>()).put(k, rate);
+            long rec = l.stream().mapToLong(Window::appliedRecords).sum();
+            long groups = l.stream().mapToLong(Window::applyGroups).sum();
+            long pb = l.stream().mapToLong(Window::parallelBatches).sum(), pr = l.stream().mapToLong(Window::parallelRedos).sum();
+            b.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %.1f | %.0f%% | %.1f | %.1f | %.1f | %d |%n", e, k, rate,
+                    median(l.stream().map(Window::applyCpuUsPerRecord).toList()), median(l.stream().map(Window::applyCpuPct).toList()),
+                    groups == 0 ? Double.NaN : (double) rec / groups, rec == 0 ? Double.NaN : 1000.0 * pb / rec,
+                    rec == 0 ? Double.NaN : 1000.0 * pr / rec, l.size()));
+        }));
+        b.append("\nThe primary producing the log (median over every applyThreads and repetition; the secondary paused):\n\n");
+        b.append("| engine | clients | update commits/s | all tx/s | CPU us/update commit | CPU % of machine | aborts | windows |\n");
+        b.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        Map<String, Map<Integer, Double>> primaryRate = new LinkedHashMap<>();
+        byC.forEach((e, m) -> m.forEach((c, l) -> {
+            double rate = median(l.stream().map(Window::primaryCommitsPerSec).toList());
+            primaryRate.computeIfAbsent(e, x -> new TreeMap<>()).put(c, rate);
+            b.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %.1f | %.0f%% | %d | %d |%n", e, c, rate,
+                    median(l.stream().map(Window::primaryTps).toList()), median(l.stream().map(Window::primaryCpuUsPerUpdate).toList()),
+                    median(l.stream().map(Window::primaryCpuPct).toList()), l.stream().mapToLong(Window::aborts).sum(), l.size()));
+        }));
+        b.append("\nApply capacity / primary commit rate (above 1: the secondary applies faster than the primary commits):\n\n");
+        for (String e : applyRate.keySet()) {
+            Map<Integer, Double> pr = primaryRate.getOrDefault(e, Map.of());
+            b.append("| ").append(e).append(" applyThreads \\ clients |");
+            pr.keySet().forEach(c -> b.append(' ').append(c).append(" |"));
+            b.append("\n|---|").append("---:|".repeat(pr.size())).append('\n');
+            applyRate.get(e).forEach((k, a) -> {
+                b.append("| ").append(k).append(" |");
+                pr.values().forEach(p -> b.append(String.format(Locale.ROOT, " %.2f |", a / p)));
+                b.append('\n');
+            });
+            b.append('\n');
+        }
+        return b.toString();
+    }
+
+    /** Writes {@code windows.csv}, {@code results.json} (environment, settings, windows) and {@code summary.md} to {@code dir}. */
+    public static void write(Path dir, List<Window> ws, Environment env, Map<String, Object> settings) throws IOException {
+        Files.createDirectories(dir);
+        StringBuilder csv = new StringBuilder("engine,config,applyThreads,clients,repetition,primarySeconds,completed,updateCommits,"
+                + "primaryCommitsPerSec,primaryTps,primaryCpuUsPerUpdate,primaryCpuPct,aborts,errors,backlogVersions,appliedRecords,"
+                + "applyGroups,parallelBatches,parallelRedos,catchUpMs,caughtUp,applyRecordsPerSec,applyCpuUsPerRecord,applyCpuPct\n");
+        for (Window w : ws) {
+            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.3f,%d,%d,%.1f,%.1f,%.2f,%.1f,%d,%d,%d,%d,%d,%d,%d,%.1f,%b,%.1f,%.2f,%.1f%n",
+                    w.engine(), w.config(), w.applyThreads(), w.clients(), w.repetition(), w.primarySeconds(), w.completed(), w.updateCommits(),
+                    w.primaryCommitsPerSec(), w.primaryTps(), w.primaryCpuUsPerUpdate(), w.primaryCpuPct(), w.aborts(), w.errors(),
+                    w.backlogVersions(), w.appliedRecords(), w.applyGroups(), w.parallelBatches(), w.parallelRedos(), w.catchUpMs(),
+                    w.caughtUp(), w.applyRecordsPerSec(), w.applyCpuUsPerRecord(), w.applyCpuPct()));
+        }
+        Files.writeString(dir.resolve("windows.csv"), csv);
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("environment", env);
+        json.put("settings", settings);
+        json.put("windows", ws);
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("results.json").toFile(), json);
+        Files.writeString(dir.resolve("summary.md"), "`" + env.command() + "`\n\n" + tables(ws));
+    }
+}
