@@ -2,26 +2,18 @@ package io.macrodb.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static io.macrodb.cli.InProcess.macrodb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code macrodb bench apply-capacity}, tiny: both engines, two apply thread counts, two client counts. */
 class BenchApplyCapacityCommandTest {
-
-    private static int macrodb(StringWriter out, StringWriter err, String... args) {
-        CommandLine cl = MacroDbCli.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
 
     @Test
     void measuresApplyCapacityAgainstThePrimary(@TempDir Path dir) throws Exception {

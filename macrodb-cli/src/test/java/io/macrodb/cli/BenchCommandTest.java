@@ -2,25 +2,17 @@ package io.macrodb.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static io.macrodb.cli.InProcess.macrodb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Runs {@code macrodb bench} in-process, tiny and short, and checks its tables and files. */
 class BenchCommandTest {
-
-    private static int macrodb(StringWriter out, StringWriter err, String... args) {
-        CommandLine cl = MacroDbCli.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
 
     @Test
     void benchWritesTablesCsvJsonAndCharts(@TempDir Path dir) throws Exception {

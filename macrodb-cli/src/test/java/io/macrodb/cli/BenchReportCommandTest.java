@@ -2,26 +2,18 @@ package io.macrodb.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static io.macrodb.cli.InProcess.macrodb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code macrodb bench report DIR} draws a finished run's tables and charts again from its results.json. */
 class BenchReportCommandTest {
-
-    private static int macrodb(StringWriter out, StringWriter err, String... args) {
-        CommandLine cl = MacroDbCli.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
 
     @Test
     void reportRedrawsTheTablesAndChartsOfARun(@TempDir Path dir) throws Exception {
