@@ -839,6 +839,11 @@ public final class ReplicaSet {
             order.finish(ticket, failed == null);
         } catch (IOException e) {
             log.wakeReaders();
+            if (failed != null) {
+                failed.addSuppressed(e); // the empty record of a commit that did not happen was not written either
+                replicaFailed(on, failed, "a commit");
+                throw failed;
+            }
             throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
                     + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
         }
