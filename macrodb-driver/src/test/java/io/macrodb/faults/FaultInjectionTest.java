@@ -7,6 +7,7 @@ import io.macrodb.testing.BankWorkload;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the rebuilt one must be a new replica, so a round cannot pass on an earlier round's "rebuilt".
  * {@code -Dmacrodb.faultRounds=N} runs a longer soak.
  */
+@Tag("slow") // left out of the fast test command (README); CI runs it
 class FaultInjectionTest {
     private static final int ACCOUNTS = 30;
 

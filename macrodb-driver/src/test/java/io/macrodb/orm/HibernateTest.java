@@ -14,6 +14,7 @@ import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * call setReadOnly, yet run on secondaries; its transfers (read entities, change them, flush) move
  * to the primary; @Version optimistic locking keeps working; totals are always right.
  */
+@Tag("slow") // left out of the fast test command (README); CI runs it
 class HibernateTest {
     private static final int ACCOUNTS = 20;
 
