@@ -42,6 +42,7 @@ import static io.macrodb.differential.Scenario.TableSpec;
  * leaves features out, to look past a known divergence for the next one.
  */
 @Tag("differential")
+@Tag("slow") // left out of the fast test command (README); CI runs it
 @AddLifecycleHook(value = DifferentialPropertiesTest.TriesFromSystemProperties.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
 class DifferentialPropertiesTest {
 

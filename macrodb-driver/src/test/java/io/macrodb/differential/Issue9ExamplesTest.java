@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * for the generated workloads that found and generalise them.
  */
 @Tag("differential")
+@Tag("slow") // left out of the fast test command (README); CI runs it
 class Issue9ExamplesTest {
 
     /** Strict: a statement MacroDB refuses (0A000) fails the example, since each one here must replicate. */

@@ -5,6 +5,7 @@ import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Tag;
 
 import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * its rows; no transaction is there in part; nothing is there that the child never tried; the
  * replicas converge. {@code -Dmacrodb.crashes=N} runs a longer soak.
  */
+@Tag("slow") // left out of the fast test command (README); CI runs it
 class CrashRecoveryTest {
 
     @ParameterizedTest(name = "{0} {1} fsync={2}")

@@ -5,6 +5,7 @@ import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Tag;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * rows of later versions, and the database could not be opened again: replaying the next version
  * hit its own row), and two snapshots wrote the same temporary file.
  */
+@Tag("slow") // left out of the fast test command (README); CI runs it
 class SnapshotRaceTest {
 
     @ParameterizedTest(name = "{0} {1}")

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.Replica;
+import io.macrodb.testing.BankWorkload;
 import io.macrodb.testing.TestDb;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.OptimisticLockException;
@@ -13,30 +14,21 @@ import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An unchanged JPA application (Hibernate over HikariCP) on MacroDB: its read transactions never
  * call setReadOnly, yet run on secondaries; its transfers (read entities, change them, flush) move
  * to the primary; @Version optimistic locking keeps working; totals are always right.
  */
+@Tag("slow") // left out of the fast test command (README); CI runs it
 class HibernateTest {
     private static final int ACCOUNTS = 20;
 
@@ -85,64 +77,43 @@ class HibernateTest {
                 em.getTransaction().commit();
             }
 
-            long seed = TestDb.seed("hibernate " + engine);
-            AtomicBoolean stop = new AtomicBoolean();
-            AtomicLong transfers = new AtomicLong();
-            AtomicLong optimisticFailures = new AtomicLong();
-            AtomicLong readsOnSecondaries = new AtomicLong();
-            ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
-            ExecutorService pool = Executors.newFixedThreadPool(4);
-            List<Future<?>> futures = new ArrayList<>();
-            for (int w = 0; w < 2; w++) {
-                Random rnd = new Random(seed + w);
-                futures.add(pool.submit(() -> {
-                    while (!stop.get()) {
-                        int from = rnd.nextInt(ACCOUNTS);
-                        int to = (from + 1 + rnd.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
-                        try (EntityManager em = sf.createEntityManager()) {
-                            em.getTransaction().begin();
-                            try {
-                                Account a = em.find(Account.class, from);
-                                Account b = em.find(Account.class, to);
-                                a.setBalance(a.getBalance() - 7);
-                                b.setBalance(b.getBalance() + 7);
-                                em.getTransaction().commit();
-                                transfers.incrementAndGet();
-                            } catch (PersistenceException e) {
-                                if (em.getTransaction().isActive()) em.getTransaction().rollback();
-                                if (!retryable(e)) throw e;
-                                optimisticFailures.incrementAndGet();
-                            }
-                        }
-                    }
-                    return null;
-                }));
-            }
-            for (int r = 0; r < 2; r++) {
-                futures.add(pool.submit(() -> {
-                    while (!stop.get()) {
-                        try (EntityManager em = sf.createEntityManager()) {
-                            em.getTransaction().begin();
-                            long t = total(em);
-                            if (!where(em).isPrimary()) readsOnSecondaries.incrementAndGet();
+            try (BankWorkload bank = BankWorkload.of("hibernate " + engine, url)) {
+                bank.accounts(ACCOUNTS, 1000);
+                bank.writers(2, writer -> rnd -> {
+                    int[] pair = bank.pickPair(rnd);
+                    try (EntityManager em = sf.createEntityManager()) {
+                        em.getTransaction().begin();
+                        try {
+                            Account a = em.find(Account.class, pair[0]);
+                            Account b = em.find(Account.class, pair[1]);
+                            a.setBalance(a.getBalance() - 7);
+                            b.setBalance(b.getBalance() + 7);
                             em.getTransaction().commit();
-                            if (t != ACCOUNTS * 1000L) violations.add("total " + t);
+                            return true;
+                        } catch (PersistenceException e) {
+                            if (em.getTransaction().isActive()) em.getTransaction().rollback();
+                            if (!retryable(e)) throw e;
+                            return false; // an optimistic failure: retry
                         }
                     }
-                    return null;
-                }));
-            }
-            Thread.sleep(2_500);
-            stop.set(true);
-            pool.shutdown();
-            for (Future<?> f : futures) f.get(60, TimeUnit.SECONDS);
-            try (Connection c = ds.getConnection()) {
-                System.out.println("hibernate " + engine + ": " + transfers + " transfers, " + optimisticFailures
-                        + " retried, " + readsOnSecondaries + " reads on secondaries; " + TestDb.macro(c).routingStats());
-                assertTrue(violations.isEmpty(), violations::toString);
-                assertTrue(transfers.get() > 10, "transfers made progress");
-                assertTrue(readsOnSecondaries.get() > 10, "JPA reads ran on secondaries");
-                TestDb.assertConverged(c);
+                });
+                bank.readers(2, reader -> () -> {
+                    try (EntityManager em = sf.createEntityManager()) {
+                        em.getTransaction().begin();
+                        long t = total(em);
+                        boolean secondary = !where(em).isPrimary();
+                        em.getTransaction().commit();
+                        return new BankWorkload.Read(t, secondary);
+                    }
+                });
+                // asserts: no wrong total, 100 transfers committed, 300 JPA reads ran on secondaries
+                bank.transfers(100).reads(300).readsOnSecondaries(300);
+                BankWorkload.Result result = bank.run();
+                try (Connection c = ds.getConnection()) {
+                    System.out.println("hibernate " + engine + ": " + result.transfers() + " transfers, " + result.retriedTransfers()
+                            + " retried, " + result.readsOnSecondaries() + " reads on secondaries; " + TestDb.macro(c).routingStats());
+                    TestDb.assertConverged(c);
+                }
             }
             try (EntityManager em = sf.createEntityManager()) {
                 assertEquals(ACCOUNTS * 1000L, total(em));
