@@ -239,36 +239,23 @@ class RowFidelityTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"h2", "hsqldb"})
-    void aFailedStatementOnATableWithoutAKeyIsForgottenExactly(String engine) throws Exception {
+    void aFailedStatementOnATableWithoutAKeyCannotCommitSilently(String engine) throws Exception {
         try (Connection c = TestDb.open(TestDb.url(engine, "replicas=2"))) {
             exec(c, "CREATE TABLE h (a INT NOT NULL, b INT)", "INSERT INTO h VALUES (1, 1)");
             c.setAutoCommit(false);
             exec(c, "INSERT INTO h VALUES (2, 2)");
-            // the second row fails after the first one's trigger fired (H2); the engine undoes the whole
-            // statement, and MacroDB forgets exactly what the statement's triggers reported
+            // the second row fails after the first one's trigger fired; the engine undoes the statement
             assertThrows(SQLException.class, () -> exec(c, "INSERT INTO h VALUES (20, 1), (NULL, 2)"));
+            if (engine.equals("h2")) {
+                SQLException e = assertThrows(SQLException.class, c::commit);
+                assertEquals("40001", e.getSQLState(), e::getMessage);
+                c.rollback();
+                exec(c, "INSERT INTO h VALUES (2, 2)");
+            } // HSQLDB checks the rows before its triggers fire: nothing of the failed statement was captured
             exec(c, "INSERT INTO h VALUES (3, 3)");
             c.commit();
             c.setAutoCommit(true);
             assertEveryReplica(c, "h", "a", List.of("1 1", "2 2", "3 3"));
-        }
-    }
-
-    @Test
-    void aFailureInsideSeveralStatementsOfOneTextOnATableWithoutAKeyCannotCommitSilently() throws Exception {
-        try (Connection c = TestDb.open(TestDb.url("h2", "replicas=2"))) {
-            exec(c, "CREATE TABLE h (a INT NOT NULL, b INT)", "INSERT INTO h VALUES (1, 1)");
-            c.setAutoCommit(false);
-            // H2 runs the two statements of one text one after the other and undoes only the failing
-            // one: what remains of the text is not known from its triggers' reports
-            assertThrows(SQLException.class, () -> exec(c, "INSERT INTO h VALUES (20, 1); INSERT INTO h VALUES (NULL, 2)"));
-            SQLException e = assertThrows(SQLException.class, c::commit);
-            assertEquals("40001", e.getSQLState(), e::getMessage);
-            c.rollback();
-            exec(c, "INSERT INTO h VALUES (3, 3)");
-            c.commit();
-            c.setAutoCommit(true);
-            assertEveryReplica(c, "h", "a", List.of("1 1", "3 3"));
         }
     }
 

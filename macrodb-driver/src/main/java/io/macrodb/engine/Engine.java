@@ -139,13 +139,6 @@ public interface Engine {
     default boolean boundsLockWaitsByCancel() { return false; }
 
     /**
-     * Whether a statement that fails is undone entirely by the engine, and nothing else (short of a
-     * deadlock, which MacroDB answers by rolling the whole transaction back anyway): then the rows its
-     * capture triggers reported before it failed are exactly what to forget.
-     */
-    default boolean undoesFailedStatements() { return false; }
-
-    /**
      * How many transactions one instance of this engine should run at once (0: no limit): the
      * starting point of per-replica admission ({@code admission=auto}).
      */

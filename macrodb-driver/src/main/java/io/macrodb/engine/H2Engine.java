@@ -53,12 +53,6 @@ public final class H2Engine implements Engine {
         }
     }
 
-    /**
-     * H2 sets a savepoint when a command starts and, when the command fails, rolls back to it (the
-     * whole transaction for a deadlock): {@code CommandContainer}/{@code Command.executeUpdate} in H2 2.x.
-     */
-    @Override public boolean undoesFailedStatements() { return true; }
-
     @Override public void configureSession(Connection c, long lockTimeoutMillis) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET LOCK_TIMEOUT " + Math.max(1, lockTimeoutMillis));

@@ -118,8 +118,6 @@ public final class MacroConnection implements Connection {
 
     private Tx tx = Tx.NONE;
     private Session readSession;
-    /** Whether the statement {@link #target} last chose a session for is known to be one statement. */
-    private boolean targetIsOneStatement;
     /**
      * The admissions this connection's open transaction holds: on its read replica, or on the
      * primary for an update transaction. Volatile: {@link #abort} hands them back from another thread.
@@ -225,7 +223,6 @@ public final class MacroConnection implements Connection {
      */
     Target target(Classification c, String sql, boolean forceWrite, boolean trackable) throws SQLException {
         checkOpen();
-        targetIsOneStatement = c.oneStatement();
         boolean write = forceWrite || !isReadKind(c);
         switch (tx) {
             case UPDATE:
@@ -368,20 +365,17 @@ public final class MacroConnection implements Connection {
         CaptureContext.takeRefusal(); // forget a refusal some earlier, unrelated failure left behind
         lastReplica = t.session().replica();
         if (t.update()) {
-            boolean oneStatement = targetIsOneStatement;
             int mark = changes.mark();
             CaptureContext prev = CaptureContext.enter(changes);
             T result;
             try {
                 result = body.run(t.session());
             } catch (SQLException | RuntimeException e) {
-                // Statement mode must forget the failed statement. In row mode, an engine that undoes
-                // exactly the failed statement (H2) lets the rows its triggers reported be forgotten
-                // too. Otherwise row mode keeps what the triggers saw: a key whose change the engine
-                // undid ships its current image (or nothing), which is right whatever the engine
-                // rolled back (all of it, or, for several statements in one text, only part); a table
-                // without a key cannot be read back, so its transaction then cannot commit.
-                if (statementMode() || oneStatement && db.engine().undoesFailedStatements()) changes.rollbackTo(mark);
+                // Statement mode must forget the failed statement. Row mode keeps what the triggers
+                // saw: a key whose change the engine undid ships its current image (or nothing),
+                // which is right whatever the engine rolled back (all of it, or, as in a failed
+                // batch, only part).
+                if (statementMode()) changes.rollbackTo(mark);
                 else changes.statementFailed();
                 SQLException failure = afterFailure(e);
                 if (autoCommit && tx == Tx.UPDATE) rollbackQuietly(); // the statement was the transaction

@@ -13,14 +13,10 @@ import java.util.Set;
  * @param reason   short human text why it is not a pure read; null if it is one
  * @param runsAsSchemaChange a statement that is not DDL but must run as one: TRUNCATE (engines do not
  *                 roll it back like a row change) and EXECUTE IMMEDIATE (dynamic SQL may be DDL)
- * @param oneStatement whether the text is known to be exactly one statement: false for several
- *                 statements separated by {@code ;} and for text that could not be analysed (an engine
- *                 undoes a failed statement, not the statements before it in the same text)
  */
-public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange,
-                             boolean oneStatement) {
+public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason) {
-        this(kind, pureRead, tables, reason, false, true);
+        this(kind, pureRead, tables, reason, false);
     }
 
     public Classification {
@@ -36,12 +32,7 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
     }
 
     Classification runningAsSchemaChange() {
-        return new Classification(kind, pureRead, tables, reason, true, oneStatement);
-    }
-
-    /** Text that is several statements, or that could not be analysed: not known to be one statement. */
-    static Classification compound(StatementKind kind, Set<String> tables, String reason) {
-        return new Classification(kind, false, tables, reason, false, false);
+        return new Classification(kind, pureRead, tables, reason, true);
     }
 
     static Classification notPure(StatementKind kind, Set<String> tables, String reason) {

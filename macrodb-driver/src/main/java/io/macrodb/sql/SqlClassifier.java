@@ -57,7 +57,7 @@ public final class SqlClassifier {
                 c = c.runningAsSchemaChange();
             }
         } catch (Throwable t) { // StackOverflowError on absurd nesting, parser bugs, ...
-            c = Classification.compound(StatementKind.UNKNOWN, Set.of(), "classification failed: " + t.getClass().getSimpleName());
+            c = Classification.notPure(StatementKind.UNKNOWN, Set.of(), "classification failed: " + t.getClass().getSimpleName());
         }
         if (sql.length() <= CACHE_MAX_SQL_LENGTH) {
             if (cache.size() >= CACHE_MAX_ENTRIES) {
@@ -75,7 +75,7 @@ public final class SqlClassifier {
     private Classification compute(String sql) {
         Lexed lx = SqlLexer.lex(sql);
         if (lx.error() != null) {
-            return Classification.compound(keywordKind(lx.tokens(), dialect), Set.of(), "cannot tokenise: " + lx.error());
+            return Classification.notPure(keywordKind(lx.tokens(), dialect), Set.of(), "cannot tokenise: " + lx.error());
         }
         List<List<Token>> stmts = SqlLexer.splitStatements(lx.tokens());
         if (stmts.isEmpty()) {
@@ -90,7 +90,7 @@ public final class SqlClassifier {
                 tables.addAll(part.tables());
             }
             StatementKind kind = kinds.size() == 1 ? kinds.iterator().next() : StatementKind.UNKNOWN;
-            return Classification.compound(kind, tables, "multiple statements (" + stmts.size() + ")");
+            return Classification.notPure(kind, tables, "multiple statements (" + stmts.size() + ")");
         }
         return classifyOne(sql, stmts.get(0));
     }
