@@ -7,6 +7,7 @@ import io.macrodb.log.Propagation;
 import io.macrodb.log.Change;
 import io.macrodb.log.RowChanges;
 import io.macrodb.log.StatementChange;
+import io.macrodb.log.RowKey;
 import io.macrodb.log.TableShape;
 import io.macrodb.replica.PendingChanges;
 import io.macrodb.replica.StatementCache;
@@ -21,7 +22,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * What one update transaction has changed so far on the primary, kept in the order it happened so
@@ -88,39 +88,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      * new row's image in {@link TableShape#columns()} order (null for a delete, or when images are
      * not trusted).
      */
-    private record RowEvent(TableShape shape, Key oldKey, Key newKey, Object[] image, int statement) {}
-
-    /**
-     * Key values with value equality: arrays by content, numbers by numeric value (a trigger and a
-     * result set may hand the same key back as different Number classes).
-     */
-    private record Key(Object[] values) {
-        @Override public boolean equals(Object o) {
-            if (!(o instanceof Key k) || k.values.length != values.length) return false;
-            for (int i = 0; i < values.length; i++) {
-                if (!Objects.deepEquals(canonical(values[i]), canonical(k.values[i]))) return false;
-            }
-            return true;
-        }
-
-        @Override public int hashCode() {
-            int h = 1;
-            for (Object v : values) h = 31 * h + Arrays.deepHashCode(new Object[] {canonical(v)});
-            return h;
-        }
-
-        private static Object canonical(Object v) {
-            if (v instanceof java.math.BigDecimal d) return d.signum() == 0 ? java.math.BigDecimal.ZERO : d.stripTrailingZeros();
-            if (v instanceof Byte || v instanceof Short || v instanceof Integer || v instanceof Long) {
-                return java.math.BigDecimal.valueOf(((Number) v).longValue());
-            }
-            if (v instanceof java.math.BigInteger b) return new java.math.BigDecimal(b);
-            // HSQLDB's JDBC driver hands a TIMESTAMP WITH TIME ZONE back in the session's offset; the
-            // engine itself compares such values by instant
-            if (v instanceof java.time.OffsetDateTime t) return t.toInstant();
-            return v;
-        }
-    }
+    private record RowEvent(TableShape shape, RowKey oldKey, RowKey newKey, Object[] image, int statement) {}
 
     /**
      * @param trustImages whether the capture triggers' images may stand for the final rows (false
@@ -175,7 +143,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             // a row is known by its values: the images are all there is, so they must be exact
             Object[] before = oldRow == null ? null : keylessImage(shape, oldRow);
             Object[] after = newRow == null ? null : keylessImage(shape, newRow);
-            events.add(new RowEvent(shape, before == null ? null : new Key(before), after == null ? null : new Key(after), after,
+            events.add(new RowEvent(shape, before == null ? null : new RowKey(before), after == null ? null : new RowKey(after), after,
                     statement));
             return;
         }
@@ -274,7 +242,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 || v instanceof java.time.OffsetDateTime || v instanceof java.time.OffsetTime;
     }
 
-    private static Key key(TableShape shape, Object[] row) throws SQLException {
+    private static RowKey key(TableShape shape, Object[] row) throws SQLException {
         Object[] k = new Object[shape.keyCount()];
         for (int i = 0; i < k.length; i++) {
             Object raw = row[shape.keyOrdinal(i)];
@@ -286,7 +254,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             }
             k[i] = v;
         }
-        return new Key(k);
+        return new RowKey(k);
     }
 
     /** Records a statement to replay (statement mode writes). */
@@ -328,16 +296,16 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     /** What the events say of one table, as {@link #build} goes through them. */
     private static final class TableEvents {
         /** Per touched key: whether it existed before the transaction (its first event was not an insert). */
-        final LinkedHashMap<Key, Boolean> existed = new LinkedHashMap<>();
+        final LinkedHashMap<RowKey, Boolean> existed = new LinkedHashMap<>();
         /** With trusted images: the row each key holds after the events so far ({@link #ABSENT}: none). */
-        final Map<Key, Object[]> rows = new java.util.HashMap<>();
+        final Map<RowKey, Object[]> rows = new java.util.HashMap<>();
         /** Keys that events of the current statement made new. */
-        final java.util.Set<Key> newInStatement = new java.util.HashSet<>();
+        final java.util.Set<RowKey> newInStatement = new java.util.HashSet<>();
         int statement = -1;
         /** A statement moved a key onto a key an earlier event of it had vacated or filled: ship in replace form. */
         boolean moved;
         /** A table without a key: how many rows of each image the transaction added (negative: removed). */
-        final LinkedHashMap<Key, int[]> delta = new LinkedHashMap<>();
+        final LinkedHashMap<RowKey, int[]> delta = new LinkedHashMap<>();
     }
 
     /**
@@ -394,9 +362,9 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             if (!shape.hasKey()) {
                 List<Object[]> removed = new ArrayList<>();
                 List<Object[]> added = new ArrayList<>();
-                for (Map.Entry<Key, int[]> d : t.delta.entrySet()) {
+                for (Map.Entry<RowKey, int[]> d : t.delta.entrySet()) {
                     int n = d.getValue()[0];
-                    for (int i = 0; i < Math.abs(n); i++) (n < 0 ? removed : added).add(d.getKey().values);
+                    for (int i = 0; i < Math.abs(n); i++) (n < 0 ? removed : added).add(d.getKey().values());
                 }
                 if (!removed.isEmpty() || !added.isEmpty()) out.add(new RowChanges(shape, removed, List.of(), added));
                 continue;
@@ -408,7 +376,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             } else {
                 FROM_TRIGGERS.increment();
                 images = new ArrayList<>(t.existed.size());
-                for (Key k : t.existed.keySet()) {
+                for (RowKey k : t.existed.keySet()) {
                     Object[] row = t.rows.get(k);
                     if (row != ABSENT) images.add(row);
                 }
@@ -417,22 +385,22 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             if (t.moved) {
                 // which key held which row before is unknown: remove every touched key, insert every final image
                 List<Object[]> keys = new ArrayList<>(t.existed.size());
-                for (Key k : t.existed.keySet()) keys.add(k.values);
+                for (RowKey k : t.existed.keySet()) keys.add(k.values());
                 out.add(RowChanges.replace(shape, keys, images));
                 continue;
             }
             List<Object[]> updates = new ArrayList<>();
             List<Object[]> inserts = new ArrayList<>();
-            java.util.Set<Key> present = new java.util.HashSet<>();
+            java.util.Set<RowKey> present = new java.util.HashSet<>();
             for (Object[] row : images) {
-                Key key = keyOfImage(shape, row);
+                RowKey key = RowKey.of(shape, row);
                 present.add(key);
                 if (Boolean.TRUE.equals(t.existed.get(key))) updates.add(row);
                 else inserts.add(row);
             }
             List<Object[]> deletes = new ArrayList<>();
-            for (Map.Entry<Key, Boolean> k : t.existed.entrySet()) {
-                if (k.getValue() && !present.contains(k.getKey())) deletes.add(k.getKey().values);
+            for (Map.Entry<RowKey, Boolean> k : t.existed.entrySet()) {
+                if (k.getValue() && !present.contains(k.getKey())) deletes.add(k.getKey().values());
             }
             if (!deletes.isEmpty() || !updates.isEmpty() || !inserts.isEmpty()) {
                 out.add(new RowChanges(shape, deletes, updates, inserts));
@@ -446,12 +414,12 @@ public final class TransactionChanges extends CaptureContext implements PendingC
 
     /** Test mode: the triggers' final images must be the rows read back, as multisets by key. */
     private static void verify(TableShape shape, List<Object[]> fromTriggers, List<Object[]> readBack) {
-        Map<Key, Object[]> back = new java.util.HashMap<>();
-        for (Object[] row : readBack) back.put(keyOfImage(shape, row), row);
+        Map<RowKey, Object[]> back = new java.util.HashMap<>();
+        for (Object[] row : readBack) back.put(RowKey.of(shape, row), row);
         boolean same = back.size() == fromTriggers.size();
         for (Object[] row : fromTriggers) {
-            Object[] other = back.get(keyOfImage(shape, row));
-            if (!same || other == null || !new Key(row).equals(new Key(other))) {
+            Object[] other = back.get(RowKey.of(shape, row));
+            if (!same || other == null || !new RowKey(row).equals(new RowKey(other))) {
                 same = false;
                 break;
             }
@@ -466,33 +434,27 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         }
     }
 
-    private static Key keyOfImage(TableShape shape, Object[] row) {
-        Object[] k = new Object[shape.keyCount()];
-        for (int i = 0; i < k.length; i++) k[i] = row[shape.keyIndex(i)];
-        return new Key(k);
-    }
-
     private static final int IN_CHUNK = 16;
 
     private static List<Object[]> readImages(Connection c, StatementCache cache, TableShape shape,
-                                             java.util.Collection<Key> keys) throws SQLException {
+                                             java.util.Collection<RowKey> keys) throws SQLException {
         List<Object[]> rows = new ArrayList<>(keys.size());
         int chunk = keys.size() == 1 ? 1 : IN_CHUNK;
         String sql = shape.selectByKeySql(chunk);
         PreparedStatement ps = cache.prepare(sql);
         try {
             if (shape.keyCount() == 1) {
-                List<Key> all = new ArrayList<>(keys);
+                List<RowKey> all = new ArrayList<>(keys);
                 for (int from = 0; from < all.size(); from += chunk) {
                     for (int i = 0; i < chunk; i++) {
                         // pad the last chunk by repeating its last key: same statement, same rows
-                        ps.setObject(i + 1, all.get(Math.min(from + i, all.size() - 1)).values[0]);
+                        ps.setObject(i + 1, all.get(Math.min(from + i, all.size() - 1)).values()[0]);
                     }
                     readInto(ps, shape, rows);
                 }
             } else {
-                for (Key k : keys) {
-                    for (int i = 0; i < k.values.length; i++) ps.setObject(i + 1, k.values[i]);
+                for (RowKey k : keys) {
+                    for (int i = 0; i < k.values().length; i++) ps.setObject(i + 1, k.values()[i]);
                     readInto(ps, shape, rows);
                 }
             }

@@ -51,11 +51,7 @@ public record RowChanges(TableShape shape, List<Object[]> deletes, List<Object[]
     public List<Object[]> touchedKeys() {
         List<Object[]> keys = new java.util.ArrayList<>(deletes.size() + updates.size());
         keys.addAll(deletes);
-        for (Object[] row : updates) {
-            Object[] k = new Object[shape.keyCount()];
-            for (int i = 0; i < k.length; i++) k[i] = row[shape.keyIndex(i)];
-            keys.add(k);
-        }
+        for (Object[] row : updates) keys.add(shape.keyOf(row));
         return keys;
     }
 

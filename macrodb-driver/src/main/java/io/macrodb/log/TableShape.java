@@ -82,6 +82,13 @@ public final class TableShape {
     public int keyOrdinal(int i) { return keyOrdinals[i]; }
     public int ordinalCount() { return ordinalCount; }
     public boolean hasKey() { return keyIndexes.length > 0; }
+
+    /** The key values of {@code row}, an image with one value per {@link #columns()} entry, in key order. */
+    public Object[] keyOf(Object[] row) {
+        Object[] k = new Object[keyIndexes.length];
+        for (int i = 0; i < k.length; i++) k[i] = row[keyIndexes[i]];
+        return k;
+    }
     public boolean alwaysIdentity() { return alwaysIdentity; }
     /** The identity (auto-increment) column, or null if the table has none. */
     public String identityColumn() { return identityColumn; }

@@ -3,6 +3,7 @@ package io.macrodb.replica;
 import io.macrodb.log.Change;
 import io.macrodb.log.ChangeRecord;
 import io.macrodb.log.RowChanges;
+import io.macrodb.log.RowKey;
 import io.macrodb.log.SequencePositions;
 import io.macrodb.log.TableShape;
 
@@ -20,6 +21,7 @@ import java.util.Map;
  * existed before the group is what the first record says (a delete or update: yes; an insert: no),
  * and what it holds after is what the last record says. Existed and present: one update with the
  * final image; existed and gone: one delete; new and present: one insert; new and gone: nothing.
+ * Rows are known by {@link RowKey}, as capture knows them.
  *
  * <p>Only plain row changes of tables with a primary key compact. A group holding anything else (a
  * replayed statement, the replace form, a table without a key, two shapes of one table) is applied
@@ -27,33 +29,6 @@ import java.util.Map;
  */
 final class GroupCompaction {
     private GroupCompaction() {}
-
-    /**
-     * A key's values with value equality ({@code byte[]} included), whatever Java type carried an
-     * equal number: a key read as Integer in one record and Long in another is one row.
-     */
-    private static final class Key {
-        final Object[] values;
-        private final Object[] canonical;
-
-        Key(Object[] values) {
-            this.values = values;
-            this.canonical = new Object[values.length];
-            for (int i = 0; i < values.length; i++) canonical[i] = canonical(values[i]);
-        }
-
-        private static Object canonical(Object v) {
-            if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) return ((Number) v).longValue();
-            if (v instanceof java.math.BigInteger b) return new java.math.BigDecimal(b);
-            if (v instanceof java.math.BigDecimal d) return d.signum() == 0 ? java.math.BigDecimal.ZERO : d.stripTrailingZeros();
-            return v;
-        }
-
-        Object[] values() { return values; }
-
-        @Override public boolean equals(Object o) { return o instanceof Key k && Arrays.deepEquals(canonical, k.canonical); }
-        @Override public int hashCode() { return Arrays.deepHashCode(canonical); }
-    }
 
     /** What the group did to one row. */
     private static final class Net {
@@ -66,12 +41,12 @@ final class GroupCompaction {
     /** One table's rows in the group, in first-touched order. */
     private static final class Table {
         final TableShape shape;
-        final Map<Key, Net> rows = new LinkedHashMap<>();
+        final Map<RowKey, Net> rows = new LinkedHashMap<>();
 
         Table(TableShape shape) { this.shape = shape; }
 
         Net net(Object[] key, boolean existedBefore) {
-            return rows.computeIfAbsent(new Key(key), k -> new Net(existedBefore));
+            return rows.computeIfAbsent(new RowKey(key), k -> new Net(existedBefore));
         }
     }
 
@@ -92,8 +67,8 @@ final class GroupCompaction {
                 Table t = tables.computeIfAbsent(shape.qualifiedName(), n -> new Table(shape));
                 if (t.shape != shape && !sameShape(t.shape, shape)) return null;
                 for (Object[] key : rc.deletes()) t.net(key, true).image = null;
-                for (Object[] row : rc.updates()) t.net(keyOf(shape, row), true).image = row;
-                for (Object[] row : rc.inserts()) t.net(keyOf(shape, row), false).image = row;
+                for (Object[] row : rc.updates()) t.net(shape.keyOf(row), true).image = row;
+                for (Object[] row : rc.inserts()) t.net(shape.keyOf(row), false).image = row;
                 written += rc.size();
             }
             if (r == last) break;
@@ -106,7 +81,7 @@ final class GroupCompaction {
             List<Object[]> deletes = new ArrayList<>();
             List<Object[]> updates = new ArrayList<>();
             List<Object[]> inserts = new ArrayList<>();
-            for (Map.Entry<Key, Net> e : t.rows.entrySet()) {
+            for (Map.Entry<RowKey, Net> e : t.rows.entrySet()) {
                 Net n = e.getValue();
                 if (n.existedBefore && n.image == null) deletes.add(e.getKey().values());
                 else if (n.existedBefore) updates.add(n.image);
@@ -117,12 +92,6 @@ final class GroupCompaction {
             }
         }
         return out;
-    }
-
-    private static Object[] keyOf(TableShape shape, Object[] row) {
-        Object[] k = new Object[shape.keyCount()];
-        for (int i = 0; i < k.length; i++) k[i] = row[shape.keyIndex(i)];
-        return k;
     }
 
     private static boolean sameShape(TableShape a, TableShape b) {

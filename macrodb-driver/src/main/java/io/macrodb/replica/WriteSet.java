@@ -3,11 +3,10 @@ package io.macrodb.replica;
 import io.macrodb.log.Change;
 import io.macrodb.log.ChangeRecord;
 import io.macrodb.log.RowChanges;
+import io.macrodb.log.RowKey;
 import io.macrodb.log.SequencePositions;
 import io.macrodb.log.TableShape;
 
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.Arrays;
 
 /**
@@ -63,9 +62,9 @@ final class WriteSet {
                     for (Object[] k : rc.deletes()) put(key(table, k));
                 } else {
                     for (Object[] k : rc.deletes()) put(key(table, k));
-                    for (Object[] row : rc.updates()) put(keyOfRow(table, t, row));
+                    for (Object[] row : rc.updates()) put(key(table, t.keyOf(row)));
                 }
-                for (Object[] row : rc.inserts()) put(keyOfRow(table, t, row));
+                for (Object[] row : rc.inserts()) put(key(table, t.keyOf(row)));
             } else if (!(c instanceof SequencePositions)) {
                 return false; // a statement: which rows it writes is known only to the engine
             }
@@ -107,31 +106,10 @@ final class WriteSet {
         sorted = false;
     }
 
-    private static long keyOfRow(long table, TableShape t, Object[] row) {
-        long h = table;
-        for (int i = 0; i < t.keyCount(); i++) h = h * 1_000_003L + valueHash(row[t.keyIndex(i)]);
-        return mix(h);
-    }
-
     private static long key(long table, Object[] key) {
         long h = table;
-        for (Object v : key) h = h * 1_000_003L + valueHash(v);
+        for (Object v : key) h = h * 1_000_003L + RowKey.hash(v); // equal keys as capture compares them
         return mix(h);
-    }
-
-    /** Equal key values hash equally whatever Java type carried them (an INT key read as Integer or Long). */
-    private static long valueHash(Object v) {
-        if (v == null) return 0;
-        if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) return ((Number) v).longValue();
-        if (v instanceof BigInteger b) return b.bitLength() < 64 ? b.longValue() : b.hashCode();
-        if (v instanceof BigDecimal d) {
-            BigDecimal s = d.stripTrailingZeros();
-            if (s.scale() <= 0 && s.precision() - s.scale() < 19) return s.longValue();
-            return s.hashCode();
-        }
-        if (v instanceof byte[] b) return Arrays.hashCode(b);
-        if (v instanceof Object[] a) return Arrays.deepHashCode(a);
-        return v.hashCode();
     }
 
     /** A 64-bit finaliser (SplitMix64), so that nearby keys do not make nearby hashes. */

@@ -65,6 +65,19 @@ class GroupCompactionTest {
         assertEquals("[[4, d2]]", show(rc.inserts()));
     }
 
+    @Test void aKeyIsOneRowWhateverFormItArrivedIn() {
+        // a TIMESTAMP WITH TIME ZONE key as a trigger saw it and as a read-back gave it (HSQLDB: the
+        // session's offset): one instant, one row, as capture knows it (RowKey)
+        java.time.OffsetDateTime utc = java.time.OffsetDateTime.parse("2026-11-24T10:00:00Z");
+        java.time.OffsetDateTime berlin = utc.atZoneSameInstant(java.time.ZoneId.of("Europe/Berlin")).toOffsetDateTime();
+        ChangeRecord[] g = chain(List.of(
+                List.of(new RowChanges(T, List.of(), rows(new Object[] {utc, "a"}), List.of())),
+                List.of(new RowChanges(T, List.of(), rows(new Object[] {berlin, "b"}), List.of()))));
+        RowChanges rc = (RowChanges) GroupCompaction.of(g[0], g[1]).get(0);
+        assertEquals(1, rc.updates().size(), () -> show(rc.updates()));
+        assertEquals("b", rc.updates().get(0)[1]);
+    }
+
     @Test void groupsThatAreNotPlainKeyedRowsOrWriteEveryRowOnceAreLeftAlone() {
         ChangeRecord[] once = chain(List.of(
                 List.of(new RowChanges(T, List.of(), List.of(), rows(new Object[] {1, "a"}))),
