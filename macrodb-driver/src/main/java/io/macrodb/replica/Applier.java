@@ -447,7 +447,7 @@ final class Applier implements Runnable {
         try {
             lane.session.rollback();
         } catch (SQLException ignored) {
-            // a broken session fails its next unit, which then applies in order on the applier's own
+            // a broken session fails its next attempt, which is what decides its fate (and the replica's)
         }
     }
 
@@ -590,11 +590,7 @@ final class Applier implements Runnable {
     }
 
     private void rollbackQuietly() {
-        try {
-            session.rollback();
-        } catch (SQLException ignored) {
-            // a broken session fails the next attempt, which is what decides the replica's fate
-        }
+        rollbackQuietly(lanes[0]);
     }
 
     void stop() {
