@@ -27,6 +27,8 @@ public final class ReadRouter {
     private final long maxWaitNanos;
     private final ReadWaits waits;
     private long lastWaitNanos;
+    /** The version the last {@link #choose} required of a secondary. */
+    private long lastRequired;
 
     /**
      * A router for one connection (it is not thread-safe: it remembers its last wait).
@@ -59,7 +61,7 @@ public final class ReadRouter {
         Admission.Permit p = r.admission().tryEnter();
         if (p != null) return new Choice(r, p);
         if (!r.isPrimary()) {
-            long required = consistency.requiredVersion(replicas.version(), sessionVersion);
+            long required = lastRequired; // what choose() found r fresh enough for
             for (Replica other : replicas.secondaries()) {
                 if (other == r || !other.isActive() || other.version() < required) continue;
                 p = other.admission().tryEnter();
@@ -78,6 +80,7 @@ public final class ReadRouter {
             return replicas.primary();
         }
         long required = consistency.requiredVersion(replicas.version(), sessionVersion);
+        lastRequired = required;
         List<Replica> fresh = new ArrayList<>(secondaries.size());
         Replica freshest = null;
         for (Replica r : secondaries) {
