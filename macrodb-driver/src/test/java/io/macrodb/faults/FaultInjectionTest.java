@@ -78,9 +78,17 @@ class FaultInjectionTest {
                 String url = admin.replicaStatus().get(secondary).url();
                 Connection blocker = DriverManager.getConnection(url, "sa", "");
                 blocker.setAutoCommit(false);
-                try (Statement s = blocker.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM account FOR UPDATE")) {
-                    while (rs.next()) {
-                        rs.getLong(1);
+                for (int attempt = 1; ; attempt++) {
+                    // with parallel apply, several apply sessions hold row locks while the blocker takes
+                    // its own: the engine may pick the blocker as a deadlock's victim; it tries again
+                    try (Statement s = blocker.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM account FOR UPDATE")) {
+                        while (rs.next()) {
+                            rs.getLong(1);
+                        }
+                        break;
+                    } catch (SQLException e) {
+                        blocker.rollback();
+                        if (!"40001".equals(e.getSQLState()) || attempt >= 20) throw e;
                     }
                 }
                 BLOCKERS.add(blocker);
