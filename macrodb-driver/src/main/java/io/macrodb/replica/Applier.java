@@ -23,12 +23,14 @@ import java.util.logging.Logger;
  * keeps failing takes the replica out of the rotation.
  *
  * <p>With {@code applyThreads > 1} and a backlog, it applies in parallel: the backlog is cut into
- * units of consecutive records whose {@linkplain WriteSet writesets} do not intersect, each unit
- * applied by a session of its own on a worker thread, and the units are committed one after the
- * other in version order, each followed by the publication of its last version. A unit's changes
- * are therefore never visible before those of the units before it, and every state a reader can
- * see is one the primary had. A unit that fails, or that waits for a lock a later unit holds, is
- * rolled back with every unit after it and applied again from there.
+ * units of consecutive records, each unit applied by a session of its own on a worker thread, and
+ * the units are committed one after the other in version order, each followed by the publication
+ * of its last version. A unit's changes are therefore never visible before those of the units
+ * before it, and every state a reader can see is one the primary had. Rows two units both write
+ * (known by their {@linkplain WriteSet writesets}) are written by the later unit only after the
+ * earlier one committed ({@link #applyUnit}); the rest of each unit is written at once. A unit
+ * that fails, or that waits for a lock a later unit holds, is rolled back with every unit after it
+ * and applied again from there.
  */
 final class Applier implements Runnable {
     private static final Logger LOG = Logger.getLogger(Applier.class.getName());
@@ -82,16 +84,57 @@ final class Applier implements Runnable {
         ChangeRecord last;
         int records;
         final WriteSet rows = WriteSet.empty();
+        /** The rows of the units before this one in its batch (null for the first unit). */
+        final WriteSet before;
+        /** Whether this unit writes a row a unit before it writes: it then waits for their commit. */
+        boolean dependent;
 
-        Unit(ChangeRecord first) {
+        Unit(ChangeRecord first, WriteSet before) {
             this.first = first;
+            this.before = before;
         }
 
         void add(ChangeRecord r, WriteSet ws) {
             last = r;
             records++;
             rows.addAll(ws);
+            if (before != null && !dependent && before.intersects(ws)) dependent = true;
         }
+    }
+
+    /**
+     * What the units of one batch share: how many are committed (a dependent unit waits for every
+     * unit before it), and whether the batch was called off (waiting units then give up).
+     */
+    private static final class Batch {
+        private int committed;
+        private boolean cancelled;
+        /** Nanoseconds from the batch's start until the slowest later unit was done or waiting. */
+        final AtomicLong slowestReady = new AtomicLong();
+        final long started = System.nanoTime();
+
+        void ready() { slowestReady.accumulateAndGet(System.nanoTime() - started, Math::max); }
+
+        /** Returns once the {@code units} units before the caller are committed; throws {@link Undone} if called off. */
+        synchronized void awaitCommitted(int units) throws InterruptedException {
+            while (committed < units && !cancelled) wait();
+            if (committed < units) throw new Undone();
+        }
+
+        synchronized void committed(int units) {
+            committed = units;
+            notifyAll();
+        }
+
+        synchronized void cancel() {
+            cancelled = true;
+            notifyAll();
+        }
+    }
+
+    /** A unit that gave up waiting because its batch was called off: it is rolled back and redone, not a failure. */
+    private static final class Undone extends RuntimeException {
+        Undone() { super("unit called off", null, false, false); }
     }
 
     Applier(Replica replica, Engine engine, ReplicationLog.Cursor cursor, Connection session, int maxGroup, int threads,
@@ -226,9 +269,9 @@ final class Applier implements Runnable {
 
     /**
      * Cuts the backlog that starts at {@code first} into at most one unit per lane: consecutive
-     * records, about an equal share each (at most {@code maxGroup}), each record's rows disjoint from
-     * every other unit's. Stops at a barrier (a statement or schema change) and at a record that
-     * shares a row with an earlier unit: both go to a later batch.
+     * records, about an equal share each (at most {@code maxGroup}). Stops at a barrier (a statement
+     * or schema change), which goes to a later batch. A unit that writes a row an earlier unit of the
+     * batch writes is {@linkplain Unit#dependent dependent}: see {@link #applyUnit}.
      *
      * @return the units, or null if fewer than two (then the records are applied in order)
      */
@@ -251,14 +294,52 @@ final class Applier implements Runnable {
                 earlier.addAll(current.rows);
                 current = null;
             }
-            if (earlier.intersects(ws)) break;
             if (current == null) {
-                current = new Unit(r);
+                current = new Unit(r, units.isEmpty() ? null : earlier.copy());
                 units.add(current);
             }
             current.add(r, ws);
         }
         return units.size() < 2 ? null : units;
+    }
+
+    /**
+     * Writes unit {@code index} of a batch through {@code lane}, uncommitted. A unit that shares no
+     * row with the units before it is written at once. A dependent one writes first what is its own
+     * (its net changes to the rows no earlier unit writes, {@link GroupCompaction#split}), then waits
+     * until every unit before it has committed, then writes the shared rows: the later image of a
+     * shared row therefore lands after the earlier one, as on the primary, and no unit ever waits for
+     * a row lock of a later one (the later one takes a shared row's lock only once the earlier one
+     * committed). On TPC-C the shared rows are the few warehouse and district rows nearly every
+     * update transaction writes; the order lines, orders, stock and customers are the unit's own.
+     * A group that does not compact is written record by record, waiting before the first record
+     * that shares a row.
+     */
+    private void applyUnit(Lane lane, Unit u, int index, Batch batch) throws SQLException, InterruptedException {
+        if (!u.dependent) {
+            applyRecords(lane.writer, u.first, u.last, false);
+            batch.ready();
+            return;
+        }
+        GroupCompaction.Split split = COMPACT ? GroupCompaction.split(u.first, u.last, u.before::containsRow) : null;
+        if (split != null) {
+            for (Change c : split.free()) lane.writer.apply((RowChanges) c, false);
+            batch.ready();
+            batch.awaitCommitted(index);
+            for (Change c : split.contested()) lane.writer.apply((RowChanges) c, false);
+            return;
+        }
+        boolean waited = false;
+        for (ChangeRecord r = u.first; ; r = r.next()) {
+            if (!waited && u.before.intersects(WriteSet.of(r))) {
+                batch.ready();
+                batch.awaitCommitted(index);
+                waited = true;
+            }
+            applyRecords(lane.writer, r, r, false);
+            if (r == u.last) break;
+        }
+        if (!waited) batch.ready();
     }
 
     /**
@@ -276,16 +357,15 @@ final class Applier implements Runnable {
             Unit u = units.get(0);
             return applyWithRetries(u.first, u.last);
         }
-        long started = System.nanoTime();
+        Batch batch = new Batch();
         java.util.concurrent.Future<?>[] work = new java.util.concurrent.Future<?>[n];
         boolean[] undone = new boolean[n];
-        java.util.concurrent.atomic.AtomicLong slowestDone = new java.util.concurrent.atomic.AtomicLong();
         for (int i = 0; i < n; i++) {
             Lane lane = lanes[i];
             Unit u = units.get(i);
+            int index = i;
             work[i] = workers.submit(() -> {
-                applyRecords(lane.writer, u.first, u.last, false);
-                slowestDone.accumulateAndGet(System.nanoTime() - started, Math::max);
+                applyUnit(lane, u, index, batch);
                 return null;
             });
         }
@@ -293,18 +373,23 @@ final class Applier implements Runnable {
         int committed = 0;
         try {
             for (int i = 0; i < n; i++) {
-                Throwable failure = awaitUnit(work, undone, i, started, slowestDone);
+                Throwable failure = awaitUnit(work, undone, i, batch);
+                if (failure instanceof Undone) {
+                    failure = null;
+                    undone[i] = true;
+                }
                 if (failure == null && !undone[i]) {
                     try {
                         commitAndPublish(lanes[i].session, units.get(i).last);
                         committed++;
+                        batch.committed(committed);
                         continue;
                     } catch (SQLException e) {
                         failure = e;
                     }
                 }
                 // unit i is not committed: neither is anything after it
-                undoFrom(work, i);
+                undoFrom(work, i, batch);
                 if (failure != null) {
                     retries.incrementAndGet();
                     parallelRedos.addAndGet(n - i);
@@ -320,7 +405,7 @@ final class Applier implements Runnable {
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            undoFrom(work, committed);
+            undoFrom(work, committed, batch);
             if (running) replica.setState(ReplicaState.FAILED, "applier interrupted");
             running = false;
             return false;
@@ -330,26 +415,28 @@ final class Applier implements Runnable {
             if (records > 0) {
                 appliedRecords.addAndGet(records);
                 groups.addAndGet(committed);
-                double rate = records / (double) Math.max(1, System.nanoTime() - started);
+                double rate = records / (double) Math.max(1, System.nanoTime() - batch.started);
                 double old = applyRate;
                 applyRate = old == 0 ? rate : 0.8 * old + 0.2 * rate;
             }
         }
     }
 
-    /** The least time the head unit may run while later ones are done before those are undone. */
+    /** The least time the head unit may run while later ones are ready before those are undone. */
     private static final long STUCK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
-     * Waits for unit {@code i}. If it runs far longer than the later units that are done (and at
-     * least {@link #STUCK_NANOS}), it may be waiting for a lock one of them holds (a unique value
-     * outside the primary key, which writesets do not see; HSQLDB waits for such a lock without a
-     * timeout): the later units that are done are rolled back and marked undone, freeing their locks.
+     * Waits for unit {@code i}. If it runs far longer than the later units that are ready (done, or
+     * waiting for it to commit), and at least {@link #STUCK_NANOS}, it may be waiting for a lock one
+     * of them holds (a unique value outside the primary key, which writesets do not see; HSQLDB waits
+     * for such a lock without a timeout): the batch is called off after unit {@code i}, and the later
+     * units that are done are rolled back and marked undone, freeing their locks (those waiting give
+     * up, and are rolled back when their turn comes).
      *
      * @return the unit's failure, or null
      */
-    private Throwable awaitUnit(java.util.concurrent.Future<?>[] work, boolean[] undone, int i, long started,
-                                java.util.concurrent.atomic.AtomicLong slowestDone) throws InterruptedException {
+    private Throwable awaitUnit(java.util.concurrent.Future<?>[] work, boolean[] undone, int i, Batch batch)
+            throws InterruptedException {
         while (true) {
             try {
                 work[i].get(20, TimeUnit.MILLISECONDS);
@@ -358,8 +445,9 @@ final class Applier implements Runnable {
                 return e.getCause();
             } catch (java.util.concurrent.TimeoutException e) {
                 if (!running) throw new InterruptedException("applier stopped");
-                long running = System.nanoTime() - started;
-                if (running < Math.max(STUCK_NANOS, 4 * slowestDone.get())) continue;
+                long slowest = batch.slowestReady.get();
+                if (slowest == 0 || System.nanoTime() - batch.started < Math.max(STUCK_NANOS, 4 * slowest)) continue;
+                batch.cancel();
                 for (int j = i + 1; j < work.length; j++) {
                     if (!undone[j] && work[j].isDone()) {
                         rollbackQuietly(lanes[j]);
@@ -370,8 +458,9 @@ final class Applier implements Runnable {
         }
     }
 
-    /** Waits for units {@code from..} to stop and rolls each back. */
-    private void undoFrom(java.util.concurrent.Future<?>[] work, int from) {
+    /** Calls the batch off, waits for units {@code from..} to stop, and rolls each back. */
+    private void undoFrom(java.util.concurrent.Future<?>[] work, int from, Batch batch) {
+        batch.cancel();
         for (int j = from; j < work.length; j++) {
             try {
                 work[j].get(Math.max(1000, 2 * TimeUnit.MILLISECONDS.toMillis(STUCK_NANOS)), TimeUnit.MILLISECONDS);

@@ -57,6 +57,33 @@ final class GroupCompaction {
      */
     static List<Change> of(ChangeRecord first, ChangeRecord last) {
         if (first == last) return null;
+        Netted n = net(first, last);
+        if (n == null) return null;
+        int rows = 0;
+        for (Table t : n.tables.values()) rows += t.rows.size();
+        if (rows == n.written) return null; // every row written once: the records as they are cost the same
+        return changes(n, null);
+    }
+
+    /** A group's net changes cut in two by a predicate on rows: those it holds, and the others. */
+    record Split(List<Change> free, List<Change> contested) {}
+
+    /**
+     * The net effect of {@code first..last} (one record or more) in two parts: the rows for which
+     * {@code contested} (given a row's {@linkplain WriteSet#row hash}) is false, then those for which
+     * it is true. Applying the first part, then the second, in one engine transaction leaves what
+     * applying the records in order leaves: each row is written once, with its final state, and no
+     * row is in both parts. Null if the group does not compact ({@link #of}'s conditions).
+     */
+    static Split split(ChangeRecord first, ChangeRecord last, java.util.function.LongPredicate contested) {
+        Netted n = net(first, last);
+        if (n == null) return null;
+        return new Split(changes(n, row -> !contested.test(row)), changes(n, contested));
+    }
+
+    private record Netted(Map<String, Table> tables, int written) {}
+
+    private static Netted net(ChangeRecord first, ChangeRecord last) {
         Map<String, Table> tables = new LinkedHashMap<>();
         int written = 0;
         for (ChangeRecord r = first; ; r = r.next()) {
@@ -73,19 +100,22 @@ final class GroupCompaction {
             }
             if (r == last) break;
         }
-        int rows = 0;
-        for (Table t : tables.values()) rows += t.rows.size();
-        if (rows == written) return null; // every row written once: the records as they are cost the same
-        List<Change> out = new ArrayList<>(tables.size());
-        for (Table t : tables.values()) {
+        return new Netted(tables, written);
+    }
+
+    /** The net changes of the rows {@code take} holds (given each row's writeset hash; null: all), one per table. */
+    private static List<Change> changes(Netted n, java.util.function.LongPredicate take) {
+        List<Change> out = new ArrayList<>(n.tables.size());
+        for (Table t : n.tables.values()) {
             List<Object[]> deletes = new ArrayList<>();
             List<Object[]> updates = new ArrayList<>();
             List<Object[]> inserts = new ArrayList<>();
             for (Map.Entry<RowKey, Net> e : t.rows.entrySet()) {
-                Net n = e.getValue();
-                if (n.existedBefore && n.image == null) deletes.add(e.getKey().values());
-                else if (n.existedBefore) updates.add(n.image);
-                else if (n.image != null) inserts.add(n.image);
+                Net net = e.getValue();
+                if (take != null && !take.test(WriteSet.row(t.shape, e.getKey().values()))) continue;
+                if (net.existedBefore && net.image == null) deletes.add(e.getKey().values());
+                else if (net.existedBefore) updates.add(net.image);
+                else if (net.image != null) inserts.add(net.image);
             }
             if (!deletes.isEmpty() || !updates.isEmpty() || !inserts.isEmpty()) {
                 out.add(new RowChanges(t.shape, deletes, updates, inserts));

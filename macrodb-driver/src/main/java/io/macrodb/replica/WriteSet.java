@@ -53,7 +53,7 @@ final class WriteSet {
         for (Change c : r.changes()) {
             if (c instanceof RowChanges rc) {
                 TableShape t = rc.shape();
-                long table = mix(t.schema().hashCode() * 31L + t.table().hashCode());
+                long table = table(t);
                 if (!t.hasKey()) {
                     put(table);
                     continue;
@@ -70,6 +70,25 @@ final class WriteSet {
             }
         }
         return true;
+    }
+
+    /** The hash of the row of table {@code t} whose primary key is {@code key}, as sets hold it. */
+    static long row(TableShape t, Object[] key) { return key(table(t), key); }
+
+    /** Whether the set holds the row hashed as {@code row} (a barrier holds every row). */
+    boolean containsRow(long row) {
+        return isBarrier() || size > 0 && Arrays.binarySearch(sorted(), 0, size, row) >= 0;
+    }
+
+    /**
+     * A set that holds what this one holds now and does not change with it, sorted already: another
+     * thread may then ask it {@link #containsRow} without writing to it.
+     */
+    WriteSet copy() {
+        if (isBarrier()) return this;
+        WriteSet c = new WriteSet(Arrays.copyOf(hashes, Math.max(16, size)), size);
+        c.sorted();
+        return c;
     }
 
     /** Whether the two sets share a row (a barrier shares a row with everything). */
@@ -105,6 +124,8 @@ final class WriteSet {
         hashes[size++] = h;
         sorted = false;
     }
+
+    private static long table(TableShape t) { return mix(t.schema().hashCode() * 31L + t.table().hashCode()); }
 
     private static long key(long table, Object[] key) {
         long h = table;

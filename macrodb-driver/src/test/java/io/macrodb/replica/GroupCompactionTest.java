@@ -65,6 +65,36 @@ class GroupCompactionTest {
         assertEquals("[[4, d2]]", show(rc.inserts()));
     }
 
+    /**
+     * Parallel apply writes a dependent unit's own rows first and the rows an earlier unit shares
+     * later: the two parts must hold each row once, in the part the writeset says, with the same
+     * net change as the whole.
+     */
+    @Test void aSplitHoldsEveryNetRowOnceOnTheSideItsWritesetSays() {
+        ChangeRecord[] g = chain(List.of(
+                List.of(new RowChanges(T, List.of(), List.of(), rows(new Object[] {1, "a"}, new Object[] {4, "d"}))),
+                List.of(new RowChanges(T, List.of(), rows(new Object[] {1, "a2"}, new Object[] {2, "b2"}), List.of())),
+                List.of(new RowChanges(T, rows(new Object[] {3}), rows(new Object[] {2L, "b3"}), List.of())),
+                List.of(new RowChanges(T, List.of(), rows(new Object[] {4, "d2"}), rows(new Object[] {5, "e"})))));
+        WriteSet shared = WriteSet.empty();
+        shared.add(chain(List.of(List.of(new RowChanges(T, List.of(), rows(new Object[] {2, "x"}, new Object[] {4L, "y"}),
+                List.of()))))[0]);
+        GroupCompaction.Split split = GroupCompaction.split(g[0], g[1], shared.copy()::containsRow);
+        RowChanges own = (RowChanges) split.free().get(0);
+        RowChanges contested = (RowChanges) split.contested().get(0);
+        // own: 1 (inserted, updated: an insert), 3 (deleted), 5 (inserted); shared: 2 and 4 (the key
+        // 4 written as a Long in the earlier unit is the same row)
+        assertEquals("[[3]]", show(own.deletes()));
+        assertEquals("[]", show(own.updates()));
+        assertEquals("[[1, a2], [5, e]]", show(own.inserts()));
+        assertEquals("[]", show(contested.deletes()));
+        assertEquals("[[2, b3]]", show(contested.updates()));
+        assertEquals("[[4, d2]]", show(contested.inserts()));
+        // nothing shared: everything is the unit's own, and a single record splits too
+        assertTrue(GroupCompaction.split(g[0], g[1], row -> false).contested().isEmpty());
+        assertEquals(1, GroupCompaction.split(g[0], g[0], row -> true).contested().size());
+    }
+
     @Test void aKeyIsOneRowWhateverFormItArrivedIn() {
         // a TIMESTAMP WITH TIME ZONE key as a trigger saw it and as a read-back gave it (HSQLDB: the
         // session's offset): one instant, one row, as capture knows it (RowKey)
