@@ -144,6 +144,13 @@ public interface Engine {
      */
     default int admissionProfile() { return 0; }
 
+    /**
+     * Most sessions a secondary of this engine should apply the log with by default (0: as many as
+     * the processors allow). An engine whose concurrent write transactions cost more than they gain
+     * says 1; the {@code applyThreads} option still chooses any number.
+     */
+    default int applySessionsProfile() { return 0; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

@@ -87,6 +87,14 @@ public final class HsqldbEngine implements Engine {
      */
     @Override public int admissionProfile() { return 1; }
 
+    /**
+     * One: applying a TPC-C 8-92 backlog with 2 or 4 sessions cost HSQLDB 1.5-4x the CPU per record
+     * of one session (110-363 us against 58-123 us, 2-core VM, benchmarks/results/
+     * 2026-11-24-2core-dependent-apply), the same penalty for concurrent write transactions that
+     * {@link #admissionProfile} describes.
+     */
+    @Override public int applySessionsProfile() { return 1; }
+
     static String triggerName(String event, TableShape t) {
         return "MACRODB_CAPTURE:" + event + ":" + t.schema().length() + ":" + t.schema() + t.table();
     }

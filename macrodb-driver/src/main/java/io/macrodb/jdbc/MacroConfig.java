@@ -37,8 +37,8 @@ public final class MacroConfig {
         o.put("lockTimeout", "Milliseconds any lock or turn wait may last before failing with SQLState 40001 (default 10000).");
         o.put("applyGroup", "Most log records a behind secondary applies in one engine transaction (default 256).");
         o.put("applyThreads", "Engine sessions each secondary applies the log with (1..64). Records that touch different rows"
-                + " are applied in parallel and committed in version order. Default: processors / replicas, at least 1, at most 8"
-                + " (the system property macrodb.applyThreads overrides the default).");
+                + " are applied in parallel and committed in version order. Default: processors / replicas, at least 1, at most 8,"
+                + " or the engine's profile (HSQLDB: 1); the system property macrodb.applyThreads overrides the default.");
         o.put("maxLag", "How far a secondary may fall behind before new update transactions wait for it: <versions>"
                 + " (default 10000) or <N>ms of its apply work; 0 turns the bound off. Paused and failed secondaries do not count.");
         o.put("admission", "How many transactions each replica runs at once: auto (default: the engine's profile, adapted"
@@ -96,7 +96,7 @@ public final class MacroConfig {
         this.readWaitMillis = intOption(o, "readWait", 5, 0, 3_600_000);
         this.lockTimeoutMillis = intOption(o, "lockTimeout", 10_000, 1, 3_600_000);
         this.applyGroup = intOption(o, "applyGroup", 256, 1, 100_000);
-        this.applyThreads = intOption(o, "applyThreads", defaultApplyThreads(replicas), 1, 64);
+        this.applyThreads = intOption(o, "applyThreads", defaultApplyThreads(engine, replicas), 1, 64);
         String lag = o.getOrDefault("maxLag", "10000").trim().toLowerCase(Locale.ROOT);
         try {
             long n = Long.parseLong(lag.endsWith("ms") ? lag.substring(0, lag.length() - 2).trim() : lag);
@@ -172,11 +172,12 @@ public final class MacroConfig {
     /**
      * Apply sessions per secondary when the URL does not say: the processors shared among the
      * replicas (a secondary's appliers compete with its readers and with the primary's writers), at
-     * most 8, where measured gains level off for the engines' own commit paths. The system property
+     * most 8, where measured gains level off for the engines' own commit paths, or fewer if the
+     * engine's profile says so ({@link Engine#applySessionsProfile}). The system property
      * {@code macrodb.applyThreads} overrides it (CI runs the consistency suites with parallel apply
      * on a 2-core machine that would otherwise choose 1).
      */
-    static int defaultApplyThreads(int replicas) {
+    static int defaultApplyThreads(Engine engine, int replicas) {
         String forced = System.getProperty("macrodb.applyThreads");
         if (forced != null && !forced.isBlank()) {
             try {
@@ -185,7 +186,9 @@ public final class MacroConfig {
                 // an unusable override is ignored; the URL option is where errors are reported
             }
         }
-        return Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() / Math.max(1, replicas)));
+        int byCores = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() / Math.max(1, replicas)));
+        int profile = engine.applySessionsProfile();
+        return profile > 0 ? Math.min(profile, byCores) : byCores;
     }
 
     static int defaultReplicas() {
