@@ -109,7 +109,7 @@ final class Applier implements Runnable {
     private static final class Batch {
         private int committed;
         private boolean cancelled;
-        /** Nanoseconds from the batch's start until the slowest later unit was done or waiting. */
+        /** Nanoseconds from the batch's start until the slowest unit was done, failed or waiting for its turn. */
         final AtomicLong slowestReady = new AtomicLong();
         final long started = System.nanoTime();
 
@@ -318,7 +318,6 @@ final class Applier implements Runnable {
     private void applyUnit(Lane lane, Unit u, int index, Batch batch) throws SQLException, InterruptedException {
         if (!u.dependent) {
             applyRecords(lane.writer, u.first, u.last, false);
-            batch.ready();
             return;
         }
         GroupCompaction.Split split = COMPACT ? GroupCompaction.split(u.first, u.last, u.before::containsRow) : null;
@@ -337,9 +336,8 @@ final class Applier implements Runnable {
                 waited = true;
             }
             applyRecords(lane.writer, r, r, false);
-            if (r == u.last) break;
+            if (r == u.last) return;
         }
-        if (!waited) batch.ready();
     }
 
     /**
@@ -365,7 +363,13 @@ final class Applier implements Runnable {
             Unit u = units.get(i);
             int index = i;
             work[i] = workers.submit(() -> {
-                applyUnit(lane, u, index, batch);
+                try {
+                    applyUnit(lane, u, index, batch);
+                } finally {
+                    // done or failed: either way it holds its row locks until rolled back, which
+                    // awaitUnit does if the head waits far longer than this took
+                    batch.ready();
+                }
                 return null;
             });
         }
@@ -458,38 +462,31 @@ final class Applier implements Runnable {
         }
     }
 
-    /** Calls the batch off, waits for units {@code from..} to stop, and rolls each back. */
+    /**
+     * Calls the batch off, waits for units {@code from..} to stop, and rolls each back. A unit still
+     * inside the engine waits for a row lock, which only another unit of the batch can hold (the
+     * units before {@code from} are committed, and readers take none): of an earlier unit, or of a
+     * later one where a unique value outside the key moved (writesets do not see it). So the units
+     * that have stopped are rolled back first, latest first, whatever their place, which frees the
+     * locks the others wait for; waiting for the units in order would wait forever for one held up
+     * by a later unit that is done but not yet rolled back (seen on HSQLDB, which waits without a
+     * timeout).
+     */
     private void undoFrom(java.util.concurrent.Future<?>[] work, int from, Batch batch) {
         batch.cancel();
-        for (int j = from; j < work.length; j++) {
-            try {
-                work[j].get(Math.max(1000, 2 * TimeUnit.MILLISECONDS.toMillis(STUCK_NANOS)), TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException ignored) {
-                // failed: rolled back below like the others
-            } catch (java.util.concurrent.TimeoutException e) {
-                // still inside the engine, waiting for a lock of a unit before it that was rolled back
-                // already, or of a reader: it ends when that does, and is rolled back then
-                waitQuietly(work[j]);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                waitQuietly(work[j]);
+        boolean interrupted = false;
+        boolean[] rolledBack = new boolean[work.length];
+        for (int left = work.length - from; left > 0; ) {
+            for (int j = work.length - 1; j >= from; j--) {
+                if (rolledBack[j] || !work[j].isDone()) continue;
+                rollbackQuietly(lanes[j]);
+                lanes[j].writer.clear();
+                rolledBack[j] = true;
+                left--;
             }
-            rollbackQuietly(lanes[j]);
-            lanes[j].writer.clear();
-        }
-    }
-
-    private static void waitQuietly(java.util.concurrent.Future<?> f) {
-        boolean interrupted = Thread.interrupted();
-        while (true) {
-            try {
-                f.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
-                break;
-            }
+            if (left == 0) break;
+            interrupted |= Thread.interrupted(); // keep waiting: a session must not be left mid-statement
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
         if (interrupted) Thread.currentThread().interrupt();
     }
