@@ -1,7 +1,9 @@
 package io.macrodb;
 
 import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.route.ReadWaits;
 import io.macrodb.testing.TestDb;
+import io.macrodb.testing.UntilCounts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -143,90 +145,125 @@ class ConsistencyTest {
     @ParameterizedTest
     @ValueSource(strings = {"h2", "hsqldb"})
     void realTimeOrderUnderLoad(String engine) throws Exception {
-        checkRegister(engine, "strict", false);
+        checkRegister(engine, "strict", false, STRICT_COMMITS, STRICT_CHECKS);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"h2", "hsqldb"})
     void readYourWritesUnderLoad(String engine) throws Exception {
-        checkRegister(engine, "session", true);
+        checkRegister(engine, "session", true, SESSION_COMMITS, SESSION_COMMITS);
     }
+
+    // The counts the register checks run until (they ran for 2 s before: on this project's 2-core machine 2 s was 7,700 to
+    // 14,600 session commits, each with its check, and 32,000 to 190,000 strict checks; these counts take 0.5 to 2.5 s).
+    // Half the checks, at least, must have run on secondaries, as the readers saw it and as the database routed it.
+    private static final long STRICT_COMMITS = 4_000;
+    private static final long STRICT_CHECKS = 20_000;
+    private static final long SESSION_COMMITS = 3_000;
 
     /**
      * Writers increment a register and, after commit() returns, publish the value they committed.
      * strict: every reader's read-only transaction that starts later must see at least the highest
      * published value. session: each writer also reads in read-only mode right after its own commit
-     * and must see at least what it committed.
+     * and must see at least what it committed. Runs until {@code commitsWanted} increments committed and
+     * {@code checksWanted} checks ran, half of them at least on secondaries ({@link UntilCounts}).
      */
-    private void checkRegister(String engine, String consistency, boolean ownWritesOnly) throws Exception {
+    private void checkRegister(String engine, String consistency, boolean ownWritesOnly, long commitsWanted, long checksWanted)
+            throws Exception {
+        String name = engine + " " + consistency;
+        long onSecondariesWanted = checksWanted / 2;
         String url = TestDb.url(engine, "replicas=3&consistency=" + consistency);
         try (Connection admin = TestDb.open(url)) {
             setup(admin);
+            MacroConnection madmin = TestDb.macro(admin);
+            ReadWaits.Stats waitsAtStart = madmin.readWaits();
             AtomicLong acknowledged = new AtomicLong();
             AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong commits = new AtomicLong();
             AtomicLong checks = new AtomicLong();
             AtomicLong onSecondaries = new AtomicLong();
             ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
             ExecutorService pool = Executors.newFixedThreadPool(4);
             List<Future<?>> futures = new ArrayList<>();
-            for (int w = 0; w < 2; w++) {
-                futures.add(pool.submit(() -> {
-                    try (Connection c = TestDb.open(url)) {
-                        MacroConnection mc = TestDb.macro(c);
-                        while (!stop.get()) {
-                            long committed;
-                            c.setReadOnly(false);
-                            c.setAutoCommit(false);
-                            long[] value = new long[1];
-                            TestDb.inTransaction(c, tx -> {
-                                increment(tx);
-                                value[0] = readCounter(tx);
-                            });
-                            committed = value[0];
-                            acknowledged.accumulateAndGet(committed, Math::max);
-                            if (ownWritesOnly) {
-                                c.setReadOnly(true);
-                                long seen = readCounter(c);
-                                if (!mc.currentReplica().isPrimary()) onSecondaries.incrementAndGet();
-                                c.commit();
-                                checks.incrementAndGet();
-                                if (seen < committed) violations.add("own commit " + committed + " not seen: " + seen);
-                            }
-                        }
-                    }
-                    return null;
-                }));
-            }
-            if (!ownWritesOnly) {
-                for (int r = 0; r < 2; r++) {
+            try {
+                for (int w = 0; w < 2; w++) {
                     futures.add(pool.submit(() -> {
                         try (Connection c = TestDb.open(url)) {
                             MacroConnection mc = TestDb.macro(c);
-                            c.setReadOnly(true);
-                            c.setAutoCommit(false);
                             while (!stop.get()) {
-                                long before = acknowledged.get();
-                                long seen = readCounter(c);
-                                if (!mc.currentReplica().isPrimary()) onSecondaries.incrementAndGet();
-                                c.commit();
-                                checks.incrementAndGet();
-                                if (seen < before) violations.add("read began after commit " + before + " returned but saw " + seen);
+                                long committed;
+                                c.setReadOnly(false);
+                                c.setAutoCommit(false);
+                                long[] value = new long[1];
+                                TestDb.inTransaction(c, tx -> {
+                                    increment(tx);
+                                    value[0] = readCounter(tx);
+                                });
+                                committed = value[0];
+                                commits.incrementAndGet();
+                                acknowledged.accumulateAndGet(committed, Math::max);
+                                if (ownWritesOnly) {
+                                    c.setReadOnly(true);
+                                    long seen = readCounter(c);
+                                    if (!mc.currentReplica().isPrimary()) onSecondaries.incrementAndGet();
+                                    c.commit();
+                                    checks.incrementAndGet();
+                                    if (seen < committed) violations.add("own commit " + committed + " not seen: " + seen);
+                                }
                             }
                         }
                         return null;
                     }));
                 }
+                if (!ownWritesOnly) {
+                    for (int r = 0; r < 2; r++) {
+                        futures.add(pool.submit(() -> {
+                            try (Connection c = TestDb.open(url)) {
+                                MacroConnection mc = TestDb.macro(c);
+                                c.setReadOnly(true);
+                                c.setAutoCommit(false);
+                                while (!stop.get()) {
+                                    long before = acknowledged.get();
+                                    long seen = readCounter(c);
+                                    if (!mc.currentReplica().isPrimary()) onSecondaries.incrementAndGet();
+                                    c.commit();
+                                    checks.incrementAndGet();
+                                    if (seen < before) violations.add("read began after commit " + before + " returned but saw " + seen);
+                                }
+                            }
+                            return null;
+                        }));
+                    }
+                }
+                UntilCounts.await(name, UntilCounts.HANG_GUARD,
+                        () -> (commits.get() >= commitsWanted && checks.get() >= checksWanted && onSecondaries.get() >= onSecondariesWanted
+                                && routedToSecondaries(madmin, waitsAtStart) >= onSecondariesWanted) || !violations.isEmpty(),
+                        () -> "wanted " + commitsWanted + " commits, " + checksWanted + " checks (" + onSecondariesWanted
+                                + " on secondaries); done " + commits + " commits, " + checks + " checks (" + onSecondaries
+                                + " on secondaries, the database routed " + routedToSecondaries(madmin, waitsAtStart) + " there)",
+                        UntilCounts.clients(futures));
+            } finally {
+                stop.set(true);
+                pool.shutdown();
             }
-            Thread.sleep(2_000);
-            stop.set(true);
-            pool.shutdown();
             for (Future<?> f : futures) f.get(60, TimeUnit.SECONDS);
-            System.out.println(engine + " " + consistency + ": " + checks + " checks, " + onSecondaries + " on secondaries, "
-                    + violations.size() + " violations");
-            assertTrue(violations.isEmpty(), () -> new ArrayList<>(violations).subList(0, Math.min(5, violations.size())).toString());
-            assertTrue(onSecondaries.get() > 10, "reads must run on secondaries for this test to mean anything");
+            ReadWaits.Stats waits = madmin.readWaits().minus(waitsAtStart);
+            System.out.println(name + ": " + commits + " commits, " + checks + " checks, " + onSecondaries + " on secondaries, "
+                    + violations.size() + " violations; " + waits);
+            assertTrue(violations.isEmpty(), () -> name + ": " + new ArrayList<>(violations).subList(0, Math.min(5, violations.size())));
+            assertTrue(commits.get() >= commitsWanted, () -> name + ": writers made progress: " + commits + " commits");
+            assertTrue(checks.get() >= checksWanted, () -> name + ": checks ran: " + checks);
+            assertTrue(onSecondaries.get() >= onSecondariesWanted,
+                    () -> name + ": reads must run on secondaries for this test to mean anything: " + onSecondaries + " of " + checks);
+            assertTrue(waits.onSecondaries() >= onSecondariesWanted, () -> name + ": the database routed " + waits);
+            assertEquals(commits.get(), readCounter(admin), () -> name + ": every acknowledged increment is in the register");
             TestDb.assertConverged(admin);
         }
+    }
+
+    /** Read-only transactions the database ran on secondaries since {@code since}. */
+    private static long routedToSecondaries(MacroConnection mc, ReadWaits.Stats since) {
+        return mc.readWaits().minus(since).onSecondaries();
     }
 
     @Test

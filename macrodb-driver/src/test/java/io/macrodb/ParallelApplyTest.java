@@ -2,7 +2,9 @@ package io.macrodb;
 
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.ReplicaStatus;
+import io.macrodb.route.ReadWaits;
 import io.macrodb.testing.TestDb;
+import io.macrodb.testing.UntilCounts;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -174,12 +176,20 @@ class ParallelApplyTest {
         }
     }
 
+    // The counts the ordered-reads check runs until (it ran for 3 s before; on this project's 2-core machine 3 s was 1,500
+    // to 3,300 ordered transactions and 1,400 (HSQLDB) to 4,400 reads, nearly all on secondaries; under other builds
+    // 1,000 ordered transactions took up to 4.7 s with H2, 700 HSQLDB reads 2.6 s).
+    private static final long ORDERED = 600;
+    private static final long NOISE = 50;
+    private static final long READS = 500;
+
     /**
      * Through MacroDB, under load: one writer commits transaction k (row k into one of three tables)
      * only after transaction k-1's commit returned, while a second writer keeps the secondaries
      * busy with larger transactions of its own. Read-only transactions, wherever they run, must never
      * see row k without every row before it: a later transaction without an earlier one that
-     * committed before the later one began.
+     * committed before the later one began. Runs until {@link #ORDERED} ordered and {@link #NOISE} noise transactions
+     * committed and {@link #READS} reads ran, half of them on secondaries ({@link UntilCounts}).
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"h2", "hsqldb"})
@@ -191,13 +201,16 @@ class ParallelApplyTest {
                 for (String t : List.of("a", "b", "c")) s.execute("CREATE TABLE " + t + " (id INT PRIMARY KEY)");
                 s.execute("CREATE TABLE noise (id INT PRIMARY KEY, v VARCHAR(100))");
             }
-            long stopAt = System.nanoTime() + 3_000_000_000L;
+            ReadWaits.Stats waitsAtStart = mc.readWaits();
+            AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<String> failure = new AtomicReference<>();
             AtomicLong ordered = new AtomicLong();
+            AtomicLong noiseCommits = new AtomicLong();
             AtomicLong reads = new AtomicLong();
+            AtomicLong readsOnSecondaries = new AtomicLong();
             Thread writer = new Thread(() -> {
                 try (Connection w = TestDb.open(url); Statement s = w.createStatement()) {
-                    for (int k = 1; System.nanoTime() < stopAt && failure.get() == null; k++) {
+                    for (int k = 1; !stop.get() && failure.get() == null; k++) {
                         s.execute("INSERT INTO " + "abc".charAt(k % 3) + " VALUES (" + k + ")");
                         ordered.set(k);
                     }
@@ -209,7 +222,7 @@ class ParallelApplyTest {
                 try (Connection w = TestDb.open(url)) {
                     w.setAutoCommit(false);
                     try (PreparedStatement ps = w.prepareStatement("INSERT INTO noise VALUES (?, ?)")) {
-                        for (int i = 0; System.nanoTime() < stopAt && failure.get() == null; i++) {
+                        for (int i = 0; !stop.get() && failure.get() == null; i++) {
                             for (int j = 0; j < 20; j++) {
                                 ps.setInt(1, i * 20 + j);
                                 ps.setString(2, "x".repeat(50));
@@ -217,6 +230,7 @@ class ParallelApplyTest {
                             }
                             ps.executeBatch();
                             w.commit();
+                            noiseCommits.incrementAndGet();
                         }
                     }
                 } catch (SQLException e) {
@@ -225,11 +239,12 @@ class ParallelApplyTest {
             }, "noise-writer");
             Thread reader = new Thread(() -> {
                 try (Connection r = TestDb.open(url)) {
+                    MacroConnection mr = TestDb.macro(r);
                     r.setReadOnly(true);
                     r.setAutoCommit(false);
                     r.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
                     try (Statement s = r.createStatement()) {
-                        while (System.nanoTime() < stopAt && failure.get() == null) {
+                        while (!stop.get() && failure.get() == null) {
                             long committedBefore = ordered.get();
                             try (ResultSet rs = s.executeQuery("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM"
                                     + " (SELECT id FROM a UNION ALL SELECT id FROM b UNION ALL SELECT id FROM c) x")) {
@@ -241,6 +256,7 @@ class ParallelApplyTest {
                                     failure.set("a reader saw rows up to " + max + " after " + committedBefore + " had committed");
                                 }
                             }
+                            if (!mr.currentReplica().isPrimary()) readsOnSecondaries.incrementAndGet();
                             r.commit();
                             reads.incrementAndGet();
                         }
@@ -249,17 +265,34 @@ class ParallelApplyTest {
                     failure.compareAndSet(null, "reader: " + e);
                 }
             }, "ordered-reader");
+            long started = System.nanoTime();
             writer.start();
             noise.start();
             reader.start();
-            writer.join(30_000);
-            noise.join(30_000);
-            reader.join(30_000);
+            try {
+                UntilCounts.await(engine, UntilCounts.HANG_GUARD,
+                        () -> ordered.get() >= ORDERED && noiseCommits.get() >= NOISE && reads.get() >= READS
+                                && readsOnSecondaries.get() >= READS / 2 && mc.readWaits().minus(waitsAtStart).onSecondaries() >= READS / 2,
+                        () -> "wanted " + ORDERED + " ordered and " + NOISE + " noise transactions, " + READS + " reads (" + READS / 2
+                                + " on secondaries); done " + ordered + ", " + noiseCommits + ", " + reads + " (" + readsOnSecondaries
+                                + "); " + mc.readWaits().minus(waitsAtStart) + ", " + mc.replicaStatus(),
+                        UntilCounts.firstFailure(failure));
+            } finally {
+                stop.set(true);
+                writer.join(30_000);
+                noise.join(30_000);
+                reader.join(30_000);
+            }
+            long loadMillis = (System.nanoTime() - started) / 1_000_000;
+            ReadWaits.Stats waits = mc.readWaits().minus(waitsAtStart);
             assertNull(failure.get(), () -> failure.get() + " (" + reads.get() + " reads, " + mc.replicaStatus() + ")");
-            assertTrue(reads.get() > 0 && ordered.get() > 0);
-            assertTrue(mc.readWaits().onSecondaries() > 0, () -> "no read ran on a secondary: " + mc.readWaits());
-            System.out.println(engine + ": " + reads.get() + " reads, up to row " + ordered.get() + ", " + mc.readWaits()
-                    + ", " + mc.replicaStatus());
+            assertTrue(ordered.get() >= ORDERED && noiseCommits.get() >= NOISE, () -> "writers made progress: " + ordered + " ordered, "
+                    + noiseCommits + " noise transactions");
+            assertTrue(reads.get() >= READS && readsOnSecondaries.get() >= READS / 2,
+                    () -> "reads ran, on secondaries too: " + reads + " (" + readsOnSecondaries + " on secondaries)");
+            assertTrue(waits.onSecondaries() >= READS / 2, () -> "the database routed too few reads to secondaries: " + waits);
+            System.out.println(engine + ": " + reads.get() + " reads (" + readsOnSecondaries + " on secondaries), up to row " + ordered.get()
+                    + ", " + noiseCommits + " noise transactions in " + loadMillis + " ms, " + waits + ", " + mc.replicaStatus());
             TestDb.assertConverged(c);
         }
     }

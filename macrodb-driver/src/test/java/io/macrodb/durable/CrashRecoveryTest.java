@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Kills a real child JVM ({@code kill -9}: {@link Process#destroyForcibly()}) in the middle of a
@@ -50,9 +51,20 @@ class CrashRecoveryTest {
                     Long.toString(first), journal.toString())
                     .redirectOutput(dir.resolve("child-" + run + ".out").toFile())
                     .redirectError(dir.resolve("child-" + run + ".err").toFile()).start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (countAcks(journal) < 50 && p.isAlive() && System.nanoTime() < deadline) Thread.sleep(20);
-            Thread.sleep(100 + rnd.nextInt(400)); // kill at a random point of the load
+            // Kill at a random point of the load, drawn in acknowledged commits rather than in time, so that a slow
+            // machine kills as late in the work as a fast one and the seed replays it (before: 100 to 500 ms after the
+            // 50th, which was 127 to 1,602 commits on this project's 2-core machine). 60 s is only a hang guard.
+            long killAt = 50 + rnd.nextInt(600);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long seen;
+            while ((seen = countAcks(journal)) < killAt && p.isAlive()) {
+                if (System.nanoTime() > deadline) {
+                    p.destroyForcibly();
+                    fail("hang guard: the child acknowledged " + seen + " of the " + killAt + " commits to kill it at in 60 s: "
+                            + errors(dir, run));
+                }
+                Thread.sleep(5);
+            }
             p.destroyForcibly(); // SIGKILL: no shutdown hook, no flush
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             Set<Long> acks = new HashSet<>();
@@ -62,7 +74,8 @@ class CrashRecoveryTest {
                 else if (line.matches("TRY \\d+")) tried = Math.max(tried, Long.parseLong(line.substring(4)));
             }
             int thisRun = run;
-            assertTrue(acks.size() >= 50, () -> "the child wrote too little before it was killed: " + errors(dir, thisRun));
+            assertTrue(acks.size() >= killAt, () -> "the child acknowledged " + acks.size() + " commits, not the " + killAt
+                    + " to kill it at (it stopped by itself?): " + errors(dir, thisRun));
             acknowledged.addAll(acks);
             maxTried = Math.max(maxTried, tried);
 
@@ -82,7 +95,7 @@ class CrashRecoveryTest {
                         () -> "a row beyond what the child tried (" + last + "): "
                                 + inA.stream().filter(id -> id > last).sorted().limit(5).toList());
                 TestDb.assertConverged(c);
-                System.out.println("crash " + run + ": " + acks.size() + " acknowledged, " + inA.size() + " recovered in all; "
+                System.out.println("crash " + run + ": killed at " + killAt + ", " + acks.size() + " acknowledged, " + inA.size() + " recovered in all; "
                         + TestDb.macro(c).replicaSet().durabilityStatus());
             }
         }

@@ -1,7 +1,10 @@
 package io.macrodb.durable;
 
+import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.ReplicaSet;
+import io.macrodb.route.ReadWaits;
 import io.macrodb.testing.TestDb;
+import io.macrodb.testing.UntilCounts;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -35,21 +38,46 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("slow") // left out of the fast test command (README); CI runs it
 class SnapshotRaceTest {
 
+    // The counts a race runs until (it ran for 2.5 s before; on this project's 2-core machine 1,000 commits took 2.5 to 4 s,
+    // with 50 to 100 snapshots, 200 to 500 pauses and 850 (HSQLDB) to 150,000 reads on the way; under other builds 160
+    // pauses could take 4 s). The commits take longest.
+    // -Dmacrodb.snapshotRaceSnapshots=N runs a longer race: the other counts grow with it.
+    private static final int SNAPSHOTS = Integer.getInteger("macrodb.snapshotRaceSnapshots", 40);
+    private static final int COMMITS = SNAPSHOTS * 15;
+    private static final int PAUSES = SNAPSHOTS * 2;
+    private static final int READS = SNAPSHOTS * 10;
+
+    /**
+     * Two writers commit (each transaction inserts a row and updates it), two snapshotters take snapshots,
+     * a pauser pauses and resumes both secondaries, and a reader checks in strict read-only transactions
+     * that it sees every acknowledged commit, each whole. Runs until {@link #SNAPSHOTS} snapshots,
+     * {@link #COMMITS} commits, {@link #PAUSES} pauses and {@link #READS} reads, half of them on secondaries
+     * ({@link UntilCounts}); then the database is opened again from its snapshots and log.
+     */
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"h2,row", "hsqldb,row", "h2,statement"})
     void snapshotsRacingPausesAndEachOtherReopenToEveryAcknowledgedCommit(String engine, String propagation, @TempDir Path dir)
             throws Exception {
-        long millis = Long.getLong("macrodb.snapshotRaceMillis", 2_500);
+        if (System.getProperty("macrodb.snapshotRaceMillis") != null) {
+            throw new IllegalArgumentException("-Dmacrodb.snapshotRaceMillis is gone: the race runs until counts;"
+                    + " -Dmacrodb.snapshotRaceSnapshots=N runs a longer one (default 40)");
+        }
+        String name = "snapshot race " + engine + " " + propagation;
         String url = "jdbc:macrodb:" + engine + ":mem:snaprace_" + Math.abs(dir.hashCode()) + "?replicas=3&propagation=" + propagation
                 + "&durability=log:" + dir;
         Set<Integer> acknowledged = new ConcurrentSkipListSet<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicInteger snapshots = new AtomicInteger();
+        AtomicInteger pauses = new AtomicInteger();
+        AtomicInteger reads = new AtomicInteger();
+        AtomicInteger readsOnSecondaries = new AtomicInteger();
         try (Connection c = TestDb.open(url)) {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
             }
-            ReplicaSet rs = TestDb.macro(c).replicaSet();
+            MacroConnection mc = TestDb.macro(c);
+            ReplicaSet rs = mc.replicaSet();
+            ReadWaits.Stats waitsAtStart = mc.readWaits();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger next = new AtomicInteger();
             List<Thread> threads = new ArrayList<>();
@@ -93,6 +121,7 @@ class SnapshotRaceTest {
                         paused = !paused;
                         rs.pauseApplying(1, paused);
                         rs.pauseApplying(2, paused);
+                        if (paused) pauses.incrementAndGet();
                         Thread.sleep(1);
                     }
                     rs.pauseApplying(1, false);
@@ -101,12 +130,53 @@ class SnapshotRaceTest {
                     failure.compareAndSet(null, e);
                 }
             }, "pauser"));
+            // a strict reader: every commit acknowledged before its transaction began, and each whole (v = 1)
+            threads.add(new Thread(() -> {
+                try (Connection rc = TestDb.open(url); Statement s = rc.createStatement()) {
+                    MacroConnection mrc = TestDb.macro(rc);
+                    rc.setReadOnly(true);
+                    rc.setAutoCommit(false);
+                    while (!stop.get()) {
+                        int before = acknowledged.size();
+                        try (ResultSet r = s.executeQuery("SELECT COUNT(*), COALESCE(MIN(v), 1), COALESCE(MAX(v), 1) FROM t")) {
+                            r.next();
+                            if (r.getInt(1) < before || r.getInt(2) != 1 || r.getInt(3) != 1) {
+                                throw new AssertionError("a read that began after " + before + " commits were acknowledged saw "
+                                        + r.getInt(1) + " rows with v from " + r.getInt(2) + " to " + r.getInt(3) + " on "
+                                        + mrc.currentReplica());
+                            }
+                        }
+                        if (!mrc.currentReplica().isPrimary()) readsOnSecondaries.incrementAndGet();
+                        rc.commit();
+                        reads.incrementAndGet();
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "reader"));
             threads.forEach(Thread::start);
-            Thread.sleep(millis);
-            stop.set(true);
-            for (Thread t : threads) t.join(60_000);
+            try {
+                UntilCounts.await(name, UntilCounts.HANG_GUARD,
+                        () -> snapshots.get() >= SNAPSHOTS && acknowledged.size() >= COMMITS && pauses.get() >= PAUSES
+                                && reads.get() >= READS && readsOnSecondaries.get() >= READS / 2
+                                && mc.readWaits().minus(waitsAtStart).onSecondaries() >= READS / 2,
+                        () -> "wanted " + SNAPSHOTS + " snapshots, " + COMMITS + " commits, " + PAUSES + " pauses, " + READS
+                                + " reads (" + READS / 2 + " on secondaries); done " + snapshots + " snapshots, " + acknowledged.size()
+                                + " commits, " + pauses + " pauses, " + reads + " reads (" + readsOnSecondaries + " on secondaries); "
+                                + mc.readWaits().minus(waitsAtStart),
+                        UntilCounts.firstFailure(failure));
+            } finally {
+                stop.set(true);
+                for (Thread t : threads) t.join(60_000);
+            }
             if (failure.get() != null) throw new AssertionError("a racing thread failed", failure.get());
-            assertTrue(snapshots.get() > 0, "no snapshot was taken");
+            System.out.println(name + ": " + snapshots + " snapshots, " + acknowledged.size() + " commits, " + pauses + " pauses, "
+                    + reads + " reads (" + readsOnSecondaries + " on secondaries); " + mc.readWaits().minus(waitsAtStart));
+            assertTrue(snapshots.get() >= SNAPSHOTS, "snapshots were taken: " + snapshots);
+            assertTrue(acknowledged.size() >= COMMITS, "writers made progress: " + acknowledged.size());
+            assertTrue(pauses.get() >= PAUSES, "the secondaries were paused: " + pauses);
+            assertTrue(reads.get() >= READS && readsOnSecondaries.get() >= READS / 2,
+                    "reads ran, on secondaries too: " + reads + " (" + readsOnSecondaries + " on secondaries)");
         }
         try (Connection c = TestDb.open(url); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT id, v FROM t ORDER BY id")) {

@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The bank workload the consistency, fault and failover tests share: writers move money between
@@ -101,7 +100,7 @@ public final class BankWorkload implements AutoCloseable {
     private long minReads = 1;
     private long minReadsOnSecondaries;
     private boolean retriedReadsAllowed;
-    private Duration limit = Duration.ofSeconds(120);
+    private Duration limit = UntilCounts.HANG_GUARD;
 
     private final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicLong transfers = new AtomicLong();
@@ -177,7 +176,7 @@ public final class BankWorkload implements AutoCloseable {
         return this;
     }
 
-    /** The safety limit on any one wait for counts; reaching it fails the test. Default 120 s. */
+    /** The hang guard on any one wait for counts; reaching it fails the test. Default {@link UntilCounts#HANG_GUARD}. */
     public BankWorkload limit(Duration d) {
         this.limit = d;
         return this;
@@ -431,20 +430,27 @@ public final class BankWorkload implements AutoCloseable {
     }
 
     private void awaitCounts(long t, long r, long onSecondaries) throws Exception {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (transfers.get() < t || reads.get() < r || readsOnSecondaries.get() < onSecondaries
-                || TestDb.macro(observer).readWaits().minus(waitsAtStart).onSecondaries() < onSecondaries) {
-            for (Future<?> f : futures) {
-                if (f.isDone()) {
-                    f.get(); // a client failed: its exception fails the test
-                    fail(name + ": a client stopped before the workload did");
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                fail(name + ": the safety limit of " + limit + " passed before " + t + " transfers, " + r + " reads ("
-                        + onSecondaries + " on secondaries) were done: " + progress() + "; " + TestDb.macro(observer).replicaStatus());
-            }
-            Thread.sleep(5);
+        UntilCounts.await(name, limit,
+                () -> transfers.get() >= t && reads.get() >= r && readsOnSecondaries.get() >= onSecondaries
+                        && routedToSecondaries() >= onSecondaries,
+                () -> "wanted " + t + " transfers, " + r + " reads (" + onSecondaries + " on secondaries), done " + progress()
+                        + ", the database routed " + routedToSecondaries() + " to secondaries; " + replicaStatus(),
+                UntilCounts.clients(futures));
+    }
+
+    private long routedToSecondaries() {
+        try {
+            return TestDb.macro(observer).readWaits().minus(waitsAtStart).onSecondaries();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private String replicaStatus() {
+        try {
+            return TestDb.macro(observer).replicaStatus().toString();
+        } catch (SQLException e) {
+            return "(no status: " + e + ")";
         }
     }
 
