@@ -15,14 +15,16 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A statement that is not bound to a replica: each execution is classified and routed by its
- * connection (see {@link MacroConnection}), then run on a physical statement created on the chosen
+ * A statement that is not bound to a replica: each execution is classified by its connection and
+ * routed by the connection's {@link Transaction}, then run on a physical statement created on the chosen
  * session. Options set here (max rows, fetch size, timeouts) are applied to every physical
  * statement.
  */
 class MacroStatement implements Statement {
 
     final MacroConnection conn;
+    /** The connection's transaction state machine, which routes and runs every execution. */
+    final Transaction transaction;
     final int type;
     final int concurrency;
     final int holdability;
@@ -50,6 +52,7 @@ class MacroStatement implements Statement {
 
     MacroStatement(MacroConnection conn, int type, int concurrency, int holdability) {
         this.conn = conn;
+        this.transaction = conn.transaction();
         this.type = type;
         this.concurrency = concurrency;
         this.holdability = holdability;
@@ -87,10 +90,10 @@ class MacroStatement implements Statement {
         if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange()) {
             expectNoResult(expect, sql);
             checkReplicable(sql);
-            return conn.schemaChange(sql, params, s -> {
+            return transaction.schemaChange(sql, params, s -> {
                 attach(s);
                 Statement p = physicalFor(s, sql);
-                return finish(conn.guarded(s, p, () -> exec.run(p, sql, expect)));
+                return finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
             });
         }
         if (kind == StatementKind.CALL && conn.statementMode()) {
@@ -100,10 +103,10 @@ class MacroStatement implements Statement {
         boolean forceWrite = concurrency == ResultSet.CONCUR_UPDATABLE && kind == StatementKind.READ;
         boolean trackable = type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY && !keys.wanted();
         if (conn.statementMode() && kind != StatementKind.READ) expectNoResult(expect, sql); // before anything starts
-        MacroConnection.Target t = conn.target(c, sql, forceWrite, trackable);
-        if (t.update()) conn.noteStatement(sql);
+        Transaction.Target t = transaction.target(c, sql, forceWrite, trackable);
+        if (t.update()) transaction.noteStatement(sql);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
-            return conn.run(t, s -> {
+            return transaction.run(t, s -> {
                 attach(s);
                 if (physical != null) {
                     releasePhysical(physical);
@@ -115,12 +118,12 @@ class MacroStatement implements Statement {
                 return finish(r.hasResultSet() ? new Outcome(physical.getResultSet(), -1) : new Outcome(null, physical.getLargeUpdateCount()));
             });
         }
-        return conn.run(t, s -> {
+        return transaction.run(t, s -> {
             attach(s);
             Statement p = physicalFor(s, sql);
-            boolean hasResult = finish(conn.guarded(s, p, () -> exec.run(p, sql, expect)));
-            if (hasResult && !t.update() && conn.tracking()) {
-                conn.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
+            boolean hasResult = finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
+            if (hasResult && !t.update() && transaction.tracking()) {
+                transaction.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
             }
             return hasResult;
         });
@@ -173,12 +176,12 @@ class MacroStatement implements Statement {
         return false;
     }
 
-    /** Binds this statement to {@code s}: a session other than the primary is held until detached. */
+    /** Binds this statement to {@code s}, which it holds until detached ({@link SessionHolds}). */
     final void attach(Session s) throws SQLException {
         if (session != s) {
             detach();
             session = s;
-            if (!s.isPrimary()) conn.hold(s);
+            transaction.holds().hold(s);
         }
     }
 
@@ -229,7 +232,7 @@ class MacroStatement implements Statement {
         if (session != null) {
             Session s = session;
             session = null;
-            if (!s.isPrimary()) conn.unhold(s);
+            transaction.holds().release(s);
         }
     }
 
