@@ -9,6 +9,7 @@ import io.macrodb.replica.Session;
 import io.macrodb.route.ReadWaits;
 import io.macrodb.route.ShapeLearning;
 import io.macrodb.sql.Classification;
+import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.Dialect;
 import io.macrodb.sql.SqlClassifier;
 
@@ -34,14 +35,11 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * One client connection to a replicated database: the JDBC face over its {@link Transaction}.
@@ -67,20 +65,6 @@ import java.util.regex.Pattern;
  * <p>Like the engines' own connections, a MacroConnection may be used by one thread at a time.
  */
 public final class MacroConnection implements Connection {
-    private static final Pattern SAVEPOINT_SQL = Pattern.compile(
-            "(?is)\\s*(SAVEPOINT|RELEASE\\s+(?:SAVEPOINT\\s+)?|ROLLBACK\\s+(?:WORK\\s+)?TO\\s+(?:SAVEPOINT\\s+)?)\\s*(\"[^\"]+\"|\\w+)\\s*;?\\s*");
-    private static final Pattern COMMIT_SQL = Pattern.compile("(?is)\\s*(COMMIT|END)(\\s+(WORK|TRANSACTION))?\\s*;?\\s*");
-    private static final Pattern ROLLBACK_SQL = Pattern.compile("(?is)\\s*ROLLBACK(\\s+(WORK|TRANSACTION))?\\s*;?\\s*");
-    private static final Pattern BEGIN_SQL = Pattern.compile("(?is)\\s*(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?\\s*;?\\s*");
-    private static final Pattern AUTOCOMMIT_SQL = Pattern.compile("(?is)\\s*SET\\s+AUTOCOMMIT\\s*(=|TO)?\\s*(TRUE|FALSE|ON|OFF|1|0)\\s*;?\\s*");
-    /** SET statements that change only the session they run in; every other SET changes the database. */
-    private static final Pattern SESSION_SET = Pattern.compile("(?is)\\s*(USE\\s+\\S+\\s*;?\\s*|SET\\s+(SCHEMA|SCHEMA_SEARCH_PATH|PATH|LOCK_TIMEOUT"
-            + "|QUERY_TIMEOUT|@|VARIABLE|TIME\\s+ZONE|TIME_ZONE|THROTTLE|LAZY_QUERY_EXECUTION|NON_KEYWORDS|BUILTIN_ALIAS_OVERRIDE"
-            + "|SESSION|ROLE|CATALOG|MAXROWS|IGNORECASE|VARIABLE_BINARY|QUERY_STATISTICS)\\b.*)");
-    private static final Pattern SCHEMA_SQL = Pattern.compile("(?is)\\s*(SET\\s+SCHEMA|USE)\\s+(\"(?:[^\"]|\"\")+\"|[A-Za-z_][\\w$]*)\\s*;?\\s*");
-    /** The name of the setting a session-level SET changes: a later SET of the same name replaces it. */
-    private static final Pattern SETTING_NAME = Pattern.compile(
-            "(?is)\\s*(SET\\s+(?:SESSION\\s+CHARACTERISTICS|SESSION\\s+AUTHORIZATION|SESSION\\s+\\w+|TIME\\s+ZONE|@\\w+|VARIABLE\\s+\\w+|\\w+))");
     private static final Map<Dialect, SqlClassifier> CLASSIFIERS = new ConcurrentHashMap<>();
 
     private final ReplicaSet db;
@@ -161,53 +145,37 @@ public final class MacroConnection implements Connection {
 
     boolean statementMode() { return statementWriter != null; }
 
-    /** Statements that control the transaction: mapped onto this connection's methods. */
-    int transactionControl(String sql) throws SQLException {
+    /** Statements that control the transaction (and {@code SET AUTOCOMMIT}): mapped onto this connection's methods. */
+    int transactionControl(Classification c, String sql) throws SQLException {
         checkOpen();
-        Matcher m;
-        if (COMMIT_SQL.matcher(sql).matches()) {
-            commit();
-        } else if (ROLLBACK_SQL.matcher(sql).matches()) {
-            rollback();
-        } else if (BEGIN_SQL.matcher(sql).matches()) {
-            if (transaction.isOpen()) commit();
-            setAutoCommit(false);
-        } else if (AUTOCOMMIT_SQL.matcher(sql).matches()) {
-            String v = AUTOCOMMIT_SQL.matcher(sql).replaceFirst("$2").toUpperCase(Locale.ROOT);
-            setAutoCommit(v.equals("TRUE") || v.equals("ON") || v.equals("1"));
-        } else if ((m = SAVEPOINT_SQL.matcher(sql)).matches()) {
-            String verb = m.group(1).trim().toUpperCase(Locale.ROOT);
-            String name = m.group(2);
-            Map<String, Savepoint> named = transaction.namedSavepoints();
-            if (verb.equals("SAVEPOINT")) {
-                named.put(name, setSavepoint(name));
-            } else {
-                Savepoint sp = named.get(name);
+        Map<String, Savepoint> named = transaction.namedSavepoints();
+        switch (c.verb()) {
+            case COMMIT -> commit();
+            case ROLLBACK -> rollback();
+            case BEGIN -> {
+                if (transaction.isOpen()) commit();
+                setAutoCommit(false);
+            }
+            case AUTOCOMMIT_ON -> setAutoCommit(true);
+            case AUTOCOMMIT_OFF -> setAutoCommit(false);
+            case SAVEPOINT -> named.put(c.argument(), setSavepoint(c.argument()));
+            case RELEASE_SAVEPOINT, ROLLBACK_TO_SAVEPOINT -> {
+                Savepoint sp = named.get(c.argument());
                 if (sp == null) {
-                    throw new SQLException("MacroDB: no savepoint named " + name + " in this transaction", SqlStates.INVALID_SAVEPOINT);
+                    throw new SQLException("MacroDB: no savepoint named " + c.argument() + " in this transaction", SqlStates.INVALID_SAVEPOINT);
                 }
-                if (verb.startsWith("RELEASE")) {
+                if (c.verb() == Verb.RELEASE_SAVEPOINT) {
                     releaseSavepoint(sp);
-                    named.remove(name);
+                    named.remove(c.argument());
                 } else {
                     rollback(sp);
                 }
             }
-        } else {
-            throw SqlStates.unsupported("this transaction statement is not supported through MacroDB: "
+            default -> throw SqlStates.unsupported("this transaction statement is not supported through MacroDB: "
                     + SqlStates.abbreviate(sql) + "; use the Connection methods (commit, rollback, setSavepoint,"
                     + " setAutoCommit, setTransactionIsolation)");
         }
         return 0;
-    }
-
-    /** Whether a SET statement changes only the session (true) or the database (false). */
-    static boolean isSessionSet(String sql) {
-        return SESSION_SET.matcher(sql).matches();
-    }
-
-    static boolean isAutoCommitSet(String sql) {
-        return AUTOCOMMIT_SQL.matcher(sql).matches();
     }
 
     /**
@@ -227,13 +195,10 @@ public final class MacroConnection implements Connection {
      * A session-level SET: runs on the primary session now and on every secondary session this
      * connection uses from now on (such sessions are then kept for this connection, not pooled).
      */
-    boolean sessionStatement(String sql) throws SQLException {
+    boolean sessionStatement(Classification c, String sql) throws SQLException {
         checkOpen();
-        Matcher schemaSet = SCHEMA_SQL.matcher(sql);
-        if (schemaSet.matches()) {
-            String name = schemaSet.group(2);
-            setSchema(name.startsWith("\"") ? name.substring(1, name.length() - 1).replace("\"\"", "\"")
-                    : name.toUpperCase(Locale.ROOT));
+        if (c.verb() == Verb.SET_SCHEMA) {
+            setSchema(c.argument());
             return false;
         }
         Session p = transaction.primarySession();
@@ -241,8 +206,7 @@ public final class MacroConnection implements Connection {
         try (Statement s = p.connection().createStatement()) {
             result = s.execute(sql);
         }
-        Matcher k = SETTING_NAME.matcher(sql);
-        String setting = k.lookingAt() ? k.group(1).toUpperCase(Locale.ROOT).replaceAll("\\s+", " ") : sql;
+        String setting = c.argument() != null ? c.argument() : sql;
         p.noteSessionStatement(setting, sql);
         sessionStatements.remove(setting);
         sessionStatements.put(setting, sql);

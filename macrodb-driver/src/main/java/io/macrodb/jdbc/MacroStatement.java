@@ -2,6 +2,7 @@ package io.macrodb.jdbc;
 
 import io.macrodb.replica.Session;
 import io.macrodb.sql.Classification;
+import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.StatementKind;
 
 import java.sql.BatchUpdateException;
@@ -74,23 +75,24 @@ class MacroStatement implements Statement {
         updateCount = -1;
         Classification c = conn.classify(sql);
         StatementKind kind = c.kind();
-        if (kind == StatementKind.TRANSACTION || kind == StatementKind.SESSION && MacroConnection.isAutoCommitSet(sql)) {
+        Verb verb = c.verb();
+        if (kind == StatementKind.TRANSACTION || verb == Verb.AUTOCOMMIT_ON || verb == Verb.AUTOCOMMIT_OFF) {
             expectNoResult(expect, sql);
             detach();
-            updateCount = conn.transactionControl(sql);
+            updateCount = conn.transactionControl(c, sql);
             return false;
         }
-        if (kind == StatementKind.SESSION && MacroConnection.isSessionSet(sql)) {
+        if (kind == StatementKind.SESSION && (verb == Verb.SESSION_SET || verb == Verb.SET_SCHEMA)) {
             expectNoResult(expect, sql);
             detach();
-            conn.sessionStatement(sql);
+            conn.sessionStatement(c, sql);
             updateCount = 0;
             return false;
         }
         if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange()) {
             expectNoResult(expect, sql);
-            checkReplicable(sql);
-            return transaction.schemaChange(sql, params, s -> {
+            checkReplicable(c, sql);
+            return transaction.schemaChange(c, sql, params, s -> {
                 attach(s);
                 Statement p = physicalFor(s, sql);
                 return finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
@@ -104,7 +106,7 @@ class MacroStatement implements Statement {
         boolean trackable = type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY && !keys.wanted();
         if (conn.statementMode() && kind != StatementKind.READ) expectNoResult(expect, sql); // before anything starts
         Transaction.Target t = transaction.target(c, sql, forceWrite, trackable);
-        if (t.update()) transaction.noteStatement(sql);
+        if (t.update()) transaction.noteStatement(c);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
             return transaction.run(t, s -> {
                 attach(s);
@@ -137,12 +139,12 @@ class MacroStatement implements Statement {
     }
 
     /** Refuses schema changes that replicas cannot all run to the same result. */
-    private static void checkReplicable(String sql) throws SQLException {
-        if (io.macrodb.sql.NonDeterminism.createsTemporaryTable(sql)) {
+    private static void checkReplicable(Classification c, String sql) throws SQLException {
+        if (c.temporaryTable()) {
             throw SqlStates.unsupported("temporary tables hold one session's rows, and MacroDB runs a session's reads on"
                     + " other replicas, where those rows are not; use a regular table: " + SqlStates.abbreviate(sql));
         }
-        String unsafe = io.macrodb.sql.NonDeterminism.unsafeSchemaChange(sql);
+        String unsafe = c.unsafeSchemaChange();
         if (unsafe != null) {
             throw SqlStates.unsupported("this schema change cannot be replicated as it is, because " + unsafe + ": "
                     + SqlStates.abbreviate(sql));

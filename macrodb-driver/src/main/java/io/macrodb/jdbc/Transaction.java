@@ -12,7 +12,7 @@ import io.macrodb.route.ReadRouter;
 import io.macrodb.route.ReadWaits;
 import io.macrodb.route.ShapeLearning;
 import io.macrodb.sql.Classification;
-import io.macrodb.sql.NonDeterminism;
+import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.SqlFingerprint;
 import io.macrodb.sql.StatementKind;
 
@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * The transaction state machine of one connection: which transaction is open (none, a read-only one
@@ -54,16 +53,6 @@ final class Transaction {
 
     /** Rows an undeclared transaction may remember before its first write. */
     static final int REMEMBERED_ROWS = 10_000;
-    /**
-     * Database settings that secondaries keep their own values of: how they control transactions
-     * (always MVCC, so readers never block the applier) and exclusive mode.
-     */
-    private static final Pattern PRIMARY_ONLY_SET = Pattern.compile(
-            "(?is)\\s*SET\\s+(EXCLUSIVE|DATABASE\\s+TRANSACTION\\s+CONTROL|DATABASE\\s+TRANSACTION\\s+ROLLBACK)\\b.*");
-    /** In row propagation secondaries also keep foreign-key checks off: rows arrive as final images. */
-    private static final Pattern ROW_MODE_PRIMARY_ONLY_SET = Pattern.compile(
-            "(?is)\\s*SET\\s+(REFERENTIAL_INTEGRITY|DATABASE\\s+REFERENTIAL\\s+INTEGRITY)\\b.*");
-    private static final Pattern CREATE_TRIGGER = Pattern.compile("(?is)\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?TRIGGER\\b.*");
 
     private final ReplicaSet db;
     private final MacroConfig config;
@@ -298,8 +287,8 @@ final class Transaction {
     }
 
     /** Called before an update-transaction statement runs: notes sequence use for the commit record. */
-    void noteStatement(String sql) {
-        if (changes != null && NonDeterminism.drawsFromSequence(sql)) changes.noteSequences();
+    void noteStatement(Classification c) {
+        if (changes != null && c.drawsFromSequence()) changes.noteSequences();
     }
 
     /** Runs a procedure call's execution as (part of) an update transaction on the primary. */
@@ -333,18 +322,18 @@ final class Transaction {
      * Runs a schema change: ends this connection's transaction (the engines commit before DDL
      * anyway), then runs it on the primary while no update transaction is open, and logs it.
      */
-    <T> T schemaChange(String sql, Object[] params, Exec<T> body) throws SQLException {
+    <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body) throws SQLException {
         if (readOnly) throw SqlStates.readOnly(sql);
         if (state == State.UPDATE) commit();
         else if (state == State.READ) endRead(true);
         Session p = primarySession();
-        if (db.config().durability() != null && !statementMode && CREATE_TRIGGER.matcher(sql).matches()) {
+        if (db.config().durability() != null && !statementMode && c.verb() == Verb.CREATE_TRIGGER) {
             throw SqlStates.unsupported("with row propagation and durability=log, recovery replays captured rows, and a trigger"
                     + " of the application would fire again on them; triggers need propagation=statement with durability=log");
         }
         long[] version = new long[1];
-        boolean replicate = !(PRIMARY_ONLY_SET.matcher(sql).matches()
-                || !statementMode && ROW_MODE_PRIMARY_ONLY_SET.matcher(sql).matches());
+        // Settings that secondaries keep their own values of (Verb says which and why) run on the primary only.
+        boolean replicate = !(c.verb() == Verb.PRIMARY_ONLY_SET || !statementMode && c.verb() == Verb.ROW_MODE_PRIMARY_ONLY_SET);
         T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), version);
         if (version[0] > 0) lastCommitVersion = version[0];
         return result;
