@@ -18,7 +18,7 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     private boolean closeOnCompletion;
 
     MacroCallableStatement(MacroConnection conn, String sql, int type, int concurrency, int holdability) throws SQLException {
-        super(conn.primarySession().connection().prepareCall(sql, type, concurrency, holdability));
+        super(conn.transaction().primarySession().connection().prepareCall(sql, type, concurrency, holdability));
         this.conn = conn;
         this.sql = sql;
     }
@@ -26,6 +26,12 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     private void checkOpen() throws SQLException {
         if (closed) throw SqlStates.closed("statement");
         conn.checkOpen();
+    }
+
+    /** Runs one execution of the physical call on the primary, as (part of) an update transaction. */
+    private <T> T call(LockWaitGuard.Call<T> execution) throws SQLException {
+        Transaction t = conn.transaction();
+        return t.call(conn.classify(sql), sql, s -> t.guarded(delegate, execution));
     }
 
     private ResultSet wrap(ResultSet rs) {
@@ -42,22 +48,22 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
 
     @Override public boolean execute() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::execute));
+        return call(delegate::execute);
     }
 
     @Override public ResultSet executeQuery() throws SQLException {
         checkOpen();
-        return wrap(conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeQuery)));
+        return wrap(call(delegate::executeQuery));
     }
 
     @Override public int executeUpdate() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeUpdate));
+        return call(delegate::executeUpdate);
     }
 
     @Override public long executeLargeUpdate() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeLargeUpdate));
+        return call(delegate::executeLargeUpdate);
     }
 
     @Override public void addBatch() throws SQLException {
@@ -71,12 +77,12 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
 
     @Override public int[] executeBatch() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeBatch));
+        return call(delegate::executeBatch);
     }
 
     @Override public long[] executeLargeBatch() throws SQLException {
         checkOpen();
-        return conn.call(sql, s -> conn.guarded(s, delegate, delegate::executeLargeBatch));
+        return call(delegate::executeLargeBatch);
     }
 
     private static SQLException notHere() {

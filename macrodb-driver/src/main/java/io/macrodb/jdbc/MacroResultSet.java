@@ -19,7 +19,7 @@ final class MacroResultSet extends DelegatingResultSet {
     private boolean closed;
     /** Set while this result belongs to an optimistic transaction's read on a secondary. */
     private TrackedRead tracker;
-    private int[] trackBudget;
+    private Transaction.Undeclared trackedIn;
     /** The primary's statement behind {@link #delegate} after the transaction moved there. */
     private Statement moved;
 
@@ -44,13 +44,13 @@ final class MacroResultSet extends DelegatingResultSet {
 
     /** A secondary that died under an open result is a retryable failure, like one that dies mid-statement. */
     @Override protected SQLException failure(SQLException e) {
-        return moved == null ? conn.resultFailure(replica, e) : e;
+        return moved == null ? conn.transaction().resultFailure(replica, e) : e;
     }
 
     /** Remembers every row the application is shown, for a possible move to the primary. */
-    void track(TrackedRead read, int[] budget) {
+    void track(TrackedRead read, Transaction.Undeclared transaction) {
         this.tracker = read;
-        this.trackBudget = budget;
+        this.trackedIn = transaction;
         read.attach(this);
     }
 
@@ -77,7 +77,7 @@ final class MacroResultSet extends DelegatingResultSet {
     @Override public boolean next() throws SQLException {
         try {
             boolean hasRow = delegate.next();
-            if (tracker != null) tracker.advanced(delegate, hasRow, trackBudget);
+            if (tracker != null) tracker.advanced(delegate, hasRow, trackedIn);
             return hasRow;
         } catch (SQLException e) {
             throw failure(e);
@@ -94,15 +94,20 @@ final class MacroResultSet extends DelegatingResultSet {
     }
 
     @Override public void updateRow() throws SQLException {
-        conn.captureWrite(delegate::updateRow);
+        write(delegate::updateRow);
     }
 
     @Override public void insertRow() throws SQLException {
-        conn.captureWrite(delegate::insertRow);
+        write(delegate::insertRow);
     }
 
     @Override public void deleteRow() throws SQLException {
-        conn.captureWrite(delegate::deleteRow);
+        write(delegate::deleteRow);
+    }
+
+    private void write(Transaction.SqlAction action) throws SQLException {
+        conn.checkOpen();
+        conn.transaction().captureWrite(action);
     }
 
     @Override public boolean isClosed() throws SQLException {

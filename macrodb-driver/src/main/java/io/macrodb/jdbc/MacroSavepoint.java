@@ -9,13 +9,13 @@ import java.sql.Savepoint;
  * propagated.
  */
 final class MacroSavepoint implements Savepoint {
-    private final MacroConnection owner;
+    private final Transaction owner;
     private final Savepoint physical;
     private final int mark;
     private final int generation;
     private final String name;
 
-    MacroSavepoint(MacroConnection owner, Savepoint physical, int mark, int generation, String name) {
+    MacroSavepoint(Transaction owner, Savepoint physical, int mark, int generation, String name) {
         this.owner = owner;
         this.physical = physical;
         this.mark = mark;
@@ -23,7 +23,7 @@ final class MacroSavepoint implements Savepoint {
         this.name = name;
     }
 
-    MacroConnection owner() { return owner; }
+    Transaction owner() { return owner; }
     Savepoint physical() { return physical; }
     int mark() { return mark; }
     int generation() { return generation; }

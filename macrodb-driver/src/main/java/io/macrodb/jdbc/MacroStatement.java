@@ -2,6 +2,7 @@ package io.macrodb.jdbc;
 
 import io.macrodb.replica.Session;
 import io.macrodb.sql.Classification;
+import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.StatementKind;
 
 import java.sql.BatchUpdateException;
@@ -15,14 +16,16 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A statement that is not bound to a replica: each execution is classified and routed by its
- * connection (see {@link MacroConnection}), then run on a physical statement created on the chosen
+ * A statement that is not bound to a replica: each execution is classified by its connection and
+ * routed by the connection's {@link Transaction}, then run on a physical statement created on the chosen
  * session. Options set here (max rows, fetch size, timeouts) are applied to every physical
  * statement.
  */
 class MacroStatement implements Statement {
 
     final MacroConnection conn;
+    /** The connection's transaction state machine, which routes and runs every execution. */
+    final Transaction transaction;
     final int type;
     final int concurrency;
     final int holdability;
@@ -50,6 +53,7 @@ class MacroStatement implements Statement {
 
     MacroStatement(MacroConnection conn, int type, int concurrency, int holdability) {
         this.conn = conn;
+        this.transaction = conn.transaction();
         this.type = type;
         this.concurrency = concurrency;
         this.holdability = holdability;
@@ -71,26 +75,27 @@ class MacroStatement implements Statement {
         updateCount = -1;
         Classification c = conn.classify(sql);
         StatementKind kind = c.kind();
-        if (kind == StatementKind.TRANSACTION || kind == StatementKind.SESSION && MacroConnection.isAutoCommitSet(sql)) {
+        Verb verb = c.verb();
+        if (kind == StatementKind.TRANSACTION || verb == Verb.AUTOCOMMIT_ON || verb == Verb.AUTOCOMMIT_OFF) {
             expectNoResult(expect, sql);
             detach();
-            updateCount = conn.transactionControl(sql);
+            updateCount = conn.transactionControl(c, sql);
             return false;
         }
-        if (kind == StatementKind.SESSION && MacroConnection.isSessionSet(sql)) {
+        if (kind == StatementKind.SESSION && (verb == Verb.SESSION_SET || verb == Verb.SET_SCHEMA)) {
             expectNoResult(expect, sql);
             detach();
-            conn.sessionStatement(sql);
+            conn.sessionStatement(c, sql);
             updateCount = 0;
             return false;
         }
         if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange()) {
             expectNoResult(expect, sql);
-            checkReplicable(sql);
-            return conn.schemaChange(sql, params, s -> {
+            checkReplicable(c, sql);
+            return transaction.schemaChange(c, sql, params, s -> {
                 attach(s);
                 Statement p = physicalFor(s, sql);
-                return finish(conn.guarded(s, p, () -> exec.run(p, sql, expect)));
+                return finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
             });
         }
         if (kind == StatementKind.CALL && conn.statementMode()) {
@@ -100,10 +105,10 @@ class MacroStatement implements Statement {
         boolean forceWrite = concurrency == ResultSet.CONCUR_UPDATABLE && kind == StatementKind.READ;
         boolean trackable = type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY && !keys.wanted();
         if (conn.statementMode() && kind != StatementKind.READ) expectNoResult(expect, sql); // before anything starts
-        MacroConnection.Target t = conn.target(c, sql, forceWrite, trackable);
-        if (t.update()) conn.noteStatement(sql);
+        Transaction.Target t = transaction.target(c, sql, forceWrite, trackable);
+        if (t.update()) transaction.noteStatement(c);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
-            return conn.run(t, s -> {
+            return transaction.run(t, s -> {
                 attach(s);
                 if (physical != null) {
                     releasePhysical(physical);
@@ -115,12 +120,12 @@ class MacroStatement implements Statement {
                 return finish(r.hasResultSet() ? new Outcome(physical.getResultSet(), -1) : new Outcome(null, physical.getLargeUpdateCount()));
             });
         }
-        return conn.run(t, s -> {
+        return transaction.run(t, s -> {
             attach(s);
             Statement p = physicalFor(s, sql);
-            boolean hasResult = finish(conn.guarded(s, p, () -> exec.run(p, sql, expect)));
-            if (hasResult && !t.update() && conn.tracking()) {
-                conn.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
+            boolean hasResult = finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
+            if (hasResult && !t.update() && transaction.tracking()) {
+                transaction.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
             }
             return hasResult;
         });
@@ -134,12 +139,12 @@ class MacroStatement implements Statement {
     }
 
     /** Refuses schema changes that replicas cannot all run to the same result. */
-    private static void checkReplicable(String sql) throws SQLException {
-        if (io.macrodb.sql.NonDeterminism.createsTemporaryTable(sql)) {
+    private static void checkReplicable(Classification c, String sql) throws SQLException {
+        if (c.temporaryTable()) {
             throw SqlStates.unsupported("temporary tables hold one session's rows, and MacroDB runs a session's reads on"
                     + " other replicas, where those rows are not; use a regular table: " + SqlStates.abbreviate(sql));
         }
-        String unsafe = io.macrodb.sql.NonDeterminism.unsafeSchemaChange(sql);
+        String unsafe = c.unsafeSchemaChange();
         if (unsafe != null) {
             throw SqlStates.unsupported("this schema change cannot be replicated as it is, because " + unsafe + ": "
                     + SqlStates.abbreviate(sql));
@@ -173,12 +178,12 @@ class MacroStatement implements Statement {
         return false;
     }
 
-    /** Binds this statement to {@code s}: a session other than the primary is held until detached. */
+    /** Binds this statement to {@code s}, which it holds until detached ({@link SessionHolds}). */
     final void attach(Session s) throws SQLException {
         if (session != s) {
             detach();
             session = s;
-            if (!s.isPrimary()) conn.hold(s);
+            transaction.holds().hold(s);
         }
     }
 
@@ -229,7 +234,7 @@ class MacroStatement implements Statement {
         if (session != null) {
             Session s = session;
             session = null;
-            if (!s.isPrimary()) conn.unhold(s);
+            transaction.holds().release(s);
         }
     }
 

@@ -75,8 +75,8 @@ final class StatementModeWriter {
                     ps.setObject(i + 1, all[i]);
                 }
             }
-            boolean hasResultSet = conn.guarded(s, ps, ps::execute);
-            conn.changes().addStatement(new StatementChange(rw.sql(), all, false, s.connection().getSchema(), conn.timeZoneSetting()));
+            boolean hasResultSet = conn.transaction().guarded(ps, ps::execute);
+            conn.transaction().changes().addStatement(new StatementChange(rw.sql(), all, false, s.connection().getSchema(), conn.timeZoneSetting()));
             ok = true;
             return new Result(ps, hasResultSet);
         } finally {

@@ -60,15 +60,16 @@ final class TrackedRead {
      * Called by the result set after each {@code next()}: remembers the new current row, or that
      * the result is exhausted.
      *
-     * @param budget rows the transaction may still remember; exceeding it marks the read too large
+     * @param transaction the undeclared transaction the read belongs to: once it has remembered as
+     *                    many rows as it may, the read is too large to check again
      */
-    void advanced(ResultSet rs, boolean hasRow, int[] budget) throws SQLException {
+    void advanced(ResultSet rs, boolean hasRow, Transaction.Undeclared transaction) throws SQLException {
         if (!hasRow) {
             exhausted = true;
             return;
         }
         if (tooLarge) return;
-        if (--budget[0] < 0) {
+        if (!transaction.rememberRow()) {
             tooLarge = true;
             rows.clear();
             return;

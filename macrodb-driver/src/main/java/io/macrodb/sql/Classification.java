@@ -4,7 +4,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Routing-relevant facts about one SQL string.
+ * Every fact about one SQL string that routing needs, found in one analysis of its text (and cached
+ * with it by {@link SqlClassifier}): the driver looks at a statement's text nowhere else.
  *
  * @param kind     what the statement does
  * @param pureRead true only if the statement may run on any replica with the same committed data and give
@@ -13,14 +14,71 @@ import java.util.Set;
  * @param reason   short human text why it is not a pure read; null if it is one
  * @param runsAsSchemaChange a statement that is not DDL but must run as one: TRUNCATE (engines do not
  *                 roll it back like a row change) and EXECUTE IMMEDIATE (dynamic SQL may be DDL)
+ * @param verb     which of the statements MacroDB treats specially this is, beyond its kind
+ *                 ({@link Verb#OTHER} for all the rest)
+ * @param argument what the verb acts on: a savepoint's name as written, the schema of
+ *                 {@link Verb#SET_SCHEMA}, the setting a {@link Verb#SESSION_SET} changes; null otherwise
+ * @param drawsFromSequence the text draws from a sequence ({@code NEXT VALUE FOR}, {@code NEXTVAL}...), so
+ *                 a commit that ran it records sequence positions
+ * @param temporaryTable the statement creates a temporary table
+ * @param unsafeSchemaChange why this schema change would leave replicas different, or null (only looked
+ *                 for in statements that run as schema changes)
  */
-public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {
+public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange,
+                             Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
+                             String unsafeSchemaChange) {
+
+    /**
+     * The statements MacroDB does something with beyond what their kind says. Transaction control
+     * and {@code SET AUTOCOMMIT} are mapped onto the connection's methods (matched as whole
+     * statements, with at most a trailing {@code ;}); session-level {@code SET}s run on every
+     * session the connection uses; the rest are schema changes that are refused, or not replicated.
+     */
+    public enum Verb {
+        /** Nothing beyond its kind. */
+        OTHER,
+        /** {@code COMMIT} or {@code END}, optionally {@code WORK} or {@code TRANSACTION}. */
+        COMMIT,
+        /** {@code ROLLBACK}, optionally {@code WORK} or {@code TRANSACTION}. */
+        ROLLBACK,
+        /** {@code BEGIN} or {@code START TRANSACTION}, optionally {@code WORK} or {@code TRANSACTION}. */
+        BEGIN,
+        /** {@code SET AUTOCOMMIT [= | TO] TRUE | ON | 1}. */
+        AUTOCOMMIT_ON,
+        /** {@code SET AUTOCOMMIT [= | TO] FALSE | OFF | 0}. */
+        AUTOCOMMIT_OFF,
+        /** {@code SAVEPOINT name}. */
+        SAVEPOINT,
+        /** {@code RELEASE [SAVEPOINT] name}. */
+        RELEASE_SAVEPOINT,
+        /** {@code ROLLBACK [WORK] TO [SAVEPOINT] name}. */
+        ROLLBACK_TO_SAVEPOINT,
+        /** {@code SET SCHEMA name} or {@code USE name}: the argument is the schema, unquoted or upper-cased. */
+        SET_SCHEMA,
+        /** A {@code SET} (or {@code USE}) that changes only the session it runs in; every other SET changes the database. */
+        SESSION_SET,
+        /**
+         * A database setting that secondaries keep their own value of: how they control transactions
+         * (always MVCC, so readers never block the applier) and exclusive mode.
+         */
+        PRIMARY_ONLY_SET,
+        /** Foreign-key checks, which secondaries keep off in row propagation: rows arrive as final images. */
+        ROW_MODE_PRIMARY_ONLY_SET,
+        /** {@code CREATE [OR REPLACE] TRIGGER}. */
+        CREATE_TRIGGER
+    }
+
+    public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {
+        this(kind, pureRead, tables, reason, runsAsSchemaChange, Verb.OTHER, null, false, false, null);
+    }
+
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason) {
         this(kind, pureRead, tables, reason, false);
     }
 
     public Classification {
         Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(verb, "verb");
         tables = tables == null ? Set.of() : Set.copyOf(tables);
         if (pureRead && kind != StatementKind.READ) {
             throw new IllegalArgumentException("pureRead requires kind READ");
@@ -31,8 +89,11 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
         return new Classification(StatementKind.READ, true, tables, null);
     }
 
-    Classification runningAsSchemaChange() {
-        return new Classification(kind, pureRead, tables, reason, true);
+    /** This classification with the facts the text shows beside its kind. */
+    Classification with(boolean runsAsSchemaChange, Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
+                        String unsafeSchemaChange) {
+        return new Classification(kind, pureRead, tables, reason, runsAsSchemaChange, verb, argument, drawsFromSequence,
+                temporaryTable, unsafeSchemaChange);
     }
 
     static Classification notPure(StatementKind kind, Set<String> tables, String reason) {

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.SqlLexer.Lexed;
 import io.macrodb.sql.SqlLexer.Token;
 import io.macrodb.sql.SqlLexer.Type;
@@ -21,15 +22,19 @@ import net.sf.jsqlparser.util.TablesNamesFinder;
  * Classifies SQL text for routing. A statement is a pure read only if JSqlParser parses it as a query AND a
  * token-level scan of the whole text finds nothing that writes, locks, touches a sequence, reads session
  * state, or calls a function outside the whitelist in {@link SqlFunctions}. Both checks must agree; anything
- * unknown is not a pure read. Thread-safe; never throws.
+ * unknown is not a pure read. The same tokens give the rest of the {@link Classification} (the verb, its
+ * argument, sequence use, what a schema change would do), so a text is lexed once and its classification
+ * cached: executing it again examines nothing. Thread-safe; never throws.
  */
 public final class SqlClassifier {
     static final int CACHE_MAX_ENTRIES = 10_000;
     private static final int CACHE_MAX_SQL_LENGTH = 16 * 1024;
 
-    private static final java.util.regex.Pattern TRUNCATE =
-            java.util.regex.Pattern.compile("(?is)\\s*(/\\*.*?\\*/\\s*|--[^\\n]*\\n\\s*)*TRUNCATE\\b.*");
-    private static final java.util.regex.Pattern EXECUTE_IMMEDIATE = java.util.regex.Pattern.compile("(?is)\\s*EXECUTE\\s+IMMEDIATE\\b.*");
+    /** What follows {@code SET} in a SET that changes only the session it runs in. */
+    private static final Set<String> SESSION_SETTINGS = Set.of("SCHEMA", "SCHEMA_SEARCH_PATH", "PATH", "LOCK_TIMEOUT",
+            "QUERY_TIMEOUT", "VARIABLE", "TIME_ZONE", "THROTTLE", "LAZY_QUERY_EXECUTION", "NON_KEYWORDS",
+            "BUILTIN_ALIAS_OVERRIDE", "SESSION", "ROLE", "CATALOG", "MAXROWS", "IGNORECASE", "VARIABLE_BINARY",
+            "QUERY_STATISTICS");
 
     private final Dialect dialect;
     private final ConcurrentHashMap<String, Classification> cache = new ConcurrentHashMap<>();
@@ -52,12 +57,12 @@ public final class SqlClassifier {
             return c;
         }
         try {
-            c = compute(sql);
-            if (c.kind() != StatementKind.READ && (TRUNCATE.matcher(sql).matches() || EXECUTE_IMMEDIATE.matcher(sql).matches())) {
-                c = c.runningAsSchemaChange();
-            }
+            Lexed lx = SqlLexer.lex(sql);
+            c = withFacts(compute(sql, lx), sql, lx);
         } catch (Throwable t) { // StackOverflowError on absurd nesting, parser bugs, ...
-            c = Classification.notPure(StatementKind.UNKNOWN, Set.of(), "classification failed: " + t.getClass().getSimpleName());
+            // drawing from a sequence assumed: recording sequence positions at commit is only extra work
+            c = Classification.notPure(StatementKind.UNKNOWN, Set.of(), "classification failed: " + t.getClass().getSimpleName())
+                    .with(false, Verb.OTHER, null, true, false, null);
         }
         if (sql.length() <= CACHE_MAX_SQL_LENGTH) {
             if (cache.size() >= CACHE_MAX_ENTRIES) {
@@ -72,8 +77,7 @@ public final class SqlClassifier {
         return cache.size();
     }
 
-    private Classification compute(String sql) {
-        Lexed lx = SqlLexer.lex(sql);
+    private Classification compute(String sql, Lexed lx) {
         if (lx.error() != null) {
             return Classification.notPure(keywordKind(lx.tokens(), dialect), Set.of(), "cannot tokenise: " + lx.error());
         }
@@ -180,6 +184,166 @@ public final class SqlClassifier {
             return true;
         }
         return false;
+    }
+
+    // ------------------------------------------------------------------ the facts beside the kind
+
+    /**
+     * Adds what the tokens show beside kind and purity. Whole-statement forms (transaction control,
+     * {@code SET AUTOCOMMIT}, {@code SET SCHEMA}) need text that lexed cleanly; the others are
+     * recognised by how the text starts, whatever follows.
+     */
+    private static Classification withFacts(Classification c, String sql, Lexed lx) {
+        List<Token> ts = lx.tokens();
+        boolean schemaChange = c.kind() != StatementKind.READ
+                && (word(ts, 0).equals("TRUNCATE") || word(ts, 0).equals("EXECUTE") && word(ts, 1).equals("IMMEDIATE"));
+        Verb verb = Verb.OTHER;
+        String argument = null;
+        int end = !ts.isEmpty() && ts.get(ts.size() - 1).isSymbol(';') ? ts.size() - 1 : ts.size();
+        if (lx.error() == null) {
+            verb = controlVerb(ts, end);
+            if (verb == Verb.SAVEPOINT || verb == Verb.RELEASE_SAVEPOINT || verb == Verb.ROLLBACK_TO_SAVEPOINT) {
+                argument = ts.get(end - 1).text();
+            }
+            int name = word(ts, 0).equals("USE") ? 1 : word(ts, 0).equals("SET") && word(ts, 1).equals("SCHEMA") ? 2 : -1;
+            if (name > 0 && name == end - 1 && schemaName(ts.get(name)) != null) {
+                verb = Verb.SET_SCHEMA;
+                argument = schemaName(ts.get(name));
+            }
+        }
+        if (verb == Verb.OTHER) {
+            verb = setVerb(ts, end);
+            if (verb == Verb.SESSION_SET) argument = settingName(ts);
+        }
+        boolean temporary = false;
+        String unsafe = null;
+        if (c.kind() == StatementKind.DDL || c.kind() == StatementKind.SESSION || schemaChange) {
+            try {
+                temporary = NonDeterminism.createsTemporaryTable(sql);
+                unsafe = NonDeterminism.unsafeSchemaChange(sql);
+            } catch (RuntimeException | StackOverflowError e) {
+                unsafe = "MacroDB could not analyse it (" + e.getClass().getSimpleName() + ")";
+            }
+        }
+        return c.with(schemaChange, verb, argument, drawsFromSequence(ts), temporary, unsafe);
+    }
+
+    /** Transaction control and {@code SET AUTOCOMMIT}, as whole statements ending at {@code end}. */
+    private static Verb controlVerb(List<Token> ts, int end) {
+        String w0 = word(ts, 0);
+        boolean workOrTransaction = word(ts, 1).equals("WORK") || word(ts, 1).equals("TRANSACTION");
+        if ((w0.equals("COMMIT") || w0.equals("END")) && (end == 1 || end == 2 && workOrTransaction)) return Verb.COMMIT;
+        if (w0.equals("ROLLBACK") && (end == 1 || end == 2 && workOrTransaction)) return Verb.ROLLBACK;
+        int k = w0.equals("BEGIN") ? 1 : w0.equals("START") && word(ts, 1).equals("TRANSACTION") ? 2 : -1;
+        if (k > 0 && (end == k || end == k + 1 && (word(ts, k).equals("WORK") || word(ts, k).equals("TRANSACTION")))) {
+            return Verb.BEGIN;
+        }
+        if (w0.equals("SET") && word(ts, 1).equals("AUTOCOMMIT")) {
+            k = 2;
+            if (k < end && (ts.get(k).isSymbol('=') || ts.get(k).isWord("TO"))) k++;
+            if (k == end - 1) {
+                Token v = ts.get(k);
+                String value = v.type() == Type.WORD || v.type() == Type.NUMBER ? v.norm() : "";
+                if (value.equals("TRUE") || value.equals("ON") || value.equals("1")) return Verb.AUTOCOMMIT_ON;
+                if (value.equals("FALSE") || value.equals("OFF") || value.equals("0")) return Verb.AUTOCOMMIT_OFF;
+            }
+            return Verb.OTHER;
+        }
+        Verb savepoint = null;
+        k = -1;
+        if (w0.equals("SAVEPOINT")) {
+            savepoint = Verb.SAVEPOINT;
+            k = 1;
+        } else if (w0.equals("RELEASE")) {
+            savepoint = Verb.RELEASE_SAVEPOINT;
+            k = word(ts, 1).equals("SAVEPOINT") && end > 2 ? 2 : 1;
+        } else if (w0.equals("ROLLBACK")) {
+            k = word(ts, 1).equals("WORK") ? 2 : 1;
+            if (word(ts, k).equals("TO")) {
+                savepoint = Verb.ROLLBACK_TO_SAVEPOINT;
+                k++;
+                if (word(ts, k).equals("SAVEPOINT") && end > k + 1) k++;
+            }
+        }
+        return savepoint != null && k == end - 1 && isSavepointName(ts.get(k)) ? savepoint : Verb.OTHER;
+    }
+
+    /** A savepoint name MacroDB keeps by its text: a plain word, or a double-quoted name without quotes inside. */
+    private static boolean isSavepointName(Token t) {
+        String x = t.text();
+        if (t.type() == Type.QUOTED) return x.startsWith("\"") && x.length() > 2 && x.indexOf('"', 1) == x.length() - 1;
+        return (t.type() == Type.WORD || t.type() == Type.NUMBER) && x.chars().allMatch(ch -> ch < 128 && (Character.isLetterOrDigit(ch) || ch == '_'));
+    }
+
+    /** The schema {@code SET SCHEMA}/{@code USE} names: a double-quoted name as written inside, a plain one upper-cased. */
+    private static String schemaName(Token t) {
+        if (t.type() == Type.QUOTED) return t.text().startsWith("\"") && !t.norm().isEmpty() ? t.norm() : null;
+        if (t.type() != Type.WORD) return null;
+        String x = t.text();
+        boolean plain = x.chars().allMatch(ch -> ch < 128 && (Character.isLetterOrDigit(ch) || ch == '_' || ch == '$'))
+                && !Character.isDigit(x.charAt(0)) && x.charAt(0) != '$';
+        return plain ? x.toUpperCase(java.util.Locale.ROOT) : null;
+    }
+
+    /** The {@code SET}s (and {@code USE}) that are not control statements, by how the text starts. */
+    private static Verb setVerb(List<Token> ts, int end) {
+        String w0 = word(ts, 0);
+        String w1 = word(ts, 1);
+        if (w0.equals("USE") && end > 1 && SqlLexer.readQualifiedName(ts, 1, new StringBuilder()) == end) return Verb.SESSION_SET;
+        if (!w0.equals("SET")) {
+            boolean trigger = w0.equals("CREATE") && (w1.equals("TRIGGER")
+                    || w1.equals("OR") && word(ts, 2).equals("REPLACE") && word(ts, 3).equals("TRIGGER"));
+            return trigger ? Verb.CREATE_TRIGGER : Verb.OTHER;
+        }
+        if (SESSION_SETTINGS.contains(w1) || w1.equals("TIME") && word(ts, 2).equals("ZONE") || variableAt(ts, 1)) {
+            return Verb.SESSION_SET;
+        }
+        if (w1.equals("EXCLUSIVE") || w1.equals("DATABASE") && word(ts, 2).equals("TRANSACTION")
+                && (word(ts, 3).equals("CONTROL") || word(ts, 3).equals("ROLLBACK"))) {
+            return Verb.PRIMARY_ONLY_SET;
+        }
+        if (w1.equals("REFERENTIAL_INTEGRITY") || w1.equals("DATABASE") && word(ts, 2).equals("REFERENTIAL")
+                && word(ts, 3).equals("INTEGRITY")) {
+            return Verb.ROW_MODE_PRIMARY_ONLY_SET;
+        }
+        return Verb.OTHER;
+    }
+
+    /** {@code @name} at {@code k}, written together: a session variable. */
+    private static boolean variableAt(List<Token> ts, int k) {
+        if (k + 1 >= ts.size() || !ts.get(k).isSymbol('@')) return false;
+        Token name = ts.get(k + 1);
+        return (name.type() == Type.WORD || name.type() == Type.NUMBER) && name.start() == ts.get(k).end();
+    }
+
+    /**
+     * The setting a session-level SET changes, so that a later SET of the same setting replaces it:
+     * {@code SET SESSION x}, {@code SET TIME ZONE}, {@code SET @x}, {@code SET VARIABLE x} or
+     * {@code SET x}, upper-cased; null when the statement names none ({@code USE}): then its whole text is the setting.
+     */
+    private static String settingName(List<Token> ts) {
+        if (!word(ts, 0).equals("SET")) return null;
+        String w1 = word(ts, 1);
+        if ((w1.equals("SESSION") || w1.equals("VARIABLE")) && !word(ts, 2).isEmpty()) return "SET " + w1 + " " + word(ts, 2);
+        if (w1.equals("TIME") && word(ts, 2).equals("ZONE")) return "SET TIME ZONE";
+        if (variableAt(ts, 1)) return "SET @" + ts.get(2).norm();
+        return w1.isEmpty() ? null : "SET " + w1;
+    }
+
+    /** Whether the text draws from a sequence: a sequence function, or NEXT VALUE FOR. */
+    private static boolean drawsFromSequence(List<Token> ts) {
+        for (int i = 0; i < ts.size(); i++) {
+            Token t = ts.get(i);
+            if (t.type() != Type.WORD) continue;
+            if (SqlFunctions.SEQUENCE_WORDS.contains(t.norm())) return true;
+            if (t.norm().equals("NEXT") && i + 2 < ts.size() && ts.get(i + 1).isWord("VALUE") && ts.get(i + 2).isWord("FOR")) return true;
+        }
+        return false;
+    }
+
+    /** The upper-cased word at {@code k}; empty if there is none or it is not a word. */
+    private static String word(List<Token> ts, int k) {
+        return k < ts.size() && ts.get(k).type() == Type.WORD ? ts.get(k).norm() : "";
     }
 
     // ------------------------------------------------------------------ token scan

@@ -85,7 +85,7 @@ public final class DelegateGenerator {
      * interface has them, {@code close} and the getters of the owning object ({@code getStatement},
      * {@code getConnection}), which must return MacroDB's object, not the engine's.</li>
      * <li>ResultSet: {@code insertRow}, {@code updateRow}, {@code deleteRow} are writes, which MacroDB
-     * captures for replication ({@code MacroConnection.captureWrite}).</li>
+     * captures for replication ({@code Transaction.captureWrite}).</li>
      * <li>CallableStatement: every way to execute ({@code execute*}, {@code addBatch}) goes through
      * MacroDB's routing and capture; result sets it yields ({@code getResultSet}, {@code getGeneratedKeys},
      * and {@code getMoreResults}, which closes them) are MacroDB's wrappers; closing state

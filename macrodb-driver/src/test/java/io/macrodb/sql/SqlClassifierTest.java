@@ -183,6 +183,76 @@ class SqlClassifierTest {
         assertEquals(StatementKind.UNKNOWN, c.classify(null).kind());
     }
 
+    private static void verb(SqlClassifier c, String sql, Classification.Verb verb, String argument) {
+        Classification r = c.classify(sql);
+        assertEquals(verb, r.verb(), () -> sql + " -> " + r);
+        assertEquals(argument, r.argument(), () -> sql + " -> " + r);
+    }
+
+    /** What the driver does with a statement beyond its kind comes from the classification alone. */
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void verbsAndTheirArguments(Dialect d) {
+        SqlClassifier c = of(d);
+        verb(c, "COMMIT", Classification.Verb.COMMIT, null);
+        verb(c, " commit work ;", Classification.Verb.COMMIT, null);
+        verb(c, "/* done */ COMMIT TRANSACTION", Classification.Verb.COMMIT, null);
+        verb(c, "COMMIT AND CHAIN", Classification.Verb.OTHER, null);
+        verb(c, "COMMIT; COMMIT", Classification.Verb.OTHER, null);
+        verb(c, "ROLLBACK", Classification.Verb.ROLLBACK, null);
+        verb(c, "rollback work", Classification.Verb.ROLLBACK, null);
+        verb(c, "BEGIN", Classification.Verb.BEGIN, null);
+        verb(c, "START TRANSACTION", Classification.Verb.BEGIN, null);
+        verb(c, "START TRANSACTION READ ONLY", Classification.Verb.OTHER, null);
+        verb(c, "SET AUTOCOMMIT FALSE", Classification.Verb.AUTOCOMMIT_OFF, null);
+        verb(c, "set autocommit = on;", Classification.Verb.AUTOCOMMIT_ON, null);
+        verb(c, "SET AUTOCOMMIT TO 0", Classification.Verb.AUTOCOMMIT_OFF, null);
+        verb(c, "SET AUTOCOMMIT 1", Classification.Verb.AUTOCOMMIT_ON, null);
+        verb(c, "SET AUTOCOMMIT MAYBE", Classification.Verb.OTHER, null);
+        verb(c, "SAVEPOINT sp1", Classification.Verb.SAVEPOINT, "sp1");
+        verb(c, "SAVEPOINT \"My Point\";", Classification.Verb.SAVEPOINT, "\"My Point\"");
+        verb(c, "RELEASE SAVEPOINT sp1", Classification.Verb.RELEASE_SAVEPOINT, "sp1");
+        verb(c, "RELEASE sp1", Classification.Verb.RELEASE_SAVEPOINT, "sp1");
+        verb(c, "ROLLBACK TO SAVEPOINT sp1", Classification.Verb.ROLLBACK_TO_SAVEPOINT, "sp1");
+        verb(c, "ROLLBACK WORK TO sp1", Classification.Verb.ROLLBACK_TO_SAVEPOINT, "sp1");
+        verb(c, "ROLLBACK TO SAVEPOINT", Classification.Verb.ROLLBACK_TO_SAVEPOINT, "SAVEPOINT");
+        verb(c, "SAVEPOINT a b", Classification.Verb.OTHER, null);
+        verb(c, "SET SCHEMA s", Classification.Verb.SET_SCHEMA, "S");
+        verb(c, "USE \"Mixed\"\"Case\"", Classification.Verb.SET_SCHEMA, "Mixed\"Case");
+        verb(c, "USE a.b", Classification.Verb.SESSION_SET, null);
+        verb(c, "SET SCHEMA = s", Classification.Verb.SESSION_SET, "SET SCHEMA");
+        verb(c, "SET LOCK_TIMEOUT 100", Classification.Verb.SESSION_SET, "SET LOCK_TIMEOUT");
+        verb(c, "set time zone 'UTC'", Classification.Verb.SESSION_SET, "SET TIME ZONE");
+        verb(c, "SET @x = 1", Classification.Verb.SESSION_SET, "SET @X");
+        verb(c, "SET VARIABLE v 1", Classification.Verb.SESSION_SET, "SET VARIABLE V");
+        verb(c, "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", Classification.Verb.SESSION_SET,
+                "SET SESSION CHARACTERISTICS");
+        verb(c, "SET SCHEMAX 1", Classification.Verb.OTHER, null);
+        verb(c, "SET EXCLUSIVE 1", Classification.Verb.PRIMARY_ONLY_SET, null);
+        verb(c, "SET DATABASE TRANSACTION CONTROL MVCC", Classification.Verb.PRIMARY_ONLY_SET, null);
+        verb(c, "SET REFERENTIAL_INTEGRITY FALSE", Classification.Verb.ROW_MODE_PRIMARY_ONLY_SET, null);
+        verb(c, "SET DATABASE REFERENTIAL INTEGRITY FALSE", Classification.Verb.ROW_MODE_PRIMARY_ONLY_SET, null);
+        verb(c, "CREATE OR REPLACE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW CALL \"x.Y\"", Classification.Verb.CREATE_TRIGGER, null);
+        verb(c, "CREATE TABLE trigger_log(a INT)", Classification.Verb.OTHER, null);
+        verb(c, "SELECT 1", Classification.Verb.OTHER, null);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void factsOfTheText(Dialect d) {
+        SqlClassifier c = of(d);
+        assertTrue(c.classify("INSERT INTO t VALUES (NEXT VALUE FOR s)").drawsFromSequence());
+        assertTrue(c.classify("UPDATE t SET a = nextval('s')").drawsFromSequence());
+        assertFalse(c.classify("INSERT INTO t VALUES ('NEXT VALUE FOR s')").drawsFromSequence());
+        assertTrue(c.classify("-- empty it\nTRUNCATE TABLE t").runsAsSchemaChange());
+        assertTrue(c.classify("EXECUTE IMMEDIATE 'DROP TABLE t'").runsAsSchemaChange());
+        assertFalse(c.classify("DELETE FROM t").runsAsSchemaChange());
+        assertTrue(c.classify("CREATE LOCAL TEMPORARY TABLE tmp(a INT)").temporaryTable());
+        assertFalse(c.classify("CREATE TABLE t2(a INT)").temporaryTable());
+        assertNotNull(c.classify("ALTER TABLE t ADD COLUMN b DOUBLE DEFAULT RAND()").unsafeSchemaChange());
+        assertNull(c.classify("ALTER TABLE t ADD COLUMN b INT DEFAULT 0").unsafeSchemaChange());
+    }
+
     @Test
     void tables() {
         assertEquals(Set.of("PUBLIC.T", "U"), h2.classify("select * from public.t join u on t.a = u.a").tables());

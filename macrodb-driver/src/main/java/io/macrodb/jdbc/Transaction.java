@@ -1,0 +1,709 @@
+package io.macrodb.jdbc;
+
+import io.macrodb.capture.TransactionChanges;
+import io.macrodb.engine.CaptureContext;
+import io.macrodb.log.Propagation;
+import io.macrodb.replica.Admission;
+import io.macrodb.replica.Replica;
+import io.macrodb.replica.ReplicaSet;
+import io.macrodb.replica.Session;
+import io.macrodb.route.Balancer;
+import io.macrodb.route.ReadRouter;
+import io.macrodb.route.ReadWaits;
+import io.macrodb.route.ShapeLearning;
+import io.macrodb.sql.Classification;
+import io.macrodb.sql.Classification.Verb;
+import io.macrodb.sql.SqlFingerprint;
+import io.macrodb.sql.StatementKind;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The transaction state machine of one connection: which transaction is open (none, a read-only one
+ * on a secondary or the primary, an update transaction on the primary), where each statement runs,
+ * and how a transaction begins and ends. {@link MacroConnection} is the JDBC face over it; the
+ * statements ask it for a {@link Target} and run through {@link #run}.
+ *
+ * <ul>
+ *   <li><b>NONE → READ</b> ({@link #beginRead}): a {@code readOnly} connection, an autocommit pure
+ *       read, or an undeclared transaction whose first statement is a pure read. The route is chosen
+ *       once, here: only the first statement waits for a fresh secondary.</li>
+ *   <li><b>NONE → UPDATE</b> ({@link #beginUpdate}): everything else, on the primary, with a writer
+ *       turn and change capture.</li>
+ *   <li><b>READ → UPDATE</b> ({@link #moveToPrimary}): only an undeclared transaction, at its first
+ *       statement that may write; its reads are checked again on the primary.</li>
+ *   <li><b>→ NONE</b>: {@link #commit}, {@link #rollback}, a schema change, the end of an autocommit
+ *       statement ({@link #run}), and a failure that ends the transaction ({@link #afterFailure}).</li>
+ * </ul>
+ *
+ * The primary session is owned here for the connection's life; secondary sessions are borrowed and
+ * given back by the rule {@link SessionHolds} states. Used by the connection's thread only, except
+ * {@link #abandon}.
+ */
+final class Transaction {
+    enum State { NONE, READ, UPDATE }
+
+    /** Rows an undeclared transaction may remember before its first write. */
+    static final int REMEMBERED_ROWS = 10_000;
+
+    private final ReplicaSet db;
+    private final MacroConfig config;
+    private final ReadRouter router;
+    private final ShapeLearning learning;
+    private final boolean statementMode;
+    /** The engine has no lock timeout of its own (HSQLDB): statements are cancelled after {@code lockTimeout}. */
+    private final boolean cancelsLockWaits;
+    private final SessionHolds holds = new SessionHolds();
+
+    private Session primary;
+    private Session.Settings settings;
+    private boolean autoCommit = true;
+    private boolean readOnly;
+
+    private State state = State.NONE;
+    private Session readSession;
+    /**
+     * The admissions the open transaction holds: on its read replica, or on the primary for an
+     * update transaction. Volatile: {@link #abandon} hands them back from another thread.
+     */
+    private volatile Admission.Permit readPermit;
+    private volatile Admission.Permit updatePermit;
+    /** Set while the READ transaction is an undeclared one that started on a secondary and may still write. */
+    private Undeclared undeclared;
+    private TransactionChanges changes;
+    private long lastCommitVersion;
+    /** The newest version this connection may have read: reads never go back before it. */
+    private long seenVersion;
+    private Replica lastReplica;
+    /** Time the current or last transaction waited for a secondary when it began. */
+    private long readWaitNanos;
+    private final Map<String, Savepoint> namedSavepoints = new HashMap<>();
+    private int savepointGeneration;
+
+    Transaction(ReplicaSet db, MacroConfig config, Session.Settings settings) {
+        this.db = db;
+        this.config = config;
+        this.router = new ReadRouter(db, config.consistency(),
+                db.extension(Balancer.Shared.class, Balancer.Shared::new).get(config.balancerName()), config.readWaitMillis(),
+                db.extension(ReadWaits.class, ReadWaits::new));
+        this.learning = db.extension(ShapeLearning.class, ShapeLearning::new);
+        this.statementMode = db.propagation() == Propagation.STATEMENT;
+        this.cancelsLockWaits = db.engine().boundsLockWaitsByCancel();
+        this.settings = settings;
+    }
+
+    // ================================================================= state the connection reads and sets
+
+    State state() { return state; }
+
+    boolean isOpen() { return state != State.NONE; }
+
+    boolean autoCommit() { return autoCommit; }
+
+    /** JDBC: switching autocommit on commits the open transaction. */
+    void setAutoCommit(boolean on) throws SQLException {
+        if (on == autoCommit) return;
+        if (on && state != State.NONE) commit();
+        autoCommit = on;
+    }
+
+    boolean readOnly() { return readOnly; }
+
+    void setReadOnly(boolean ro) throws SQLException {
+        if (state != State.NONE && ro != readOnly) {
+            throw new SQLException("MacroDB: setReadOnly cannot change a transaction in progress; commit or roll back first",
+                    SqlStates.INVALID_TRANSACTION_STATE);
+        }
+        readOnly = ro;
+    }
+
+    /**
+     * The connection's session settings changed: sessions are synced to them when next used, and an
+     * open read on a secondary at once (its next statement runs under them).
+     */
+    void useSettings(Session.Settings s) throws SQLException {
+        settings = s;
+        if (state == State.READ && !readSession.isPrimary()) readSession.sync(settings, autoCommit);
+    }
+
+    long lastCommitVersion() { return lastCommitVersion; }
+
+    Replica lastReplica() { return lastReplica; }
+
+    long readWaitNanos() { return readWaitNanos; }
+
+    /** Where the open transaction runs: null if none is open. */
+    Replica currentReplica() {
+        return switch (state) {
+            case NONE -> null;
+            case READ -> readSession.replica();
+            case UPDATE -> db.primary();
+        };
+    }
+
+    TransactionChanges changes() { return changes; }
+
+    SessionHolds holds() { return holds; }
+
+    /**
+     * The owned primary session, synced to this connection's settings. Its physical autocommit is
+     * always off: MacroDB commits it itself, inside the commit critical section.
+     */
+    Session primarySession() throws SQLException {
+        if (primary != null && primary.replica() != db.primary()) {
+            // a secondary was promoted: the old primary's session is of no use any more
+            primary.markBroken();
+            primary.replica().release(primary);
+            primary = null;
+        }
+        if (primary == null) primary = db.primary().borrow();
+        primary.sync(settings, false);
+        return primary;
+    }
+
+    // ================================================================= routing a statement
+
+    /** Where a statement runs, with the transaction it starts if none is open. */
+    record Target(Session session, boolean update) {}
+
+    /**
+     * Chooses the session for a data statement (not DDL, SESSION or TRANSACTION kinds) and begins a
+     * transaction if none is open. A "write" here is any statement whose kind is not READ.
+     *
+     * @param forceWrite the statement must run as an update (updatable result set, a write in disguise)
+     * @param trackable  its result can be remembered row by row (forward-only, read-only, no generated keys)
+     */
+    Target target(Classification c, String sql, boolean forceWrite, boolean trackable) throws SQLException {
+        boolean write = forceWrite || c.kind() != StatementKind.READ;
+        switch (state) {
+            case UPDATE:
+                return new Target(primary, true);
+            case READ:
+                if (!readSession.isPrimary() && !readSession.replica().isActive()) {
+                    Replica gone = readSession.replica();
+                    rollbackQuietly();
+                    throw SqlStates.retryable("the secondary this read-only transaction ran on left the rotation ("
+                            + gone.stateReason() + "); nothing was changed, retry it", null);
+                }
+                if (undeclared != null && (write || !c.pureRead() || !trackable)) {
+                    moveToPrimary();
+                    return new Target(primary, true);
+                }
+                if (write) throw SqlStates.readOnly(sql);
+                return new Target(readSession, false);
+            default:
+                break;
+        }
+        readWaitNanos = 0; // a new transaction begins here
+        if (readOnly) {
+            if (write) throw SqlStates.readOnly(sql);
+            beginRead();
+            return new Target(readSession, false);
+        }
+        if (c.pureRead() && !forceWrite) {
+            if (autoCommit) {
+                beginRead();
+                return new Target(readSession, false);
+            }
+            if (config.optimisticReads() && trackable && !db.secondaries().isEmpty()) {
+                String shape = SqlFingerprint.of(sql);
+                if (learning.startOptimistic(shape)) {
+                    beginRead();
+                    undeclared = new Undeclared(shape);
+                    return new Target(readSession, false);
+                }
+            }
+        }
+        beginUpdate();
+        return new Target(primary, true);
+    }
+
+    /** Body of a statement execution on a physical session. */
+    @FunctionalInterface
+    interface Exec<T> {
+        T run(Session s) throws SQLException;
+    }
+
+    /**
+     * Runs {@code body} on the target with MacroDB's capture context. A failed statement's captured
+     * changes are cut back (the engines roll a failed statement back); an engine lock timeout or
+     * deadlock rolls the whole transaction back and is reported as SQLState 40001. In autocommit the
+     * statement is the transaction: it ends here.
+     */
+    <T> T run(Target t, Exec<T> body) throws SQLException {
+        CaptureContext.takeRefusal(); // forget a refusal some earlier, unrelated failure left behind
+        Session s = t.session();
+        lastReplica = s.replica();
+        if (t.update()) {
+            int mark = changes.mark();
+            CaptureContext prev = CaptureContext.enter(changes);
+            T result;
+            try {
+                result = body.run(s);
+            } catch (SQLException | RuntimeException e) {
+                // Statement mode must forget the failed statement. Row mode keeps what the triggers
+                // saw: a key whose change the engine undid ships its current image (or nothing),
+                // which is right whatever the engine rolled back (all of it, or, as in a failed
+                // batch, only part).
+                if (statementMode) changes.rollbackTo(mark);
+                else changes.statementFailed();
+                SQLException failure = afterFailure(e);
+                if (autoCommit && state == State.UPDATE) rollbackQuietly(); // the statement was the transaction
+                throw failure;
+            } finally {
+                CaptureContext.restore(prev);
+            }
+            if (autoCommit) commit();
+            return result;
+        }
+        CaptureContext prev = CaptureContext.enter(CaptureContext.READ_ONLY);
+        try {
+            return body.run(s);
+        } catch (SQLException | RuntimeException e) {
+            throw afterFailure(e);
+        } finally {
+            CaptureContext.restore(prev);
+            if (autoCommit && state == State.READ) endRead(true);
+        }
+    }
+
+    /**
+     * Runs one physical execution; on an engine without lock timeouts (HSQLDB) every statement is
+     * cancelled when it outlives {@code lockTimeout}: reads and schema changes too, because there a
+     * schema change waits for every open transaction while a new statement waits for the schema
+     * change, a deadlock the engine does not break.
+     */
+    <T> T guarded(Statement physical, LockWaitGuard.Call<T> call) throws SQLException {
+        if (cancelsLockWaits) return LockWaitGuard.run(physical, config.lockTimeoutMillis(), call);
+        return call.run();
+    }
+
+    /** Called before an update-transaction statement runs: notes sequence use for the commit record. */
+    void noteStatement(Classification c) {
+        if (changes != null && c.drawsFromSequence()) changes.noteSequences();
+    }
+
+    /** Runs a procedure call's execution as (part of) an update transaction on the primary. */
+    <T> T call(Classification c, String sql, Exec<T> body) throws SQLException {
+        Target t = target(c, sql, true, false);
+        changes.noteSequences(); // a procedure may draw from any sequence
+        return run(t, body);
+    }
+
+    /** A write that does not come from a statement of ours: an updatable result set's row change. */
+    @FunctionalInterface
+    interface SqlAction {
+        void run() throws SQLException;
+    }
+
+    void captureWrite(SqlAction action) throws SQLException {
+        if (statementMode) {
+            throw SqlStates.unsupported("statement propagation replays SQL, and a change made through an updatable result set"
+                    + " has none; use an UPDATE statement, or connect with propagation=row");
+        }
+        if (state == State.READ && undeclared != null) moveToPrimary();
+        if (readOnly || state == State.READ) throw SqlStates.readOnly("(a change through an updatable result set)");
+        if (state == State.NONE) beginUpdate();
+        run(new Target(primary, true), s -> {
+            action.run();
+            return null;
+        });
+    }
+
+    /**
+     * Runs a schema change: ends this connection's transaction (the engines commit before DDL
+     * anyway), then runs it on the primary while no update transaction is open, and logs it.
+     */
+    <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body) throws SQLException {
+        if (readOnly) throw SqlStates.readOnly(sql);
+        if (state == State.UPDATE) commit();
+        else if (state == State.READ) endRead(true);
+        Session p = primarySession();
+        if (db.config().durability() != null && !statementMode && c.verb() == Verb.CREATE_TRIGGER) {
+            throw SqlStates.unsupported("with row propagation and durability=log, recovery replays captured rows, and a trigger"
+                    + " of the application would fire again on them; triggers need propagation=statement with durability=log");
+        }
+        long[] version = new long[1];
+        // Settings that secondaries keep their own values of (Verb says which and why) run on the primary only.
+        boolean replicate = !(c.verb() == Verb.PRIMARY_ONLY_SET || !statementMode && c.verb() == Verb.ROW_MODE_PRIMARY_ONLY_SET);
+        T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), version);
+        if (version[0] > 0) lastCommitVersion = version[0];
+        return result;
+    }
+
+    // ================================================================= failures
+
+    /**
+     * What an error from reading a result becomes: if the result came from a secondary whose engine
+     * is gone, the secondary leaves the rotation, the transaction ends, and the error is 40001.
+     */
+    SQLException resultFailure(Replica source, SQLException e) {
+        if (source == null || source.isPrimary() || !db.replicaFailed(source, e, "a reader")) return e;
+        if (state == State.READ && readSession != null && readSession.replica() == source) rollbackQuietly();
+        return SqlStates.retryable("the secondary this result was read from left the rotation (" + source.stateReason()
+                + "); nothing was changed, retry the transaction", e);
+    }
+
+    /** Translates an execution failure; retryable engine conditions end the transaction. */
+    private SQLException afterFailure(Exception e) throws SQLException {
+        SQLException refusal = CaptureContext.takeRefusal();
+        if (refusal != null) {
+            if (e != refusal) refusal.setNextException(e instanceof SQLException s ? s : new SQLException(e));
+            return refusal;
+        }
+        SQLException se = e instanceof SQLException s ? s : unwrapCapture(e);
+        if (state == State.READ && !readSession.isPrimary() && db.replicaFailed(readSession.replica(), se, "a reader")) {
+            Replica gone = readSession.replica();
+            rollbackQuietly();
+            return SqlStates.retryable("the secondary this read-only transaction ran on left the rotation ("
+                    + gone.stateReason() + "); nothing was changed, retry it", se);
+        }
+        Session onPrimary = state == State.UPDATE ? primary : state == State.READ && readSession.isPrimary() ? readSession : null;
+        if (onPrimary != null && db.replicaFailed(onPrimary.replica(), se, "a session")) {
+            onPrimary.markBroken();
+            rollbackQuietly();
+            return SqlStates.retryable("the primary failed during this transaction (" + onPrimary.replica().stateReason()
+                    + "); it was not committed, retry it once a secondary has taken over", se);
+        }
+        if (db.engine().isRetryable(se) && state != State.NONE) {
+            rollbackQuietly();
+            if (se.getSQLState() != null && se.getSQLState().equals(SqlStates.SERIALIZATION_FAILURE)) return se;
+            return SqlStates.retryable("the transaction was rolled back because " + se.getMessage()
+                    + "; retry it (lockTimeout bounds lock waits)", se);
+        }
+        return se;
+    }
+
+    private static SQLException unwrapCapture(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s) return s;
+        }
+        if (e instanceof RuntimeException re) throw re;
+        return new SQLException(e.getMessage(), "XX000", e);
+    }
+
+    // ================================================================= beginning and ending
+
+    private void beginRead() throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            ReadRouter.Choice choice = router.route(Math.max(lastCommitVersion, seenVersion));
+            Replica r = choice.replica();
+            readWaitNanos += router.lastWaitNanos();
+            Session s;
+            if (r.isPrimary()) {
+                s = primarySession();
+            } else {
+                try {
+                    s = holds.borrow(r, settings, autoCommit);
+                } catch (SQLException e) {
+                    choice.permit().close();
+                    // Nothing ran yet: if the secondary is out of service, the transaction moves, untouched, to another.
+                    if (attempt >= 3 || !db.replicaFailed(r, e, "a reader starting a session")) throw e;
+                    continue;
+                }
+            }
+            r.readerStarted();
+            readPermit = choice.permit();
+            readSession = s;
+            state = State.READ;
+            return;
+        }
+    }
+
+    /** Ends a read-only transaction: commit releases its snapshot, then the session may go back to its pool. */
+    private void endRead(boolean commit) throws SQLException {
+        Session s = readSession;
+        try {
+            endReadSession(s, commit);
+        } finally {
+            // What this transaction read is now "seen": a later read of this connection must not see
+            // less (monotonic reads). Waiting for publication makes the replica's version cover it. The
+            // engine transaction ends first: an applier running DDL may be waiting for it to end.
+            if (s.isPrimary()) {
+                db.awaitPublished();
+                seenVersion = Math.max(seenVersion, db.version());
+            } else {
+                s.replica().awaitPublished();
+                seenVersion = Math.max(seenVersion, s.replica().version());
+            }
+        }
+    }
+
+    private void endReadSession(Session s, boolean commit) throws SQLException {
+        readSession = null;
+        state = State.NONE;
+        undeclared = null;
+        s.replica().readerEnded();
+        Admission.Permit p = readPermit;
+        readPermit = null;
+        if (p != null) p.close();
+        boolean ended = false;
+        try {
+            if (!s.connection().getAutoCommit()) {
+                if (commit) s.connection().commit();
+                else s.connection().rollback();
+            }
+            ended = true;
+        } catch (SQLException e) {
+            // Ending a read-only transaction loses nothing: what it read stands even if the secondary
+            // has gone since. Its engine is gone, so it leaves the rotation; the application carries on.
+            if (s.isPrimary() || !db.replicaFailed(s.replica(), e, "a reader ending its transaction")) throw e;
+            s.markBroken();
+        } finally {
+            holds.release(s, ended);
+        }
+    }
+
+    private void beginUpdate() throws SQLException {
+        primarySession(); // opened and synced before the transaction takes its turn
+        updatePermit = db.beginUpdate();
+        changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges());
+        state = State.UPDATE;
+        savepointGeneration++;
+        namedSavepoints.clear();
+    }
+
+    private void endUpdate() {
+        changes = null;
+        state = State.NONE;
+        namedSavepoints.clear();
+        savepointGeneration++;
+        Admission.Permit p = updatePermit;
+        updatePermit = null;
+        db.endUpdate(p);
+    }
+
+    void commit() throws SQLException {
+        switch (state) {
+            case NONE -> { }
+            case READ -> endRead(true);
+            case UPDATE -> {
+                try {
+                    long v = db.commit(primary, changes);
+                    if (v > 0) lastCommitVersion = v;
+                } catch (SQLException e) {
+                    try {
+                        primary.connection().rollback();
+                    } catch (SQLException ignored) {
+                        // the commit failure is what the caller needs
+                    }
+                    if (db.replicaFailed(primary.replica(), e, "a commit")) {
+                        // The primary died before the commit: the log, from which its successor is built,
+                        // does not have this transaction (its version was published empty), so it was not committed.
+                        primary.markBroken();
+                        throw SqlStates.retryable("the primary failed before this transaction committed ("
+                                + primary.replica().stateReason() + "); nothing was committed, retry it", e);
+                    }
+                    throw db.engine().isRetryable(e) ? SqlStates.retryable("the commit failed: " + e.getMessage()
+                            + "; the transaction was rolled back, retry it", e) : e;
+                } finally {
+                    endUpdate();
+                }
+            }
+        }
+    }
+
+    void rollback() throws SQLException {
+        switch (state) {
+            case NONE -> { }
+            case READ -> endRead(false);
+            case UPDATE -> {
+                try {
+                    primary.connection().rollback();
+                } finally {
+                    endUpdate();
+                }
+            }
+        }
+    }
+
+    private void rollbackQuietly() {
+        try {
+            rollback();
+        } catch (SQLException ignored) {
+            // the failure that made us roll back is what the caller sees
+        }
+    }
+
+    // ================================================================= savepoints
+
+    Savepoint setSavepoint(String name) throws SQLException {
+        if (autoCommit) {
+            throw new SQLException("MacroDB: savepoints need a transaction; call setAutoCommit(false) first", SqlStates.INVALID_TRANSACTION_STATE);
+        }
+        if (state == State.NONE) {
+            if (readOnly) beginRead();
+            else beginUpdate();
+        } else if (state == State.READ && undeclared != null) {
+            moveToPrimary(); // a savepoint announces writes to come
+        }
+        Session s = state == State.UPDATE ? primary : readSession;
+        Savepoint phys = name == null ? s.connection().setSavepoint() : s.connection().setSavepoint(name);
+        return new MacroSavepoint(this, phys, state == State.UPDATE ? changes.mark() : 0, savepointGeneration, name);
+    }
+
+    private MacroSavepoint own(Savepoint sp) throws SQLException {
+        if (!(sp instanceof MacroSavepoint m) || m.owner() != this || m.generation() != savepointGeneration || state == State.NONE) {
+            throw new SQLException("MacroDB: this savepoint does not belong to the current transaction of this connection",
+                    SqlStates.INVALID_SAVEPOINT);
+        }
+        return m;
+    }
+
+    void rollback(Savepoint savepoint) throws SQLException {
+        MacroSavepoint m = own(savepoint);
+        Session s = state == State.UPDATE ? primary : readSession;
+        s.connection().rollback(m.physical());
+        if (state == State.UPDATE) changes.rollbackTo(m.mark());
+    }
+
+    void releaseSavepoint(Savepoint savepoint) throws SQLException {
+        MacroSavepoint m = own(savepoint);
+        Session s = state == State.UPDATE ? primary : readSession;
+        s.connection().releaseSavepoint(m.physical());
+    }
+
+    /** Savepoints set by SQL ({@code SAVEPOINT name}), by name, for {@code RELEASE} and {@code ROLLBACK TO}. */
+    Map<String, Savepoint> namedSavepoints() { return namedSavepoints; }
+
+    // ================================================================= undeclared transactions
+
+    /**
+     * What an undeclared transaction (autocommit off, no {@code setReadOnly}) that started on a
+     * secondary has shown the application, so that it can move to the primary at its first write:
+     * the shape of its first statement (what {@link ShapeLearning} is keyed by), each read, and how
+     * many more rows it may remember ({@value #REMEMBERED_ROWS} in all; a read past that is too large
+     * to check again, and the transaction fails if it writes).
+     */
+    static final class Undeclared {
+        private final String shape;
+        private final List<TrackedRead> reads = new ArrayList<>();
+        private int rowsLeft = REMEMBERED_ROWS;
+
+        Undeclared(String shape) { this.shape = shape; }
+
+        /** Takes one row from the budget: false once the transaction has remembered all it may. */
+        boolean rememberRow() { return --rowsLeft >= 0; }
+    }
+
+    /** Whether reads of the open transaction are being remembered for a possible move to the primary. */
+    boolean tracking() {
+        return state == State.READ && undeclared != null;
+    }
+
+    /** Remembers a read of the undeclared transaction, shown to the application through {@code rs}. */
+    void track(String sql, Bindings bindings, int holdability, long maxRows, int maxFieldSize, MacroResultSet rs) {
+        TrackedRead read = new TrackedRead(sql, bindings, holdability, maxRows, maxFieldSize);
+        undeclared.reads.add(read);
+        rs.track(read, undeclared);
+    }
+
+    /**
+     * Moves the undeclared transaction to the primary because it is about to write: starts an update
+     * transaction there, runs every read again and compares it with what the application was shown.
+     * Same results: the transaction goes on on the primary as if it had run there from the start
+     * (open result sets read on from the primary). Different results: it fails with 40001 and
+     * nothing has changed anywhere.
+     */
+    private void moveToPrimary() throws SQLException {
+        Undeclared moving = undeclared;
+        endRead(false);
+        beginUpdate();
+        String conflict = null;
+        try {
+            for (TrackedRead r : moving.reads) {
+                if (r.tooLarge()) {
+                    learning.tooLarge(moving.shape);
+                    conflict = "it read more than " + REMEMBERED_ROWS + " rows before its first write, too many to check"
+                            + " again on the primary (transactions starting like this one now start on the primary)";
+                    break;
+                }
+                if (!revalidate(r)) {
+                    conflict = "data it had read changed before its first write: " + SqlStates.abbreviate(r.sql());
+                    break;
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly();
+            throw e;
+        }
+        if (conflict != null) {
+            learning.conflicted(moving.shape);
+            rollbackQuietly();
+            throw SqlStates.retryable("this transaction started on a secondary (it had not called setReadOnly) and "
+                    + conflict + "; nothing was changed, retry it", null);
+        }
+        learning.promoted(moving.shape);
+    }
+
+    /** Runs a remembered read on the primary; true if it shows what the application saw. */
+    private boolean revalidate(TrackedRead r) throws SQLException {
+        PreparedStatement ps = primary.connection().prepareStatement(r.sql(), ResultSet.TYPE_FORWARD_ONLY,
+                ResultSet.CONCUR_READ_ONLY, r.holdability());
+        boolean keep = false;
+        try {
+            if (r.bindings() != null) r.bindings().applyTo(ps, true);
+            r.applyOptions(ps);
+            ResultSet rs = guarded(ps, ps::executeQuery);
+            if (!r.sameAs(rs)) return false;
+            MacroResultSet open = r.openResult();
+            if (open != null) {
+                open.switchTo(rs, ps);
+                keep = true;
+            }
+            return true;
+        } finally {
+            if (!keep) ps.close();
+        }
+    }
+
+    // ================================================================= the connection's end
+
+    /** The connection closes: the open transaction is rolled back and every session given back. */
+    void close() {
+        if (state != State.NONE) rollbackQuietly(); // JDBC leaves this to the driver; rolling back loses nothing committed
+        holds.releaseAll();
+        if (primary != null) {
+            try {
+                primary.connection().rollback();
+            } catch (SQLException e) {
+                primary.markBroken();
+            }
+            db.primary().release(primary);
+            primary = null;
+        }
+    }
+
+    /**
+     * The connection is aborted from another thread while its own may still be executing: every
+     * physical session is closed (never pooled, since the owning thread may still be using it) and
+     * the admissions are handed back.
+     */
+    void abandon() {
+        List<Session> sessions = new ArrayList<>();
+        try {
+            if (primary != null) sessions.add(primary);
+            sessions.addAll(holds.all());
+        } catch (RuntimeException raced) {
+            // the owning thread changed its sessions meanwhile; close what we could see
+        }
+        for (Session s : sessions) {
+            s.markBroken();
+            s.replica().release(s); // a broken session is closed, not pooled
+        }
+        if (state == State.UPDATE) db.endUpdate(updatePermit);
+        Admission.Permit reading = readPermit;
+        if (reading != null) reading.close(); // closing twice releases once: the owner may be ending it too
+    }
+
+    /** The primary session's engine connection, if it is open (for {@code unwrap}). */
+    java.sql.Connection primaryConnection() { return primary == null ? null : primary.connection(); }
+}
