@@ -1,5 +1,6 @@
 package io.macrodb;
 
+import io.macrodb.jdbc.Internals;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.ReplicaState;
 import io.macrodb.replica.ReplicaStatus;
@@ -108,13 +109,13 @@ class ReplicationEdgeCasesTest {
                 s.execute("INSERT INTO reg VALUES (1, 0)");
             }
             MacroConnection mr = TestDb.macro(r);
-            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
-            mr.replicaSet().pauseApplying(2, true);
+            assertTrue(mr.admin().awaitCaughtUp(5_000));
+            mr.admin().pauseApplying(2, true);
             try {
                 try (Statement s = w.createStatement()) {
                     s.execute("UPDATE reg SET n = 5 WHERE id = 1");
                 }
-                assertTrue(mr.replicaSet().secondaries().get(0).gate().await(mr.replicaSet().version(), 5_000_000_000L, () -> true));
+                assertTrue(Internals.replicaSet(mr).secondaries().get(0).gate().await(mr.admin().version(), 5_000_000_000L, () -> true));
                 int last = -1;
                 for (int i = 0; i < 10; i++) {
                     int n = count(r, "SELECT n FROM reg WHERE id = 1");
@@ -123,7 +124,7 @@ class ReplicationEdgeCasesTest {
                 }
                 assertEquals(5, last);
             } finally {
-                mr.replicaSet().pauseApplying(2, false);
+                mr.admin().pauseApplying(2, false);
             }
         }
     }

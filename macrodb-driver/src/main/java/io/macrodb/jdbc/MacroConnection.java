@@ -72,6 +72,7 @@ public final class MacroConnection implements Connection {
     private final SqlClassifier classifier;
     private final StatementModeWriter statementWriter;
     private final Transaction transaction;
+    private final MacroAdmin admin;
 
     private int isolation = TRANSACTION_READ_COMMITTED;
     private int holdability = ResultSet.HOLD_CURSORS_OVER_COMMIT;
@@ -92,27 +93,24 @@ public final class MacroConnection implements Connection {
         this.statementWriter = db.propagation() == Propagation.STATEMENT ? new StatementModeWriter(this, db.engine().dialect()) : null;
         this.schema = db.defaultSchema();
         this.transaction = new Transaction(db, config, settings());
+        this.admin = new ConnectionAdmin(this, db);
     }
 
     // ================================================================= MacroDB's own API
 
-    /** The replica set behind this connection (for inspection). */
-    public ReplicaSet replicaSet() { return db; }
+    /** The replica set behind this connection: for this package (and its tests) only; the public face is {@link #admin()}. */
+    ReplicaSet replicaSet() { return db; }
 
-    /** Versions, lag, state and apply counters of every replica, primary first. */
+    /** The database's operator face: replica status, catching up, checksums, snapshots, rebuilds. Also {@code unwrap(MacroAdmin.class)}. */
+    public MacroAdmin admin() { return admin; }
+
+    /** Versions, lag, state and apply counters of every replica, primary first (as {@link MacroAdmin#replicaStatus()}). */
     public List<ReplicaStatus> replicaStatus() { return db.status(); }
 
-    /**
-     * What routing has learned about transactions that never declare themselves read-only, per
-     * shape of their first statement: how many started on a secondary, moved to the primary, failed
-     * there because what they read had changed, and whether the shape now goes to the primary first.
-     */
+    /** What routing has learned about undeclared transactions (as {@link MacroAdmin#routingStats()}). */
     public List<ShapeLearning.ShapeStats> routingStats() { return db.extension(ShapeLearning.class, ShapeLearning::new).stats(); }
 
-    /**
-     * How the database's read-only transactions (every connection's, since it opened) were routed
-     * and how long they waited for a secondary to catch up; subtract two snapshots for a window.
-     */
+    /** Read-only transactions of the database by where they ran and how long they waited (as {@link MacroAdmin#readWaits()}). */
     public ReadWaits.Stats readWaits() { return db.extension(ReadWaits.class, ReadWaits::new).snapshot(); }
 
     /**
@@ -128,10 +126,12 @@ public final class MacroConnection implements Connection {
     public MacroConfig config() { return config; }
 
     /** Where the last statement of this connection ran (also after an autocommit statement ended); null before the first. */
-    public Replica lastReplica() { return transaction.lastReplica(); }
+    public ReplicaRef lastReplica() { return ref(transaction.lastReplica()); }
 
     /** Where the current transaction runs: null if none is open. */
-    public Replica currentReplica() { return transaction.currentReplica(); }
+    public ReplicaRef currentReplica() { return ref(transaction.currentReplica()); }
+
+    private static ReplicaRef ref(Replica r) { return r == null ? null : new ReplicaRef(r.index(), r.isPrimary()); }
 
     // ================================================================= used by statements
 
@@ -550,13 +550,14 @@ public final class MacroConnection implements Connection {
 
     @Override public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) return iface.cast(this);
+        if (iface == MacroAdmin.class) return iface.cast(admin);
         java.sql.Connection engine = transaction.primaryConnection();
         if (engine != null && iface.isInstance(engine)) return iface.cast(engine);
         throw new SQLException("MacroDB: a MacroConnection does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
     }
 
     @Override public boolean isWrapperFor(Class<?> iface) {
-        return iface.isInstance(this);
+        return iface.isInstance(this) || iface == MacroAdmin.class;
     }
 
     @Override public String toString() {

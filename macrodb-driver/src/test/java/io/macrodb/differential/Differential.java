@@ -111,7 +111,7 @@ public final class Differential {
                 transcript.add("final commit\n      plain: " + e + "\n      MacroDB: " + a);
                 if (!refusedKeylessCommit(a) && a.ok() != e.ok()) fail(config, steps, transcript, refusals, "the final commit behaved differently");
             }
-            if (actual instanceof Target.Macro m && !m.macro().replicaSet().awaitCaughtUp(30_000)) {
+            if (actual instanceof Target.Macro m && !m.macro().admin().awaitCaughtUp(30_000)) {
                 fail(config, steps, transcript, refusals, "the secondaries did not catch up in 30 s: " + m.macro().replicaStatus());
             }
             tamper.apply(actual);

@@ -1,5 +1,6 @@
 package io.macrodb.differential;
 
+import io.macrodb.jdbc.Internals;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -139,9 +140,9 @@ class Issue9ExamplesTest {
             }
             s.execute("INSERT INTO t (id, v) VALUES (1, 1), (2, 2)");
             s.execute("UPDATE t SET v = v + 1");
-            TestDb.macro(c).replicaSet().awaitCaughtUp(10_000);
+            TestDb.macro(c).admin().awaitCaughtUp(10_000);
             fail("CREATE TABLE with \"" + column + "\" was accepted (expected 0A000); content checksums per replica: "
-                    + TestDb.macro(c).replicaSet().checksums());
+                    + TestDb.macro(c).admin().checksums());
         }
     }
 
@@ -263,7 +264,7 @@ class Issue9ExamplesTest {
         AssertionError e = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
                 () -> Differential.check(DiffConfig.macro(engine, "row", 3, false), script, false, actual -> {
                     Target.Macro macro = (Target.Macro) actual;
-                    String url = macro.macro().replicaSet().secondaries().get(1).url();
+                    String url = Internals.replicaSet(macro.macro()).secondaries().get(1).url();
                     // as an applier would, so that the secondary's own capture trigger lets the write through
                     io.macrodb.engine.CaptureContext prev = io.macrodb.engine.CaptureContext.enter(io.macrodb.engine.CaptureContext.APPLYING);
                     try (Connection c = java.sql.DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement()) {

@@ -1,5 +1,6 @@
 package io.macrodb.differential;
 
+import io.macrodb.jdbc.Internals;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.Replica;
 import io.macrodb.replica.ReplicaSet;
@@ -140,7 +141,7 @@ abstract class Target implements AutoCloseable {
 
         private void open() throws SQLException {
             connection = DriverManager.getConnection(url, "sa", "");
-            primaryUrl = macro().replicaSet().primary().url();
+            primaryUrl = Internals.replicaSet(macro()).primary().url();
         }
 
         MacroConnection macro() throws SQLException {
@@ -154,7 +155,7 @@ abstract class Target implements AutoCloseable {
         }
 
         @Override Map<String, Map<String, List<String>>> contents(List<Rows.Table> tables) throws SQLException {
-            ReplicaSet rs = macro().replicaSet();
+            ReplicaSet rs = Internals.replicaSet(macro());
             Map<String, Map<String, List<String>>> out = new LinkedHashMap<>();
             if (!rs.awaitCaughtUp(30_000)) {
                 out.put("replica set", Map.of("*", List.of("<secondaries did not catch up in 30 s: " + rs.status() + ">")));

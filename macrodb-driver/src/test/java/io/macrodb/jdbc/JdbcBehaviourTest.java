@@ -246,7 +246,7 @@ class JdbcBehaviourTest {
                 s.execute("CREATE TABLE r (id INT PRIMARY KEY)");
                 s.execute("INSERT INTO r VALUES (1)");
                 // the first apply on a new engine loads classes; let it finish so that readWait is not the point here
-                TestDb.macro(c).replicaSet().awaitCaughtUp(5_000);
+                TestDb.macro(c).admin().awaitCaughtUp(5_000);
                 try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM r")) {
                     assertTrue(s.toString().contains("secondary"), s.toString());
                     rs.next();

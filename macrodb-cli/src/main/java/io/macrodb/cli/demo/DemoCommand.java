@@ -257,13 +257,13 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private static void checkChecksums(PrintWriter out, MacroConnection macro, List<String> failures) throws SQLException {
-        if (!macro.replicaSet().awaitCaughtUp(CATCH_UP_MILLIS)) {
+        if (!macro.admin().awaitCaughtUp(CATCH_UP_MILLIS)) {
             out.printf("%nChecksums NOT compared: the secondaries did not catch up with the primary within %d s.%n",
                     CATCH_UP_MILLIS / 1000);
             failures.add("secondaries did not catch up");
             return;
         }
-        List<String> sums = macro.replicaSet().checksums();
+        List<String> sums = macro.admin().checksums();
         out.println("\nContent checksums after every secondary caught up with the primary");
         TextTable table = new TextTable("replica", "checksum");
         for (int i = 0; i < sums.size(); i++) table.row(i, Objects.requireNonNullElse(sums.get(i), "(replica failed)"));
