@@ -170,6 +170,42 @@ class ReplicationEdgeCasesTest {
         }
     }
 
+    /**
+     * A column added with a time or random default is refused only where it would fill existing
+     * rows: on an empty table it is as safe as a CREATE TABLE with that default (later inserts that
+     * omit the column carry the primary's value in row mode; statement mode refuses them).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2:row", "hsqldb:row", "h2:statement", "hsqldb:statement"})
+    void aVolatileDefaultIsAddedToAnEmptyTableAndRefusedOnOneWithRows(String config) throws Exception {
+        String engine = config.split(":")[0];
+        try (Connection c = TestDb.open(TestDb.url(engine, "replicas=2&propagation=" + config.split(":")[1]));
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE empty_t (id INT PRIMARY KEY)");
+            s.execute("ALTER TABLE empty_t ADD COLUMN created TIMESTAMP DEFAULT CURRENT_TIMESTAMP");
+            s.execute("ALTER TABLE empty_t ADD COLUMN r DOUBLE DEFAULT RAND()");
+            s.execute(config.endsWith(":row") ? "INSERT INTO empty_t (id) VALUES (1), (2), (3)" // the primary's defaults travel
+                    : "INSERT INTO empty_t VALUES (1, TIMESTAMP '2026-01-01 00:00:00', 0.5), (2, TIMESTAMP '2026-01-02 00:00:00', 0.25),"
+                    + " (3, TIMESTAMP '2026-01-03 00:00:00', 0.125)"); // statement mode refuses an insert that leaves them to each replica
+            assertEquals(3, count(c, "SELECT COUNT(*) FROM empty_t WHERE created IS NOT NULL AND r IS NOT NULL"));
+
+            s.execute("CREATE TABLE full_t (id INT PRIMARY KEY)");
+            s.execute("INSERT INTO full_t VALUES (1)");
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.execute("ALTER TABLE full_t ADD COLUMN created TIMESTAMP DEFAULT CURRENT_TIMESTAMP"));
+            assertTrue(e.getSQLState().startsWith("0A"), e.getSQLState());
+            assertTrue(e.getMessage().contains("FULL_T has rows") || e.getMessage().contains("full_t has rows"), e.getMessage());
+            assertTrue(e.getMessage().contains("UPDATE"), e.getMessage());
+            try (ResultSet rs = s.executeQuery("SELECT * FROM full_t")) {
+                assertEquals(1, rs.getMetaData().getColumnCount(), "the refused ALTER changed the table");
+            }
+            SQLException missing = assertThrows(SQLException.class,
+                    () -> s.execute("ALTER TABLE no_such_t ADD COLUMN created TIMESTAMP DEFAULT CURRENT_TIMESTAMP"));
+            assertTrue(missing.getMessage().contains("could not be checked"), missing.getMessage());
+            TestDb.assertConverged(c);
+        }
+    }
+
     @Test
     void dynamicSqlIsReplicatedLikeTheSchemaChangeItMayBe() throws Exception {
         try (Connection c = TestDb.open(TestDb.url("h2", "replicas=2"))) {

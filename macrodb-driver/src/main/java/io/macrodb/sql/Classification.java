@@ -65,7 +65,13 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
         /** Foreign-key checks, which secondaries keep off in row propagation: rows arrive as final images. */
         ROW_MODE_PRIMARY_ONLY_SET,
         /** {@code CREATE [OR REPLACE] TRIGGER}. */
-        CREATE_TRIGGER
+        CREATE_TRIGGER,
+        /**
+         * {@code ALTER TABLE name ADD ...} with a random, time or sequence default that each replica
+         * would compute for the table's existing rows: {@code unsafeSchemaChange} holds only if the
+         * table (the argument, as written) has rows when the statement runs.
+         */
+        FILLS_EXISTING_ROWS
     }
 
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {

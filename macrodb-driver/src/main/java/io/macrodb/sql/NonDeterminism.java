@@ -60,6 +60,35 @@ public final class NonDeterminism {
         return null;
     }
 
+    /**
+     * For an {@code ALTER TABLE <name> ADD ...} whose only hazard is what its non-deterministic
+     * default (or expression) computes for the table's existing rows: the table's name as written
+     * (qualified and quoted as in the text), since on an empty table the statement is as safe as a
+     * CREATE TABLE with that default. Null for every other statement, and for an ADD that would be
+     * unsafe on an empty table too (a generated or ON UPDATE column every replica computes itself).
+     */
+    public static String tableWhoseRowsMakeItUnsafe(String sql) {
+        if (sql == null || !ADD_COLUMN.matcher(sql).matches() || ColumnExpressions.nonDeterministic(sql) != null
+                || firstCall(sql) == null) {
+            return null;
+        }
+        List<SqlLexer.Token> ts = SqlLexer.lex(sql).tokens();
+        int i = 0;
+        if (!word(ts, i++, "ALTER") || !word(ts, i++, "TABLE")) return null;
+        if (word(ts, i, "IF") && word(ts, i + 1, "EXISTS")) i += 2;
+        int first = i;
+        while (i < ts.size() && (ts.get(i).type() == SqlLexer.Type.WORD || ts.get(i).type() == SqlLexer.Type.QUOTED)) {
+            if (i + 1 < ts.size() && ts.get(i + 1).isSymbol('.')) i += 2;
+            else { i++; break; }
+        }
+        if (i == first || !word(ts, i, "ADD")) return null;
+        return sql.substring(ts.get(first).start(), ts.get(i - 1).end());
+    }
+
+    private static boolean word(List<SqlLexer.Token> ts, int i, String w) {
+        return i < ts.size() && ts.get(i).isWord(w);
+    }
+
     private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> SEQUENCE_CACHE = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Whether {@code sql} draws from a sequence (NEXT VALUE FOR, NEXTVAL); cached per text. */

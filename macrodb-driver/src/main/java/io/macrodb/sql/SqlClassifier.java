@@ -221,6 +221,11 @@ public final class SqlClassifier {
             try {
                 temporary = NonDeterminism.createsTemporaryTable(sql);
                 unsafe = NonDeterminism.unsafeSchemaChange(sql);
+                String filled = unsafe == null || verb != Verb.OTHER ? null : NonDeterminism.tableWhoseRowsMakeItUnsafe(sql);
+                if (filled != null) {
+                    verb = Verb.FILLS_EXISTING_ROWS;
+                    argument = filled;
+                }
             } catch (RuntimeException | StackOverflowError e) {
                 unsafe = "MacroDB could not analyse it (" + e.getClass().getSimpleName() + ")";
             }

@@ -251,6 +251,17 @@ class SqlClassifierTest {
         assertFalse(c.classify("CREATE TABLE t2(a INT)").temporaryTable());
         assertNotNull(c.classify("ALTER TABLE t ADD COLUMN b DOUBLE DEFAULT RAND()").unsafeSchemaChange());
         assertNull(c.classify("ALTER TABLE t ADD COLUMN b INT DEFAULT 0").unsafeSchemaChange());
+        Classification filled = c.classify("ALTER TABLE \"My Schema\".\"T 1\" ADD COLUMN b TIMESTAMP DEFAULT CURRENT_TIMESTAMP");
+        assertEquals(Classification.Verb.FILLS_EXISTING_ROWS, filled.verb());
+        assertEquals("\"My Schema\".\"T 1\"", filled.argument());
+        assertNotNull(filled.unsafeSchemaChange());
+        assertEquals("public.t", c.classify("alter table public.t add b double default rand()").argument());
+        assertEquals("t", c.classify("ALTER TABLE IF EXISTS t ADD COLUMN b DOUBLE DEFAULT RAND()").argument());
+        Classification generated = c.classify("ALTER TABLE t ADD COLUMN g DOUBLE GENERATED ALWAYS AS (RAND())");
+        assertEquals(Classification.Verb.OTHER, generated.verb(), "a generated column is unsafe on an empty table too");
+        assertNotNull(generated.unsafeSchemaChange());
+        assertEquals(Classification.Verb.OTHER, c.classify("CREATE TABLE t2 AS SELECT CURRENT_TIMESTAMP AS ts").verb());
+        assertEquals(Classification.Verb.OTHER, c.classify("ALTER TABLE t ADD COLUMN b INT DEFAULT 0").verb());
     }
 
     @Test
