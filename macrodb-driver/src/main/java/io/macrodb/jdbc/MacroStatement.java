@@ -125,6 +125,7 @@ class MacroStatement implements Statement {
             attach(s);
             Statement p = physicalFor(s, sql);
             boolean hasResult = finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
+            if (c.verb() == Verb.SCRIPT) withoutCaptureTriggers(c.argument());
             if (hasResult && !t.update() && transaction.tracking()) {
                 transaction.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
             }
@@ -137,6 +138,12 @@ class MacroStatement implements Statement {
         static Outcome of(Statement p, boolean hasResultSet) throws SQLException {
             return hasResultSet ? new Outcome(p.getResultSet(), -1) : new Outcome(null, p.getLargeUpdateCount());
         }
+    }
+
+    /** A SCRIPT dump as the application would get it from the plain engine: without MacroDB's triggers. */
+    private void withoutCaptureTriggers(String file) throws SQLException {
+        if (file != null) Dumps.removeCaptureTriggers(file);
+        if (currentResult != null) currentResult.skipCaptureTriggers();
     }
 
     /** Refuses schema changes that replicas cannot all run to the same result. */

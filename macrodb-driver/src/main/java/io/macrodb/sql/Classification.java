@@ -71,7 +71,14 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
          * would compute for the table's existing rows: {@code unsafeSchemaChange} holds only if the
          * table (the argument, as written) has rows when the statement runs.
          */
-        FILLS_EXISTING_ROWS
+        FILLS_EXISTING_ROWS,
+        /**
+         * {@code SCRIPT} (H2, HSQLDB), whose dump would carry MacroDB's capture triggers: as a result
+         * (argument null), or to a file named by a string literal, written as plain text (the
+         * argument is the file name). A dump compressed, encrypted or to a file named by a parameter
+         * is {@link #OTHER}.
+         */
+        SCRIPT
     }
 
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {

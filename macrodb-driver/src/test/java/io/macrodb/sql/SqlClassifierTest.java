@@ -264,6 +264,22 @@ class SqlClassifierTest {
         assertEquals(Classification.Verb.OTHER, c.classify("ALTER TABLE t ADD COLUMN b INT DEFAULT 0").verb());
     }
 
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void scriptDumps(Dialect d) {
+        SqlClassifier c = of(d);
+        Classification result = c.classify("SCRIPT");
+        assertEquals(Classification.Verb.SCRIPT, result.verb());
+        assertNull(result.argument(), "a dump as a result names no file");
+        assertEquals(Classification.Verb.SCRIPT, c.classify("script nodata").verb());
+        assertEquals("/tmp/it's.sql", c.classify("SCRIPT TO '/tmp/it''s.sql'").argument());
+        assertEquals("d.sql", c.classify("SCRIPT 'd.sql'").argument());
+        assertEquals(Classification.Verb.OTHER, c.classify("SCRIPT TO 'd.zip' COMPRESSION ZIP").verb());
+        assertEquals(Classification.Verb.OTHER, c.classify("SCRIPT TO 'd.sql' CIPHER AES PASSWORD 'p'").verb());
+        assertEquals(Classification.Verb.OTHER, c.classify("SCRIPT TO ?").verb());
+        assertEquals(Classification.Verb.OTHER, c.classify("SELECT 'SCRIPT'").verb());
+    }
+
     @Test
     void tables() {
         assertEquals(Set.of("PUBLIC.T", "U"), h2.classify("select * from public.t join u on t.a = u.a").tables());
