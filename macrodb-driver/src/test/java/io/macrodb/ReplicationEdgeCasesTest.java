@@ -157,11 +157,11 @@ class ReplicationEdgeCasesTest {
                 s.execute("CREATE TABLE t (id INT PRIMARY KEY, created TIMESTAMP DEFAULT CURRENT_TIMESTAMP)"); // fine: no rows yet
                 s.execute("INSERT INTO t (id) VALUES (1), (2)");
                 SQLException e = assertThrows(SQLException.class, () -> s.execute("ALTER TABLE t ADD COLUMN r DOUBLE DEFAULT RAND()"));
-                assertEquals("0A000", e.getSQLState());
+                assertEquals("0AM01", e.getSQLState());
                 assertTrue(e.getMessage().contains("UPDATE"), e.getMessage());
                 SQLException tmp = assertThrows(SQLException.class, () -> s.execute(engine.equals("h2")
                         ? "CREATE LOCAL TEMPORARY TABLE tmp (id INT)" : "DECLARE LOCAL TEMPORARY TABLE tmp (id INT)"));
-                assertEquals("0A000", tmp.getSQLState());
+                assertEquals("0AM01", tmp.getSQLState());
                 s.execute("ALTER TABLE t ADD COLUMN r DOUBLE");
                 s.execute("UPDATE t SET r = RAND()");
             }
