@@ -4,6 +4,7 @@ import io.macrodb.replica.ReplicaSet;
 import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.route.ReadWaits;
 import io.macrodb.route.ShapeLearning;
+import io.macrodb.sql.SqlState;
 
 import java.sql.SQLException;
 import java.util.List;
@@ -32,7 +33,7 @@ final class ConnectionAdmin implements MacroAdmin {
     @Override public List<ReplicaStatus> replicaStatus() throws SQLException { return db().status(); }
 
     @Override public boolean awaitCaughtUp(long timeoutMillis) throws SQLException {
-        if (timeoutMillis < 0) throw new SQLException("MacroDB: awaitCaughtUp needs a timeout >= 0 ms, not " + timeoutMillis, SqlStates.INVALID_ARGUMENT);
+        if (timeoutMillis < 0) throw new SQLException("MacroDB: awaitCaughtUp needs a timeout >= 0 ms, not " + timeoutMillis, SqlState.INVALID_ARGUMENT.getState());
         return db().awaitCaughtUp(timeoutMillis);
     }
 
@@ -43,7 +44,7 @@ final class ConnectionAdmin implements MacroAdmin {
         try {
             rs.pauseApplying(index, paused);
         } catch (IllegalArgumentException e) {
-            throw new SQLException("MacroDB: " + e.getMessage(), SqlStates.INVALID_ARGUMENT, e);
+            throw new SQLException("MacroDB: " + e.getMessage(), SqlState.INVALID_ARGUMENT.getState(), e);
         }
     }
 
@@ -52,7 +53,7 @@ final class ConnectionAdmin implements MacroAdmin {
         try {
             rs.rebuild(index);
         } catch (IllegalArgumentException e) {
-            throw new SQLException("MacroDB: " + e.getMessage(), SqlStates.INVALID_ARGUMENT, e);
+            throw new SQLException("MacroDB: " + e.getMessage(), SqlState.INVALID_ARGUMENT.getState(), e);
         }
     }
 

@@ -57,7 +57,7 @@ final class Dumps {
         } catch (IOException | RuntimeException e) {
             throw new SQLException("MacroDB: the dump " + fileName + " was written, but removing MacroDB's capture triggers"
                     + " from it failed (" + e.getMessage() + "); restored into the plain engine, its inserts would fail."
-                    + " Delete the lines that create triggers named MACRODB_CAPTURE..., or dump again", "58030", e);
+                    + " Delete the lines that create triggers named MACRODB_CAPTURE..., or dump again", io.macrodb.sql.SqlState.IO_ERROR.getState(), e);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.macrodb.jdbc;
 
 import io.macrodb.log.Propagation;
+import io.macrodb.sql.SqlState;
 
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -111,7 +112,7 @@ public class MacroDataSource implements javax.sql.DataSource {
 
     @Override public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) return iface.cast(this);
-        throw new SQLException("MacroDB: MacroDataSource does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
+        throw new SQLException("MacroDB: MacroDataSource does not wrap " + iface.getName(), SqlState.INVALID_ARGUMENT.getState());
     }
 
     @Override public boolean isWrapperFor(Class<?> iface) { return iface.isInstance(this); }

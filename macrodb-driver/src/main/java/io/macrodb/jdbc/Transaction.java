@@ -14,6 +14,7 @@ import io.macrodb.route.ShapeLearning;
 import io.macrodb.sql.Classification;
 import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.SqlFingerprint;
+import io.macrodb.sql.SqlState;
 import io.macrodb.sql.StatementKind;
 
 import java.sql.PreparedStatement;
@@ -120,7 +121,7 @@ final class Transaction {
     void setReadOnly(boolean ro) throws SQLException {
         if (state != State.NONE && ro != readOnly) {
             throw new SQLException("MacroDB: setReadOnly cannot change a transaction in progress; commit or roll back first",
-                    SqlStates.INVALID_TRANSACTION_STATE);
+                    SqlState.INVALID_TRANSACTION_STATE.getState());
         }
         readOnly = ro;
     }
@@ -306,7 +307,7 @@ final class Transaction {
 
     void captureWrite(SqlAction action) throws SQLException {
         if (statementMode) {
-            throw SqlStates.unsupported("statement propagation replays SQL, and a change made through an updatable result set"
+            throw SqlStates.unreplicable("statement propagation replays SQL, and a change made through an updatable result set"
                     + " has none; use an UPDATE statement, or connect with propagation=row");
         }
         if (state == State.READ && undeclared != null) moveToPrimary();
@@ -328,7 +329,7 @@ final class Transaction {
         else if (state == State.READ) endRead(true);
         Session p = primarySession();
         if (db.config().durability() != null && !statementMode && c.verb() == Verb.CREATE_TRIGGER) {
-            throw SqlStates.unsupported("with row propagation and durability=log, recovery replays captured rows, and a trigger"
+            throw SqlStates.unreplicable("with row propagation and durability=log, recovery replays captured rows, and a trigger"
                     + " of the application would fire again on them; triggers need propagation=statement with durability=log");
         }
         long[] version = new long[1];
@@ -375,7 +376,7 @@ final class Transaction {
         }
         if (db.engine().isRetryable(se) && state != State.NONE) {
             rollbackQuietly();
-            if (se.getSQLState() != null && se.getSQLState().equals(SqlStates.SERIALIZATION_FAILURE)) return se;
+            if (se.getSQLState() != null && se.getSQLState().equals(SqlState.SERIALIZATION_FAILURE.getState())) return se;
             return SqlStates.retryable("the transaction was rolled back because " + se.getMessage()
                     + "; retry it (lockTimeout bounds lock waits)", se);
         }
@@ -387,7 +388,7 @@ final class Transaction {
             if (t instanceof SQLException s) return s;
         }
         if (e instanceof RuntimeException re) throw re;
-        return new SQLException(e.getMessage(), "XX000", e);
+        return new SQLException(e.getMessage(), SqlState.INTERNAL_ERROR.getState(), e);
     }
 
     // ================================================================= beginning and ending
@@ -537,7 +538,7 @@ final class Transaction {
 
     Savepoint setSavepoint(String name) throws SQLException {
         if (autoCommit) {
-            throw new SQLException("MacroDB: savepoints need a transaction; call setAutoCommit(false) first", SqlStates.INVALID_TRANSACTION_STATE);
+            throw new SQLException("MacroDB: savepoints need a transaction; call setAutoCommit(false) first", SqlState.INVALID_TRANSACTION_STATE.getState());
         }
         if (state == State.NONE) {
             if (readOnly) beginRead();
@@ -553,7 +554,7 @@ final class Transaction {
     private MacroSavepoint own(Savepoint sp) throws SQLException {
         if (!(sp instanceof MacroSavepoint m) || m.owner() != this || m.generation() != savepointGeneration || state == State.NONE) {
             throw new SQLException("MacroDB: this savepoint does not belong to the current transaction of this connection",
-                    SqlStates.INVALID_SAVEPOINT);
+                    SqlState.INVALID_SAVEPOINT_SPECIFICATION.getState());
         }
         return m;
     }

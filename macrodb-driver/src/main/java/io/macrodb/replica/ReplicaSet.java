@@ -996,7 +996,7 @@ public final class ReplicaSet {
      * @return the snapshot's version
      */
     public long snapshot() throws SQLException {
-        if (durableLog == null) throw new SQLException("MacroDB: snapshots need durability=log:<dir>", "0A000");
+        if (durableLog == null) throw new SQLException("MacroDB: snapshots need durability=log:<dir>", io.macrodb.sql.SqlState.FEATURE_NOT_OFFERED.getState());
         // One snapshot at a time: two would share a replica's hold and race to the same files.
         snapshotLock.lock();
         try {

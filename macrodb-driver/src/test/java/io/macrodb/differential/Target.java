@@ -32,7 +32,8 @@ abstract class Target implements AutoCloseable {
         static Outcome failed(SQLException e) { return new Outcome(false, -1, e.getSQLState(), Rows.firstLine(e.getMessage())); }
         /** Not an SQL failure: the driver threw (e.g. macrodb.verifyTriggerImages found a wrong capture image). */
         static Outcome threw(RuntimeException e) { return new Outcome(false, -1, "<" + e.getClass().getSimpleName() + ">", Rows.firstLine(e.getMessage())); }
-        boolean refused() { return !ok && "0A000".equals(sqlState); }
+        /** MacroDB refused it: 0AM01, cannot be replicated safely, or 0AM00, a feature it does not offer. */
+        boolean refused() { return !ok && ("0AM01".equals(sqlState) || "0AM00".equals(sqlState)); }
         @Override public String toString() { return ok ? "ok (" + updateCount + ")" : "FAILED " + sqlState + " " + message; }
     }
 
