@@ -54,6 +54,10 @@ public final class MacroConfig {
         o.put("rebuild", "auto (default: a secondary that left the rotation is rebuilt online from a healthy replica) or manual.");
         o.put("optimisticReads", "true (default) or false: whether a transaction that never calls setReadOnly starts on a secondary"
                 + " and moves to the primary, re-checking its reads, at its first write.");
+        o.put("jmx", "false (default) or true: register the replica set's MXBean (io.macrodb:type=ReplicaSet,name=...) in the"
+                + " platform MBeanServer while it is open; any connection asking for it registers it.");
+        o.put("routingLog", "false (default) or true: log, for each statement of this connection, the replica it ran on and why"
+                + " (System.Logger io.macrodb.routing at DEBUG).");
         OPTIONS = java.util.Collections.unmodifiableMap(o);
     }
 
@@ -74,6 +78,8 @@ public final class MacroConfig {
     private final int admissionLimit;
     private final boolean admissionAdaptive;
     private final boolean optimisticReads;
+    private final boolean jmx;
+    private final boolean routingLog;
     private final io.macrodb.durable.DurabilityConfig durability;
     private final long stallTimeoutMillis;
     private final boolean autoRebuild;
@@ -112,6 +118,8 @@ public final class MacroConfig {
             throw SqlStates.rejected("optimisticReads='" + o.get("optimisticReads") + "' must be true or false");
         }
         this.optimisticReads = opt.equals("true");
+        this.jmx = booleanOption(o, "jmx");
+        this.routingLog = booleanOption(o, "routingLog");
         String adm = o.getOrDefault("admission", "auto").trim().toLowerCase(Locale.ROOT);
         if (adm.equals("auto")) {
             this.admissionLimit = engine.admissionProfile();
@@ -338,6 +346,17 @@ public final class MacroConfig {
     public long readWaitMillis() { return readWaitMillis; }
     public long lockTimeoutMillis() { return lockTimeoutMillis; }
     public boolean optimisticReads() { return optimisticReads; }
+    /** Whether this connection registers its replica set's MXBean ({@code jmx=true}). */
+    public boolean jmx() { return jmx; }
+    /** Whether this connection logs where each statement ran and why ({@code routingLog=true}). */
+    public boolean routingLog() { return routingLog; }
+
+    /** A true/false option that defaults to false. */
+    private static boolean booleanOption(Map<String, String> o, String name) throws SQLException {
+        String v = o.getOrDefault(name, "false").trim().toLowerCase(Locale.ROOT);
+        if (!v.equals("true") && !v.equals("false")) throw SqlStates.rejected(name + "='" + o.get(name) + "' must be true or false");
+        return v.equals("true");
+    }
 
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,

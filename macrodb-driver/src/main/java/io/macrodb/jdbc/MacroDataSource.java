@@ -60,6 +60,10 @@ public class MacroDataSource implements javax.sql.DataSource {
     /** {@code admission}: {@code "auto"}, {@code "off"} or a fixed number of transactions per replica. */
     public void setAdmission(String admission) { options.put("admission", admission); }
     public void setOptimisticReads(boolean on) { options.put("optimisticReads", Boolean.toString(on)); }
+    /** {@code jmx}: registers the replica set's MXBean while it is open. */
+    public void setJmx(boolean on) { options.put("jmx", Boolean.toString(on)); }
+    /** {@code routingLog}: logs where each statement ran and why ({@code io.macrodb.routing}, DEBUG). */
+    public void setRoutingLog(boolean on) { options.put("routingLog", Boolean.toString(on)); }
     /** {@code none} or {@code log:<directory>}. */
     public void setDurability(String durability) { options.put("durability", durability); }
     /** {@code commit} or {@code <N>ms}. */
@@ -138,6 +142,8 @@ public class MacroDataSource implements javax.sql.DataSource {
         public Builder admission(String admission) { ds.setAdmission(admission); return this; }
         public Builder engineProperty(String key, String value) { ds.setEngineProperty(key, value); return this; }
         public Builder optimisticReads(boolean on) { ds.setOptimisticReads(on); return this; }
+        public Builder jmx(boolean on) { ds.setJmx(on); return this; }
+        public Builder routingLog(boolean on) { ds.setRoutingLog(on); return this; }
         /** Keeps the log and snapshots in {@code directory}: commits survive the process. */
         public Builder durableLog(java.nio.file.Path directory) { ds.setDurability("log:" + directory); return this; }
         public Builder fsync(String policy) { ds.setFsync(policy); return this; }

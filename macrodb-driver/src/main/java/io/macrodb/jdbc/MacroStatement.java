@@ -71,6 +71,16 @@ class MacroStatement implements Statement {
      */
     final boolean executeRouted(String sql, Object[] params, Bindings bindings, GeneratedKeys keys, Expect expect, PhysicalExec exec)
             throws SQLException {
+        try {
+            return route(sql, params, bindings, keys, expect, exec);
+        } catch (SQLException e) {
+            transaction.counters().failed(e); // MacroDB's own refusals, counted by SQLState
+            throw e;
+        }
+    }
+
+    private boolean route(String sql, Object[] params, Bindings bindings, GeneratedKeys keys, Expect expect, PhysicalExec exec)
+            throws SQLException {
         checkOpen();
         closeCurrentResult();
         updateCount = -1;
@@ -108,6 +118,7 @@ class MacroStatement implements Statement {
         boolean trackable = type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY && !keys.wanted();
         if (conn.statementMode() && kind != StatementKind.READ) expectNoResult(expect, sql); // before anything starts
         Transaction.Target t = transaction.target(c, sql, forceWrite, trackable);
+        if (transaction.logsRouting()) transaction.logRouted(t, sql);
         if (t.update()) transaction.noteStatement(c);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
             return transaction.run(t, s -> {

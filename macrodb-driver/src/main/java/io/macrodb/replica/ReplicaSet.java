@@ -617,6 +617,18 @@ public final class ReplicaSet {
         return type.cast(extensions.computeIfAbsent(type, k -> create.get()));
     }
 
+    /** At the set's end: closes the extensions that are {@link AutoCloseable} (what a layer above registered, say). */
+    void closeExtensions() {
+        for (Object e : extensions.values()) {
+            if (!(e instanceof AutoCloseable c)) continue;
+            try {
+                c.close();
+            } catch (Exception ex) {
+                LOG.warning("MacroDB: closing " + e + " of " + this + " failed: " + ex);
+            }
+        }
+    }
+
     /** The schema a new session starts in. */
     public String defaultSchema() { return defaultSchema; }
 
