@@ -123,33 +123,6 @@ public final class NonDeterminism {
         return i < ts.size() && ts.get(i).isWord(w);
     }
 
-    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> SEQUENCE_CACHE = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** Whether {@code sql} draws from a sequence (NEXT VALUE FOR, NEXTVAL); cached per text. */
-    public static boolean drawsFromSequence(String sql) {
-        if (sql == null) return false;
-        Boolean cached = SEQUENCE_CACHE.get(sql);
-        if (cached != null) return cached;
-        String f = firstSequenceCall(sql);
-        boolean draws = f != null;
-        if (SEQUENCE_CACHE.size() > 10_000) SEQUENCE_CACHE.clear();
-        if (sql.length() <= 16_384) SEQUENCE_CACHE.put(sql, draws);
-        return draws;
-    }
-
-    private static String firstSequenceCall(String sql) {
-        List<SqlLexer.Token> ts = SqlLexer.lex(sql).tokens();
-        for (int i = 0; i < ts.size(); i++) {
-            SqlLexer.Token t = ts.get(i);
-            if (t.type() != SqlLexer.Type.WORD) continue;
-            if (SqlFunctions.SEQUENCE_WORDS.contains(t.norm())) return t.norm();
-            if (t.norm().equals("NEXT") && i + 2 < ts.size() && ts.get(i + 1).isWord("VALUE") && ts.get(i + 2).isWord("FOR")) {
-                return "NEXT VALUE FOR";
-            }
-        }
-        return null;
-    }
-
     /** Whether the statement creates a temporary table. */
     public static boolean createsTemporaryTable(String sql) {
         return sql != null && TEMPORARY.matcher(sql).matches();
