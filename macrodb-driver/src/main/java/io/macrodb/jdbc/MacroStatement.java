@@ -571,7 +571,7 @@ class MacroStatement implements Statement {
     // ================================================================= life
 
     final void checkOpen() throws SQLException {
-        if (closed) throw SqlStates.closed("statement");
+        if (closed) throw SqlStates.closedObject("statement");
         conn.checkOpen();
     }
 
