@@ -2,6 +2,7 @@ package io.macrodb.jdbc;
 
 import io.macrodb.capture.TransactionChanges;
 import io.macrodb.engine.CaptureContext;
+import io.macrodb.log.Change;
 import io.macrodb.log.Propagation;
 import io.macrodb.replica.Admission;
 import io.macrodb.replica.Replica;
@@ -352,9 +353,11 @@ final class Transaction {
 
     /**
      * Runs a schema change: ends this connection's transaction (the engines commit before DDL
-     * anyway), then runs it on the primary while no update transaction is open, and logs it.
+     * anyway), then runs it on the primary while no update transaction is open, and logs it with
+     * what {@code shipped} (if not null) reads on the primary right after it: rows the statement
+     * computed that the secondaries take instead of computing their own.
      */
-    <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body) throws SQLException {
+    <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body, Exec<List<Change>> shipped) throws SQLException {
         if (readOnly) throw SqlStates.readOnly(sql);
         if (state == State.UPDATE) commit();
         else if (state == State.READ) endRead(true);
@@ -368,7 +371,7 @@ final class Transaction {
         long[] version = new long[1];
         // Settings that secondaries keep their own values of (Verb says which and why) run on the primary only.
         boolean replicate = !(c.verb() == Verb.PRIMARY_ONLY_SET || !statementMode && c.verb() == Verb.ROW_MODE_PRIMARY_ONLY_SET);
-        T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), version);
+        T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), shipped == null ? null : () -> shipped.run(p), version);
         if (version[0] > 0) lastCommitVersion = version[0];
         return result;
     }
