@@ -199,6 +199,7 @@ class ObservabilityTest {
     void withoutJmxTrueNothingIsRegistered() throws Exception {
         String url = TestDb.url("h2", "replicas=2");
         try (Connection c = TestDb.open(url)) {
+            assertTrue(c.isValid(1));
             assertFalse(ManagementFactory.getPlatformMBeanServer().isRegistered(nameOf(url)));
         }
     }
