@@ -205,6 +205,19 @@ class ObservabilityTest {
     }
 
     @Test
+    void theDataSourceTurnsJmxOnWithASetter() throws Exception {
+        String db = "ds_jmx_" + Long.toHexString(System.nanoTime());
+        io.macrodb.jdbc.MacroDataSource ds = io.macrodb.jdbc.MacroDataSource.builder().engineUrl("h2:mem:" + db)
+                .user("sa").password("").replicas(2).jmx(true).routingLog(false).build();
+        ObjectName name = nameOf("jdbc:macrodb:h2:mem:" + db);
+        try (Connection c = ds.getConnection()) {
+            assertTrue(ManagementFactory.getPlatformMBeanServer().isRegistered(name), name::toString);
+            assertEquals(c.unwrap(MacroAdmin.class).version(), ManagementFactory.getPlatformMBeanServer().getAttribute(name, "Version"));
+        }
+        assertFalse(ManagementFactory.getPlatformMBeanServer().isRegistered(name));
+    }
+
+    @Test
     void jmxAndRoutingLogTakeTrueOrFalseOnly() {
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open(TestDb.url("h2", "jmx=yes")));
         assertEquals("08001", e.getSQLState());
