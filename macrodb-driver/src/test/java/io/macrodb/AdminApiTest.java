@@ -70,6 +70,8 @@ class AdminApiTest {
             assertEquals(0, admin.throttledTransactions());
             assertTrue(admin.readWaits().reads() >= 0);
             assertTrue(admin.routingStats() != null);
+            io.macrodb.jdbc.RoutingCounts routed = admin.routingCounts();
+            assertTrue(routed.onPrimary() >= 3, () -> "the table and two inserts: " + routed);
         }
     }
 
@@ -130,7 +132,8 @@ class AdminApiTest {
                 "io.macrodb.jdbc.MacroAdmin", "io.macrodb.jdbc.MacroConnection", "io.macrodb.jdbc.MacroDataSource",
                 "io.macrodb.jdbc.MacroDriver", "io.macrodb.jdbc.MacroDataSource$Builder", "io.macrodb.jdbc.MacroConfig", "io.macrodb.jdbc.ReplicaRef",
                 "io.macrodb.replica.ReplicaStatus", "io.macrodb.replica.ReplicaState",
-                "io.macrodb.route.ReadWaits$Stats", "io.macrodb.route.ShapeLearning$ShapeStats");
+                "io.macrodb.route.ReadWaits$Stats", "io.macrodb.route.ShapeLearning$ShapeStats",
+                "io.macrodb.jdbc.Route", "io.macrodb.jdbc.RoutingCounts");
         Set<String> leaks = new TreeSet<>();
         for (Class<?> face : List.of(MacroAdmin.class, MacroConnection.class, MacroDataSource.class, MacroDriver.class)) {
             for (Method m : face.getMethods()) {

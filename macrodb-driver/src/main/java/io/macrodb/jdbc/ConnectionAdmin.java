@@ -71,5 +71,10 @@ final class ConnectionAdmin implements MacroAdmin {
         return db().extension(ShapeLearning.class, ShapeLearning::new).stats();
     }
 
+    @Override public RoutingCounts routingCounts() throws SQLException {
+        ReplicaSet rs = db();
+        return rs.extension(RoutingCounters.class, () -> new RoutingCounters(rs.config().replicas())).snapshot();
+    }
+
     @Override public String toString() { return "MacroAdmin[" + db + "]"; }
 }

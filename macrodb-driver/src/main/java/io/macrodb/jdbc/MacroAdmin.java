@@ -88,4 +88,11 @@ public interface MacroAdmin {
      * there because what they read had changed, and whether the shape now goes to the primary first.
      */
     List<ShapeLearning.ShapeStats> routingStats() throws SQLException;
+
+    /**
+     * The database's routing counters since it opened: every transaction by where it began and why
+     * ({@link Route}), read-only transactions per replica, and MacroDB's own refusals by SQLState.
+     * Cumulative (subtract two with {@link RoutingCounts#minus}); what a metrics registry samples.
+     */
+    RoutingCounts routingCounts() throws SQLException;
 }

@@ -26,7 +26,7 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     }
 
     private void checkOpen() throws SQLException {
-        if (closed) throw SqlStates.closed("statement");
+        if (closed) throw SqlStates.closedObject("statement");
         conn.checkOpen();
     }
 

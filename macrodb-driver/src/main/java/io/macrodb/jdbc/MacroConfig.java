@@ -43,6 +43,8 @@ public final class MacroConfig {
     private final int admissionLimit;
     private final boolean admissionAdaptive;
     private final boolean optimisticReads;
+    private final boolean jmx;
+    private final boolean routingLog;
     private final io.macrodb.durable.DurabilityConfig durability;
     private final long stallTimeoutMillis;
     private final boolean autoRebuild;
@@ -77,6 +79,8 @@ public final class MacroConfig {
                     + " of apply work (e.g. maxLag=500ms) or 0 for no bound");
         }
         this.optimisticReads = choice(o, MacroProperty.OPTIMISTIC_READS).equals("true");
+        this.jmx = choice(o, MacroProperty.JMX).equals("true");
+        this.routingLog = choice(o, MacroProperty.ROUTING_LOG).equals("true");
         String adm = value(o, MacroProperty.ADMISSION).trim().toLowerCase(Locale.ROOT);
         if (adm.equals("auto")) {
             this.admissionLimit = engine.admissionProfile();
@@ -349,6 +353,11 @@ public final class MacroConfig {
     public long readWaitMillis() { return readWaitMillis; }
     public long lockTimeoutMillis() { return lockTimeoutMillis; }
     public boolean optimisticReads() { return optimisticReads; }
+    /** Whether this connection registers its replica set's MXBean ({@code jmx=true}). */
+    public boolean jmx() { return jmx; }
+    /** Whether this connection logs where each statement ran and why ({@code routingLog=true}). */
+    public boolean routingLog() { return routingLog; }
+
 
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,

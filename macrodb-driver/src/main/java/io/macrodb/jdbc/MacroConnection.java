@@ -96,6 +96,7 @@ public final class MacroConnection implements Connection {
         this.schema = db.defaultSchema();
         this.transaction = new Transaction(db, config, settings());
         this.admin = new ConnectionAdmin(this, db);
+        if (config.jmx()) ReplicaSetJmx.register(db);
     }
 
     // ================================================================= MacroDB's own API
@@ -225,7 +226,12 @@ public final class MacroConnection implements Connection {
 
     @Override public void commit() throws SQLException {
         checkOpen();
-        transaction.commit();
+        try {
+            transaction.commit();
+        } catch (SQLException e) {
+            transaction.counters().failed(e); // MacroDB's own refusals (40001 ...), counted by SQLState
+            throw e;
+        }
     }
 
     @Override public void rollback() throws SQLException {

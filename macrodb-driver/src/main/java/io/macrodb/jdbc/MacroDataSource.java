@@ -79,6 +79,12 @@ public class MacroDataSource implements javax.sql.DataSource {
     public String getAdmission() { return string(MacroProperty.ADMISSION); }
     public void setOptimisticReads(boolean on) { set(MacroProperty.OPTIMISTIC_READS, Boolean.toString(on)); }
     public boolean isOptimisticReads() { return Boolean.parseBoolean(string(MacroProperty.OPTIMISTIC_READS).trim()); }
+    /** {@code jmx}: registers the replica set's MXBean while it is open. */
+    public void setJmx(boolean on) { set(MacroProperty.JMX, Boolean.toString(on)); }
+    public boolean isJmx() { return Boolean.parseBoolean(string(MacroProperty.JMX).trim()); }
+    /** {@code routingLog}: logs where each statement ran and why ({@code io.macrodb.routing}, DEBUG). */
+    public void setRoutingLog(boolean on) { set(MacroProperty.ROUTING_LOG, Boolean.toString(on)); }
+    public boolean isRoutingLog() { return Boolean.parseBoolean(string(MacroProperty.ROUTING_LOG).trim()); }
     /** {@code none} or {@code log:<directory>}. */
     public void setDurability(String durability) { set(MacroProperty.DURABILITY, durability); }
     public String getDurability() { return string(MacroProperty.DURABILITY); }
@@ -187,6 +193,8 @@ public class MacroDataSource implements javax.sql.DataSource {
         public Builder admission(String admission) { ds.setAdmission(admission); return this; }
         public Builder engineProperty(String key, String value) { ds.setEngineProperty(key, value); return this; }
         public Builder optimisticReads(boolean on) { ds.setOptimisticReads(on); return this; }
+        public Builder jmx(boolean on) { ds.setJmx(on); return this; }
+        public Builder routingLog(boolean on) { ds.setRoutingLog(on); return this; }
         /** Keeps the log and snapshots in {@code directory}: commits survive the process. */
         public Builder durableLog(java.nio.file.Path directory) { ds.setDurability("log:" + directory); return this; }
         public Builder fsync(String policy) { ds.setFsync(policy); return this; }

@@ -60,6 +60,13 @@ public enum MacroProperty {
     OPTIMISTIC_READS(spec("optimisticReads").bool(true)
             .doc("whether a transaction that never calls `setReadOnly` starts on a secondary (and moves to the primary"
                     + " at its first write)")),
+    // jmx: the MXBean is the replica set's, but a connection with another value is not refused (any one asking registers it)
+    JMX(spec("jmx").bool(false)
+            .doc("register the replica set's MXBean in the platform MBeanServer while the set is open"
+                    + " ([below](#metrics-jmx-and-the-routing-log)); any connection asking for it registers it")),
+    ROUTING_LOG(spec("routingLog").bool(false)
+            .doc("log, for each statement of this connection, the replica it ran on and why (`System.Logger`"
+                    + " `io.macrodb.routing` at `DEBUG`)")),
     DURABILITY(spec("durability").database().values("`none`, `log:<directory>`").defaultValue("none")
             .example("log:/var/lib/shop")
             .doc("keep the replication log and snapshots on disk: a commit returns once its record is there, and"

@@ -95,7 +95,7 @@ final class MacroResultSet extends DelegatingResultSet {
     }
 
     private void checkOpen() throws SQLException {
-        if (closed) throw SqlStates.closed("result set");
+        if (closed) throw SqlStates.closedObject("result set");
     }
 
     @Override public void updateRow() throws SQLException {

@@ -71,6 +71,16 @@ class MacroStatement implements Statement {
      */
     final boolean executeRouted(String sql, Object[] params, Bindings bindings, GeneratedKeys keys, Expect expect, PhysicalExec exec)
             throws SQLException {
+        try {
+            return route(sql, params, bindings, keys, expect, exec);
+        } catch (SQLException e) {
+            transaction.counters().failed(e); // MacroDB's own refusals, counted by SQLState
+            throw e;
+        }
+    }
+
+    private boolean route(String sql, Object[] params, Bindings bindings, GeneratedKeys keys, Expect expect, PhysicalExec exec)
+            throws SQLException {
         checkOpen();
         closeCurrentResult();
         updateCount = -1;
@@ -93,12 +103,13 @@ class MacroStatement implements Statement {
         if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange()) {
             expectNoResult(expect, sql);
             checkReplicable(c, sql);
+            ComputedRows computed = ComputedRows.of(c, sql, conn.statementMode());
             return transaction.schemaChange(c, sql, params, s -> {
                 attach(s);
-                if (c.verb() == Verb.FILLS_EXISTING_ROWS) refuseIfTableHasRows(s.connection(), c, sql);
+                if (computed != null) computed.decide(s.connection());
                 Statement p = physicalFor(s, sql);
                 return finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
-            });
+            }, computed == null ? null : s -> computed.changes(s.connection()));
         }
         if (kind == StatementKind.CALL && conn.statementMode()) {
             throw SqlStates.unreplicable("a procedure call may do anything, so statement propagation cannot replay it safely;"
@@ -108,6 +119,7 @@ class MacroStatement implements Statement {
         boolean trackable = type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY && !keys.wanted();
         if (conn.statementMode() && kind != StatementKind.READ) expectNoResult(expect, sql); // before anything starts
         Transaction.Target t = transaction.target(c, sql, forceWrite, trackable);
+        if (transaction.logsRouting()) transaction.logRouted(t, sql);
         if (t.update()) transaction.noteStatement(c);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
             return transaction.run(t, s -> {
@@ -154,31 +166,10 @@ class MacroStatement implements Statement {
                     + " other replicas, where those rows are not; use a regular table: " + SqlStates.abbreviate(sql));
         }
         String unsafe = c.unsafeSchemaChange();
-        if (unsafe != null && c.verb() != Verb.FILLS_EXISTING_ROWS) { // that one is checked against the table, below
+        if (unsafe != null && !ComputedRows.handles(c)) { // those ship the primary's rows, or are refused against the table
             throw SqlStates.unreplicable("this schema change cannot be replicated as it is, because " + unsafe + ": "
                     + SqlStates.abbreviate(sql));
         }
-    }
-
-    /**
-     * An ADD whose default each replica would compute for existing rows is safe on an empty table.
-     * Runs on the primary inside the schema change, while no update transaction is open, so no row
-     * can arrive between this look and the statement. If the look itself fails, the statement is
-     * refused as if the table had rows: nothing is known to make it safe.
-     */
-    private static void refuseIfTableHasRows(Connection primary, Classification c, String sql) throws SQLException {
-        String seen;
-        try (Statement probe = primary.createStatement()) {
-            probe.setMaxRows(1);
-            try (ResultSet rs = probe.executeQuery("SELECT 1 FROM " + c.argument())) {
-                if (!rs.next()) return;
-            }
-            seen = c.argument() + " has rows";
-        } catch (SQLException e) {
-            seen = "whether " + c.argument() + " has rows could not be checked (" + e.getMessage() + ")";
-        }
-        throw SqlStates.unreplicable("this schema change cannot be replicated as it is, because " + c.unsafeSchemaChange()
-                + " (" + seen + "): " + SqlStates.abbreviate(sql));
     }
 
     /**
@@ -591,7 +582,7 @@ class MacroStatement implements Statement {
     // ================================================================= life
 
     final void checkOpen() throws SQLException {
-        if (closed) throw SqlStates.closed("statement");
+        if (closed) throw SqlStates.closedObject("statement");
         conn.checkOpen();
     }
 

@@ -18,6 +18,15 @@ public final class SqlStates {
         return new SQLNonTransientConnectionException("MacroDB: the " + what + " is closed; open a new one", SqlState.CONNECTION_DOES_NOT_EXIST.getState());
     }
 
+    /**
+     * A statement or result set used after it was closed: the application's mistake, not a broken
+     * connection, so {@link SqlState#OBJECT_NOT_IN_PREREQUISITE_STATE} as pgjdbc reports it; class 08
+     * would make a pool evict the connection.
+     */
+    static SQLException closedObject(String what) {
+        return new SQLException("MacroDB: the " + what + " is closed; create a new one", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+    }
+
     static SQLException rejected(String message) {
         return new SQLNonTransientConnectionException("MacroDB: " + message, SqlState.CONNECTION_REJECTED.getState());
     }

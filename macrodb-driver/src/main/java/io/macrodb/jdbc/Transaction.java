@@ -2,6 +2,7 @@ package io.macrodb.jdbc;
 
 import io.macrodb.capture.TransactionChanges;
 import io.macrodb.engine.CaptureContext;
+import io.macrodb.log.Change;
 import io.macrodb.log.Propagation;
 import io.macrodb.replica.Admission;
 import io.macrodb.replica.Replica;
@@ -63,6 +64,12 @@ final class Transaction {
     /** The engine has no lock timeout of its own (HSQLDB): statements are cancelled after {@code lockTimeout}. */
     private final boolean cancelsLockWaits;
     private final SessionHolds holds = new SessionHolds();
+    /** The database's routing counters (shared by its connections). */
+    private final RoutingCounters counters;
+    /** The per-statement routing log: null unless the connection was opened with {@code routingLog=true}. */
+    private final RoutingLog routingLog;
+    /** How the transaction the last {@link #target} call began started; null if that call began none. */
+    private Route began;
 
     private Session primary;
     private Session.Settings settings;
@@ -96,6 +103,8 @@ final class Transaction {
                 db.extension(Balancer.Shared.class, Balancer.Shared::new).get(config.balancerName()), config.readWaitMillis(),
                 db.extension(ReadWaits.class, ReadWaits::new));
         this.learning = db.extension(ShapeLearning.class, ShapeLearning::new);
+        this.counters = db.extension(RoutingCounters.class, () -> new RoutingCounters(db.config().replicas()));
+        this.routingLog = config.routingLog() ? new RoutingLog() : null;
         this.statementMode = db.propagation() == Propagation.STATEMENT;
         this.cancelsLockWaits = db.engine().boundsLockWaitsByCancel();
         this.settings = settings;
@@ -154,6 +163,19 @@ final class Transaction {
 
     SessionHolds holds() { return holds; }
 
+    RoutingCounters counters() { return counters; }
+
+    /**
+     * Logs where the statement {@link #target} just routed runs, and why (with {@code routingLog=true};
+     * a no-op otherwise, and the caller checks {@link #routingLog} first so that nothing is built).
+     */
+    void logRouted(Target t, String sql) {
+        if (routingLog == null) return;
+        routingLog.statement(t.session().replica(), t.update(), began, router.lastRequired(), router.lastWaitNanos(), sql);
+    }
+
+    boolean logsRouting() { return routingLog != null; }
+
     /**
      * The owned primary session, synced to this connection's settings. Its physical autocommit is
      * always off: MacroDB commits it itself, inside the commit critical section.
@@ -183,6 +205,7 @@ final class Transaction {
      * @param trackable  its result can be remembered row by row (forward-only, read-only, no generated keys)
      */
     Target target(Classification c, String sql, boolean forceWrite, boolean trackable) throws SQLException {
+        began = null;
         boolean write = forceWrite || c.kind() != StatementKind.READ;
         switch (state) {
             case UPDATE:
@@ -196,6 +219,7 @@ final class Transaction {
                 }
                 if (undeclared != null && (write || !c.pureRead() || !trackable)) {
                     moveToPrimary();
+                    began = Route.MOVED_TO_PRIMARY;
                     return new Target(primary, true);
                 }
                 if (write) throw SqlStates.readOnly(sql);
@@ -209,21 +233,29 @@ final class Transaction {
             beginRead();
             return new Target(readSession, false);
         }
+        Route why = Route.PRIMARY_UPDATE;
         if (c.pureRead() && !forceWrite) {
             if (autoCommit) {
                 beginRead();
                 return new Target(readSession, false);
             }
-            if (config.optimisticReads() && trackable && !db.secondaries().isEmpty()) {
+            if (!config.optimisticReads()) {
+                why = Route.PRIMARY_OPTIMISTIC_OFF;
+            } else if (!trackable) {
+                why = Route.PRIMARY_UNTRACKABLE;
+            } else if (db.secondaries().isEmpty()) {
+                why = Route.PRIMARY_NO_SECONDARY;
+            } else {
                 String shape = SqlFingerprint.of(sql);
                 if (learning.startOptimistic(shape)) {
                     beginRead();
                     undeclared = new Undeclared(shape);
                     return new Target(readSession, false);
                 }
+                why = Route.PRIMARY_LEARNED;
             }
         }
-        beginUpdate();
+        beginUpdate(why);
         return new Target(primary, true);
     }
 
@@ -312,7 +344,7 @@ final class Transaction {
         }
         if (state == State.READ && undeclared != null) moveToPrimary();
         if (readOnly || state == State.READ) throw SqlStates.readOnly("(a change through an updatable result set)");
-        if (state == State.NONE) beginUpdate();
+        if (state == State.NONE) beginUpdate(Route.PRIMARY_UPDATE);
         run(new Target(primary, true), s -> {
             action.run();
             return null;
@@ -321,13 +353,17 @@ final class Transaction {
 
     /**
      * Runs a schema change: ends this connection's transaction (the engines commit before DDL
-     * anyway), then runs it on the primary while no update transaction is open, and logs it.
+     * anyway), then runs it on the primary while no update transaction is open, and logs it with
+     * what {@code shipped} (if not null) reads on the primary right after it: rows the statement
+     * computed that the secondaries take instead of computing their own.
      */
-    <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body) throws SQLException {
+    <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body, Exec<List<Change>> shipped) throws SQLException {
         if (readOnly) throw SqlStates.readOnly(sql);
         if (state == State.UPDATE) commit();
         else if (state == State.READ) endRead(true);
         Session p = primarySession();
+        counters.began(Route.PRIMARY_SCHEMA_CHANGE);
+        if (routingLog != null) routingLog.schemaChange(p.replica(), sql);
         if (db.config().durability() != null && !statementMode && c.verb() == Verb.CREATE_TRIGGER) {
             throw SqlStates.unreplicable("with row propagation and durability=log, recovery replays captured rows, and a trigger"
                     + " of the application would fire again on them; triggers need propagation=statement with durability=log");
@@ -335,7 +371,7 @@ final class Transaction {
         long[] version = new long[1];
         // Settings that secondaries keep their own values of (Verb says which and why) run on the primary only.
         boolean replicate = !(c.verb() == Verb.PRIMARY_ONLY_SET || !statementMode && c.verb() == Verb.ROW_MODE_PRIMARY_ONLY_SET);
-        T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), version);
+        T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), shipped == null ? null : () -> shipped.run(p), version);
         if (version[0] > 0) lastCommitVersion = version[0];
         return result;
     }
@@ -412,6 +448,16 @@ final class Transaction {
                 }
             }
             r.readerStarted();
+            Route why = switch (router.lastDecision()) {
+                case FRESH -> Route.SECONDARY_FRESH;
+                case WAITED -> Route.SECONDARY_AFTER_WAIT;
+                case WAIT_TIMED_OUT -> Route.PRIMARY_WAIT_TIMED_OUT;
+                case NO_WAIT -> Route.PRIMARY_NO_WAIT;
+                case NO_SECONDARY -> Route.PRIMARY_NO_SECONDARY;
+            };
+            counters.began(why);
+            counters.readOn(r.index());
+            began = why;
             readPermit = choice.permit();
             readSession = s;
             state = State.READ;
@@ -463,9 +509,11 @@ final class Transaction {
         }
     }
 
-    private void beginUpdate() throws SQLException {
+    private void beginUpdate(Route why) throws SQLException {
         primarySession(); // opened and synced before the transaction takes its turn
         updatePermit = db.beginUpdate();
+        counters.began(why);
+        began = why;
         changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges());
         state = State.UPDATE;
         savepointGeneration++;
@@ -542,7 +590,7 @@ final class Transaction {
         }
         if (state == State.NONE) {
             if (readOnly) beginRead();
-            else beginUpdate();
+            else beginUpdate(Route.PRIMARY_UPDATE);
         } else if (state == State.READ && undeclared != null) {
             moveToPrimary(); // a savepoint announces writes to come
         }
@@ -617,7 +665,7 @@ final class Transaction {
     private void moveToPrimary() throws SQLException {
         Undeclared moving = undeclared;
         endRead(false);
-        beginUpdate();
+        beginUpdate(Route.MOVED_TO_PRIMARY);
         String conflict = null;
         try {
             for (TrackedRead r : moving.reads) {

@@ -617,6 +617,18 @@ public final class ReplicaSet {
         return type.cast(extensions.computeIfAbsent(type, k -> create.get()));
     }
 
+    /** At the set's end: closes the extensions that are {@link AutoCloseable} (what a layer above registered, say). */
+    void closeExtensions() {
+        for (Object e : extensions.values()) {
+            if (!(e instanceof AutoCloseable c)) continue;
+            try {
+                c.close();
+            } catch (Exception ex) {
+                LOG.warning("MacroDB: closing " + e + " of " + this + " failed: " + ex);
+            }
+        }
+    }
+
     /** The schema a new session starts in. */
     public String defaultSchema() { return defaultSchema; }
 
@@ -898,16 +910,30 @@ public final class ReplicaSet {
      * TRUNCATE) on the primary while no update transaction is open, then logs it. The caller has
      * ended its own transaction first.
      *
+     * @param shipped null, or what to log after the statement: read on the primary right after it
+     *                (rows it computed with a random or time function, which the secondaries take
+     *                instead of computing their own). If that read fails, the statement is logged
+     *                alone and every secondary leaves the rotation to be rebuilt from the primary.
      * @return what {@code call} returned
      */
     public <T> T schemaChange(Session session, String sql, Object[] params, boolean replicate, SqlCall<T> call,
-                              long[] versionOut) throws SQLException {
+                              SqlCall<List<Change>> shipped, long[] versionOut) throws SQLException {
         updateGate.enterExclusive(config.lockTimeoutMillis());
         try {
             T result;
+            List<Change> computed = null;
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
             try {
                 result = call.run();
+                if (replicate && shipped != null) {
+                    try {
+                        computed = shipped.run(); // in this transaction, which the commit below ends
+                    } catch (SQLException | RuntimeException | OutOfMemoryError e) {
+                        // the engine committed the statement itself already: it must be logged all the same
+                        LOG.log(java.util.logging.Level.WARNING, "MacroDB: the rows that " + sql + " computed on the primary"
+                                + " could not be read (" + e + "); every secondary is rebuilt from the primary", e);
+                    }
+                }
                 session.connection().commit();
             } catch (SQLException | RuntimeException e) {
                 try {
@@ -928,7 +954,10 @@ public final class ReplicaSet {
             // Logged before anything else can fail: the primary has it, so the secondaries must get it.
             String schema = session.connection().getSchema();
             noteTriggerDdl(sql, params, schema);
-            List<Change> ddl = List.of(new StatementChange(sql, params, true, schema));
+            List<Change> ddl = new ArrayList<>(3);
+            ddl.add(new StatementChange(sql, params, true, schema));
+            boolean unshipped = shipped != null && computed == null;
+            if (computed != null) ddl.addAll(computed);
             DurableLog durable = durableLog;
             byte[] payload = durable == null ? null : RecordCodec.encode(ddl);
             long v;
@@ -942,6 +971,13 @@ public final class ReplicaSet {
             if (versionOut != null) versionOut[0] = v;
             log.wakeReaders();
             refreshShapes();
+            if (unshipped) {
+                synchronized (this) { // all at once: a rebuild (synchronized) must not copy a secondary about to fail
+                    for (Replica r : secondaries) {
+                        fail(r, "v" + v + " changed the schema with values computed on the primary that could not be shipped");
+                    }
+                }
+            }
             if (durable != null) awaitDurable(durable, v);
             return result;
         } finally {

@@ -233,6 +233,11 @@ public final class SqlClassifier {
                     verb = Verb.FILLS_EXISTING_ROWS;
                     argument = filled;
                 }
+                String created = unsafe == null || verb != Verb.OTHER ? null : NonDeterminism.tableCreatedFromQuery(sql);
+                if (created != null) {
+                    verb = Verb.CREATES_FROM_QUERY;
+                    argument = created;
+                }
             } catch (RuntimeException | StackOverflowError e) {
                 unsafe = "MacroDB could not analyse it (" + e.getClass().getSimpleName() + ")";
             }

@@ -260,7 +260,15 @@ class SqlClassifierTest {
         Classification generated = c.classify("ALTER TABLE t ADD COLUMN g DOUBLE GENERATED ALWAYS AS (RAND())");
         assertEquals(Classification.Verb.OTHER, generated.verb(), "a generated column is unsafe on an empty table too");
         assertNotNull(generated.unsafeSchemaChange());
-        assertEquals(Classification.Verb.OTHER, c.classify("CREATE TABLE t2 AS SELECT CURRENT_TIMESTAMP AS ts").verb());
+        Classification created = c.classify("CREATE TABLE IF NOT EXISTS \"PUBLIC\".\"h\" (a INT, ts TIMESTAMP) AS SELECT 1, CURRENT_TIMESTAMP");
+        assertEquals(Classification.Verb.CREATES_FROM_QUERY, created.verb());
+        assertEquals("\"PUBLIC\".\"h\"", created.argument());
+        assertNotNull(created.unsafeSchemaChange());
+        assertEquals("t2", c.classify("create memory table t2 as (select rand() r from t) with data").argument());
+        assertEquals(Classification.Verb.OTHER, c.classify("CREATE TABLE t2 AS SELECT a FROM t").verb(), "nothing computed");
+        assertEquals(Classification.Verb.OTHER, c.classify("CREATE LOCAL TEMPORARY TABLE t2 AS SELECT RAND() r").verb());
+        assertEquals(Classification.Verb.OTHER,
+                c.classify("CREATE TABLE t2 (a INT, g DOUBLE GENERATED ALWAYS AS (RAND())) AS SELECT 1").verb());
         assertEquals(Classification.Verb.OTHER, c.classify("ALTER TABLE t ADD COLUMN b INT DEFAULT 0").verb());
     }
 
