@@ -152,6 +152,16 @@ public interface Engine {
      */
     default int applySessionsProfile() { return 0; }
 
+    /**
+     * How long the engine keeps the database {@code url} names after its last connection closes:
+     * 0 closes it at once, -1 keeps it until it is shut down ({@code SHUTDOWN}) or the JVM exits,
+     * N &gt; 0 keeps it N milliseconds. MacroDB keeps the replica set as long ({@code closeDelay=engine}),
+     * so that opening a connection when none is open finds the replicas still built.
+     *
+     * @param properties the connection properties the application gave (user, password, engine settings)
+     */
+    default long closeDelayMillis(EngineUrl url, java.util.Properties properties) { return 0; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

@@ -38,6 +38,27 @@ public final class H2Engine implements Engine {
         return "jdbc:h2:mem:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
     }
 
+    /**
+     * H2's {@code DB_CLOSE_DELAY}, for in-memory and file databases alike: absent or 0 closes the
+     * database with its last connection, -1 keeps it until {@code SHUTDOWN} or the JVM exits, N keeps
+     * it N seconds. (A value H2 would refuse counts as 0: H2 reports it when the primary opens.)
+     */
+    @Override public long closeDelayMillis(EngineUrl url, java.util.Properties properties) {
+        String v = url.setting("DB_CLOSE_DELAY");
+        if (v == null && properties != null) {
+            for (String k : properties.stringPropertyNames()) {
+                if (k.equalsIgnoreCase("DB_CLOSE_DELAY")) v = properties.getProperty(k);
+            }
+        }
+        if (v == null) return 0;
+        try {
+            long seconds = Long.parseLong(v.trim());
+            return seconds < 0 ? -1 : Math.multiplyExact(seconds, 1000L);
+        } catch (NumberFormatException | ArithmeticException e) {
+            return 0;
+        }
+    }
+
     @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) {
         // H2's MVStore is row-locking MVCC; row capture is correct under any isolation, and statement
         // mode serialises update transactions in MacroDB itself, so nothing to change here.

@@ -89,6 +89,24 @@ public final class HsqldbEngine implements Engine {
     @Override public int admissionProfile() { return 1; }
 
     /**
+     * An HSQLDB memory database lives until {@code SHUTDOWN} (or the JVM's end), unless the URL or the
+     * connection properties say {@code shutdown=true}, which shuts it down with its last connection.
+     * A file database's replica set closes with its last connection (0), whatever HSQLDB does with
+     * the file: closing removes MacroDB's capture triggers, so that the file is a plain HSQLDB
+     * database again for any other program ({@code closeDelay} keeps it longer).
+     */
+    @Override public long closeDelayMillis(EngineUrl url, java.util.Properties properties) {
+        if (!url.inMemory()) return 0;
+        String v = url.setting("shutdown");
+        if (v == null && properties != null) {
+            for (String k : properties.stringPropertyNames()) {
+                if (k.equalsIgnoreCase("shutdown")) v = properties.getProperty(k);
+            }
+        }
+        return v != null && v.trim().equalsIgnoreCase("true") ? 0 : -1;
+    }
+
+    /**
      * One: applying a TPC-C 8-92 backlog with 2 or 4 sessions cost HSQLDB 1.5-4x the CPU per record
      * of one session (110-363 us against 58-123 us, 2-core VM, benchmarks/results/
      * 2026-11-24-2core-dependent-apply), the same penalty for concurrent write transactions that

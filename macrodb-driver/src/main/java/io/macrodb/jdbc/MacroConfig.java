@@ -48,6 +48,7 @@ public final class MacroConfig {
     private final io.macrodb.durable.DurabilityConfig durability;
     private final long stallTimeoutMillis;
     private final boolean autoRebuild;
+    private final long closeDelayMillis;
 
     private MacroConfig(String url, Engine engine, EngineUrl engineUrl, Properties engineProperties, Map<String, String> o)
             throws SQLException {
@@ -93,8 +94,31 @@ public final class MacroConfig {
             this.admissionAdaptive = false;
         }
         this.durability = durabilityOption(o);
+        this.closeDelayMillis = closeDelayOption(o, engine, engineUrl, engineProperties, durability != null);
         this.stallTimeoutMillis = intOption(o, MacroProperty.STALL_TIMEOUT);
         this.autoRebuild = choice(o, MacroProperty.REBUILD).equals("auto");
+    }
+
+    /**
+     * {@code closeDelay}: the engine's rule, -1 (until SHUTDOWN or the JVM exits) or seconds; as
+     * milliseconds. With {@code durability=log} the rule is 0: MacroDB then shuts the in-memory primary
+     * down with the set itself, and the next open recovers it from the log.
+     */
+    private static long closeDelayOption(Map<String, String> o, Engine engine, EngineUrl url, Properties props, boolean durable)
+            throws SQLException {
+        MacroProperty p = MacroProperty.CLOSE_DELAY;
+        String v = value(o, p).trim();
+        if (v.equalsIgnoreCase("engine")) return durable ? 0 : engine.closeDelayMillis(url, props);
+        if (v.equals("-1")) return -1;
+        try {
+            long seconds = Long.parseLong(v);
+            if (seconds >= p.min() && seconds <= p.max()) return seconds * 1000L;
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw SqlStates.rejected(p.optionName() + "='" + o.get(p.optionName()) + "' must be engine (as the engine keeps the"
+                + " database: H2's DB_CLOSE_DELAY, HSQLDB's shutdown=true), -1 (until SHUTDOWN or the JVM exits) or a number"
+                + " of seconds from " + p.min() + " to " + p.max());
     }
 
     private static io.macrodb.durable.DurabilityConfig durabilityOption(Map<String, String> o) throws SQLException {
@@ -362,6 +386,6 @@ public final class MacroConfig {
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,
                 applyThreads, maxLagVersions, maxLagMillis,
-                admissionLimit, admissionAdaptive, durability, stallTimeoutMillis, autoRebuild);
+                admissionLimit, admissionAdaptive, durability, stallTimeoutMillis, autoRebuild, closeDelayMillis);
     }
 }

@@ -578,6 +578,25 @@ public final class MacroConnection implements Connection {
         }
     }
 
+    /**
+     * {@code SHUTDOWN}: closes the database as the engine does: this connection's transaction is
+     * rolled back, the replica set closes whatever its close delay (its other connections fail from
+     * now on), the engine closes the primary's database, and this connection is closed.
+     */
+    void shutdownDatabase(String sql) throws SQLException {
+        checkOpen();
+        try {
+            transaction.close();
+        } finally {
+            closed = true;
+            try {
+                ReplicaSets.shutdown(db, sql);
+            } finally {
+                ReplicaSets.release(db);
+            }
+        }
+    }
+
     @Override public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) return iface.cast(this);
         if (iface == MacroAdmin.class) return iface.cast(admin);

@@ -95,6 +95,9 @@ public class MacroDataSource implements javax.sql.DataSource {
     public long getSnapshotEvery() { return number(MacroProperty.SNAPSHOT_EVERY, 0); }
     public void setStallTimeout(long millis) { set(MacroProperty.STALL_TIMEOUT, Long.toString(millis)); }
     public long getStallTimeout() { return number(MacroProperty.STALL_TIMEOUT, 0); }
+    /** {@code engine} (as the engine keeps the database), {@code -1} (until SHUTDOWN or the JVM exits) or seconds. */
+    public void setCloseDelay(String closeDelay) { set(MacroProperty.CLOSE_DELAY, closeDelay); }
+    public String getCloseDelay() { return string(MacroProperty.CLOSE_DELAY); }
     /** {@code auto} or {@code manual}. */
     public void setRebuild(String rebuild) { set(MacroProperty.REBUILD, rebuild); }
     public String getRebuild() { return string(MacroProperty.REBUILD); }
@@ -201,6 +204,8 @@ public class MacroDataSource implements javax.sql.DataSource {
         public Builder snapshotEvery(long records) { ds.setSnapshotEvery(records); return this; }
         public Builder stallTimeoutMillis(long millis) { ds.setStallTimeout(millis); return this; }
         public Builder rebuild(String policy) { ds.setRebuild(policy); return this; }
+        /** {@code closeDelay}: {@code engine}, {@code -1} or seconds. */
+        public Builder closeDelay(String closeDelay) { ds.setCloseDelay(closeDelay); return this; }
 
         /**
          * @throws SQLException SQLState 08001 if the engine or an option is not valid (nothing is opened)

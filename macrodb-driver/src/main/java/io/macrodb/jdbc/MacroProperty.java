@@ -80,6 +80,14 @@ public enum MacroProperty {
             .doc("log records between snapshots; a snapshot lets the log segments before it be deleted")),
     STALL_TIMEOUT(spec("stallTimeout").database().millis(100, 3_600_000).defaultValue("30000")
             .doc("a secondary that stays behind without progress this long leaves the rotation")),
+    CLOSE_DELAY(spec("closeDelay").database().range(0, 86_400).values("`engine`, `-1`, seconds").defaultValue("engine")
+            .example("1")
+            .doc("how long the replica set (primary, secondaries, log) stays open after the last connection closes,"
+                    + " so that the next connection finds it built: `engine` as the engine keeps the database (H2's"
+                    + " `DB_CLOSE_DELAY`; an HSQLDB memory database until `SHUTDOWN`, or `0` with `shutdown=true`; an"
+                    + " HSQLDB file database `0`; with `durability=log` `0`: the next open recovers from the log),"
+                    + " `-1` until `SHUTDOWN` or the JVM exits, N seconds. See"
+                    + " [Lifetime](#lifetime-of-a-replica-set)")),
     REBUILD(spec("rebuild").database().choices("auto", "manual").defaultValue("auto")
             .doc("whether a secondary that left the rotation is rebuilt online from a healthy replica (a failed primary"
                     + " is always replaced by promoting a secondary)"));

@@ -93,6 +93,13 @@ class MacroStatement implements Statement {
             updateCount = conn.transactionControl(c, sql);
             return false;
         }
+        if (verb == Verb.SHUTDOWN) {
+            expectNoResult(expect, sql);
+            detach();
+            conn.shutdownDatabase(sql);
+            updateCount = 0;
+            return false;
+        }
         if (kind == StatementKind.SESSION && (verb == Verb.SESSION_SET || verb == Verb.SET_SCHEMA)) {
             expectNoResult(expect, sql);
             detach();

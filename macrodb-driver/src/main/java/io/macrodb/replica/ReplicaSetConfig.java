@@ -21,9 +21,12 @@ import java.util.Properties;
  * @param durability       the durable log and snapshots, or null for none
  * @param stallTimeoutMillis how long a secondary may be behind without progress before it leaves the rotation
  * @param autoRebuild      whether a failed secondary is rebuilt automatically
+ * @param closeDelayMillis how long the set stays open after its last connection closes: 0 not at all,
+ *                         -1 until SHUTDOWN or the JVM exits, N milliseconds
  */
 public record ReplicaSetConfig(Engine engine, EngineUrl url, Properties connectProperties, int replicas,
                                Propagation propagation, long lockTimeoutMillis, int applyGroup,
                                int applyThreads, long maxLagVersions, long maxLagMillis,
-                               int admissionLimit, boolean admissionAdaptive, io.macrodb.durable.DurabilityConfig durability, long stallTimeoutMillis, boolean autoRebuild) {
+                               int admissionLimit, boolean admissionAdaptive, io.macrodb.durable.DurabilityConfig durability, long stallTimeoutMillis, boolean autoRebuild,
+                               long closeDelayMillis) {
 }

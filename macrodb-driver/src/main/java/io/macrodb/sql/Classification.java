@@ -85,7 +85,13 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
          * argument is the file name). A dump compressed, encrypted or to a file named by a parameter
          * is {@link #OTHER}.
          */
-        SCRIPT
+        SCRIPT,
+        /**
+         * {@code SHUTDOWN}, optionally with one word ({@code IMMEDIATELY}, {@code COMPACT}, {@code
+         * DEFRAG}, {@code SCRIPT}; the argument): closes the whole database, every replica, as the
+         * engine closes its database.
+         */
+        SHUTDOWN
     }
 
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {

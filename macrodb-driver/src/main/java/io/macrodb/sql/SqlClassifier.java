@@ -215,6 +215,10 @@ public final class SqlClassifier {
             verb = setVerb(ts, end);
             if (verb == Verb.SESSION_SET) argument = settingName(ts);
         }
+        if (verb == Verb.OTHER && word(ts, 0).equals("SHUTDOWN") && lx.error() == null && end <= 2) {
+            verb = Verb.SHUTDOWN; // SHUTDOWN [IMMEDIATELY | COMPACT | DEFRAG | SCRIPT]: the argument is the mode
+            argument = end == 2 ? word(ts, 1) : null;
+        }
         if (verb == Verb.OTHER && word(ts, 0).equals("SCRIPT") && lx.error() == null) {
             String file = scriptFile(ts, end);
             if (file != null) {

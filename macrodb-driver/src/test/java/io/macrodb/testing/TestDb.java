@@ -17,10 +17,18 @@ public final class TestDb {
 
     private TestDb() {}
 
-    /** A URL for a new, private in-memory database of {@code engine} with the given MacroDB options. */
+    /**
+     * A URL for a new, private in-memory database of {@code engine} with the given MacroDB options.
+     * An HSQLDB one gets {@code closeDelay=0} (unless the options name a closeDelay): HSQLDB keeps a
+     * memory database, and so MacroDB its replica set, until SHUTDOWN, and the suite's hundreds of
+     * databases would stay open to the end of the run; closing with the last connection is what every
+     * test written before the close delay expects.
+     */
     public static String url(String engine, String options) {
         String name = "t" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());
-        return "jdbc:macrodb:" + engine + ":mem:" + name + (options == null || options.isEmpty() ? "" : "?" + options);
+        String o = options == null ? "" : options;
+        if (engine.equalsIgnoreCase("hsqldb") && !o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
+        return "jdbc:macrodb:" + engine + ":mem:" + name + (o.isEmpty() ? "" : "?" + o);
     }
 
     public static Connection open(String url) throws SQLException {
