@@ -26,7 +26,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
 
 /**
@@ -74,11 +73,8 @@ public final class ReplicaSet {
     private final Map<Class<?>, Object> extensions = new ConcurrentHashMap<>();
     /** The log on disk (durability=log), or null. */
     private volatile DurableLog durableLog;
-    private SnapshotStore snapshots;
-    private final java.util.concurrent.atomic.AtomicLong sinceSnapshot = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicBoolean snapshotting = new java.util.concurrent.atomic.AtomicBoolean();
-    private volatile Thread snapshotThread;
-    private volatile String durabilityReport = "none";
+    /** Snapshots and the durability status (durability=log), or null. */
+    private volatile Snapshots snapshots;
     /**
      * Row propagation only: the application's triggers, which secondaries do not carry (their effects
      * arrive as rows), by upper-cased name, so that a promoted secondary gets them back.
@@ -214,11 +210,11 @@ public final class ReplicaSet {
             rs.refreshShapes();
             if (!engine.tables(pc).isEmpty()) rs.readUserTriggers(pc);
             if (cfg.durability() != null) {
-                rs.durabilityReport = report;
-                rs.snapshots = new SnapshotStore(cfg.durability().directory());
+                SnapshotStore store = new SnapshotStore(cfg.durability().directory());
                 rs.durableLog = new DurableLog(cfg.durability().directory(), cfg.durability().sync(), version);
+                rs.snapshots = new Snapshots(rs, store, rs.durableLog, report);
                 // A base to recover from next time: what recovery rebuilt, or what the database already held.
-                if (version > 0 || !engine.tables(pc).isEmpty() || rs.snapshots.newest().isEmpty()) rs.snapshotFromPrimary();
+                if (version > 0 || !engine.tables(pc).isEmpty() || rs.snapshots.none()) rs.snapshots.fromPrimary();
             }
             for (int i = 1; i < cfg.replicas(); i++) {
                 secondaries.add(rs.buildSecondary(i, unique, pc, log.tail(), "built from the primary at v" + version));
@@ -625,6 +621,20 @@ public final class ReplicaSet {
     /** The replication log (tests of what it keeps reachable). */
     ReplicationLog log() { return log; }
 
+    // For the collaborators (Snapshots, ...): the members and state this class owns.
+
+    /** The session that reads the primary's catalog; users synchronize on it. Replaced by a failover. */
+    Session catalog() { return catalog; }
+
+    /** Whether {@link #shutdown} has begun. */
+    boolean isClosed() { return closed; }
+
+    /** Keeps schema changes (and copies of the primary) apart from update transactions. */
+    UpdateGate updateGate() { return updateGate; }
+
+    /** The highest next value of each sequence seen at a commit (read-only view for snapshots). */
+    Map<String, Long> sequencePositions() { return Collections.unmodifiableMap(sequencePositions); }
+
     /** The database's version: update transactions committed so far. */
     public long version() { return primary.version(); }
 
@@ -884,13 +894,7 @@ public final class ReplicaSet {
             throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
                     + " forced to disk (" + e.getMessage() + "); it may not survive a restart. Check " + durable.directory(), "58030", e);
         }
-        if (sinceSnapshot.incrementAndGet() >= config.durability().snapshotEvery() && !closed
-                && snapshotting.compareAndSet(false, true)) {
-            Thread t = new Thread(this::snapshotInBackground, "macrodb-snapshot");
-            t.setDaemon(true);
-            snapshotThread = t;
-            t.start();
-        }
+        snapshots.committedDurably();
     }
 
     /**
@@ -983,9 +987,8 @@ public final class ReplicaSet {
 
     /** What start-up recovered and where the durable log stands ("none" without durability). */
     public String durabilityStatus() {
-        DurableLog d = durableLog;
-        if (d == null) return "none";
-        return durabilityReport + "; durable through v" + d.durableVersion() + " in " + d.directory() + " (fsync " + d.sync() + ")";
+        Snapshots s = snapshots;
+        return s == null ? "none" : s.status();
     }
 
     /**
@@ -998,75 +1001,11 @@ public final class ReplicaSet {
     public long snapshot() throws SQLException {
         if (durableLog == null) throw new SQLException("MacroDB: snapshots need durability=log:<dir>", "0A000");
         // One snapshot at a time: two would share a replica's hold and race to the same files.
-        snapshotLock.lock();
-        try {
-            for (Replica r : secondaries) {
-                if (r.isActive() && r.applier() != null) return snapshotFromSecondary(r);
-            }
-            return snapshotFromPrimary();
-        } finally {
-            snapshotLock.unlock();
-        }
+        return snapshots.take();
     }
 
     /** With durability: this database's hold on its directory, released at shutdown. */
     private io.macrodb.durable.DirectoryLock directoryLock;
-
-    private final java.util.concurrent.locks.ReentrantLock snapshotLock = new java.util.concurrent.locks.ReentrantLock();
-
-    private void snapshotInBackground() {
-        try {
-            snapshot();
-        } catch (SQLException | RuntimeException e) {
-            LOG.warning("MacroDB: taking a snapshot in " + config.durability().directory() + " failed: " + e);
-        } finally {
-            snapshotting.set(false);
-        }
-    }
-
-    private long snapshotFromSecondary(Replica r) throws SQLException {
-        Applier a = r.applier();
-        a.holdStill(true); // an operator's pauseApplying(false) meanwhile does not release this hold
-        try {
-            long v = r.version();
-            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (Connection c = r.open()) {
-                writeSnapshot(v, c);
-            } finally {
-                CaptureContext.restore(prev);
-            }
-            return v;
-        } finally {
-            a.holdStill(false);
-        }
-    }
-
-    private long snapshotFromPrimary() throws SQLException {
-        updateGate.enterExclusive(config.lockTimeoutMillis());
-        try {
-            long v = version();
-            synchronized (catalog) {
-                writeSnapshot(v, catalog.connection());
-            }
-            return v;
-        } finally {
-            updateGate.exitExclusive();
-        }
-    }
-
-    private void writeSnapshot(long v, Connection c) throws SQLException {
-        sinceSnapshot.set(0);
-        try {
-            Map<String, Long> positions = new java.util.TreeMap<>(sequencePositions);
-            snapshots.write(v, file -> engine().exportScript(c, file), positions);
-            durableLog.deleteSegmentsThrough(v);
-        } catch (SQLException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new SQLException("MacroDB: writing the snapshot of v" + v + " failed: " + e.getMessage(), "58030", e);
-        }
-        LOG.info(() -> "MacroDB: snapshot of v" + v + " written to " + snapshots.file(v));
-    }
 
     /** Versions, lag and apply counters of every replica, primary first. */
     public List<ReplicaStatus> status() {
@@ -1155,15 +1094,8 @@ public final class ReplicaSet {
                 Thread.currentThread().interrupt();
             }
         }
-        Thread snapshot = snapshotThread;
-        if (snapshot != null) {
-            // a snapshot being written finishes (it is written under a temporary name until complete)
-            try {
-                snapshot.join(30_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        Snapshots snaps = snapshots;
+        if (snaps != null) snaps.awaitBackground();
         for (Replica r : secondaries) {
             r.setState(ReplicaState.CLOSED, "replica set shut down");
             Applier a = r.applier();
