@@ -2,12 +2,10 @@ package io.macrodb.replica;
 
 import io.macrodb.engine.CaptureContext;
 import io.macrodb.durable.DurableLog;
-import io.macrodb.durable.RecordCodec;
 import io.macrodb.durable.SnapshotStore;
 import io.macrodb.engine.Checksums;
 import io.macrodb.engine.Engine;
 import io.macrodb.log.Propagation;
-import io.macrodb.log.Change;
 import io.macrodb.log.ChangeRecord;
 import io.macrodb.log.ReplicationLog;
 import io.macrodb.log.StatementChange;
@@ -24,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
@@ -33,23 +30,13 @@ import java.util.logging.Logger;
  * apply the replication log and serve read-only transactions, and the commit critical section that
  * orders them (DESIGN.md §2).
  *
- * <p>Commit: the changes are built outside any lock (row images are read inside the still-open
- * transaction); the transaction then takes the next version from {@link CommitOrder}, commits in
- * the engine with no lock held, and its record is appended to the log and published in version
- * order. Taking the version is the only serial step.
+ * <p>This class owns the membership (which replica is the primary, the secondaries, the catalog
+ * session) and the set's life (open, shutdown), and is the public face of the package; each other
+ * job is a collaborator of its own: {@link CommitPath} (update transactions, commits and schema
+ * changes in version order), {@link Snapshots} (durability=log only).
  */
 public final class ReplicaSet {
     private static final Logger LOG = Logger.getLogger(ReplicaSet.class.getName());
-    /** The durable form of an empty record (a version whose engine commit failed). */
-    private static final byte[] EMPTY_PAYLOAD;
-
-    static {
-        try {
-            EMPTY_PAYLOAD = RecordCodec.encode(List.of());
-        } catch (SQLException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** A statement to run on the primary under the schema-change protocol. */
     @FunctionalInterface
@@ -61,11 +48,8 @@ public final class ReplicaSet {
     private volatile Replica primary;
     private final List<Replica> secondaries;
     private final ReplicationLog log;
-    /** The order of versions: the commit path's only serial step. */
-    private final CommitOrder order;
-    private final UpdateGate updateGate = new UpdateGate();
-    /** Statement mode: update transactions run one at a time, so replay order is execution order. */
-    private final Semaphore writerToken = new Semaphore(1, true);
+    /** Update transactions, commits and schema changes: the version order and the update gate. */
+    private final CommitPath commits;
     private final Map<String, TableShape> shapes = new ConcurrentHashMap<>();
     private volatile Session catalog;
     private final String uniqueName;
@@ -95,7 +79,7 @@ public final class ReplicaSet {
     }
 
     /** Keeps the application's trigger DDL (row propagation) for a promoted secondary. */
-    private void noteTriggerDdl(String sql, Object[] params, String schema) {
+    void noteTriggerDdl(String sql, Object[] params, String schema) {
         if (config.propagation() != Propagation.ROW) return;
         java.util.regex.Matcher m = CREATE_TRIGGER.matcher(sql);
         if (m.matches()) {
@@ -148,18 +132,7 @@ public final class ReplicaSet {
         this.log = log;
         this.catalog = catalog;
         this.uniqueName = uniqueName;
-        this.order = new CommitOrder(log.lastVersion(), this::publishRecord, EMPTY_PAYLOAD);
-    }
-
-    /** Appends a record in version order, under the commit order's lock. */
-    private void publishRecord(long v, List<Change> changes, byte[] payload) throws IOException {
-        log.append(new ChangeRecord(v, System.nanoTime(), changes));
-        DurableLog durable = durableLog;
-        try {
-            if (durable != null) durable.append(v, payload);
-        } finally {
-            primary.gate().publish(v);
-        }
+        this.commits = new CommitPath(this, config, log);
     }
 
     static ReplicaSet open(ReplicaSetConfig cfg) throws SQLException {
@@ -323,7 +296,7 @@ public final class ReplicaSet {
     }
 
     /** Waits (bounded by lockTimeout) while a promotion runs; fails if there is no working primary. */
-    private void awaitPrimary() throws SQLException {
+    void awaitPrimary() throws SQLException {
         if (primary.isActive() && !promoting) return;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis());
         synchronized (promotion) {
@@ -355,6 +328,7 @@ public final class ReplicaSet {
         Replica chosen = null;
         String outcome;
         // no commit is in flight, and none on the old primary will succeed: commit() checks
+        CommitOrder order = commits.order();
         if (!order.holdIdle(Math.max(config.lockTimeoutMillis(), 10_000))) {
             LOG.severe("MacroDB: commits in flight on the failed primary did not finish; update transactions fail until the database is reopened");
             synchronized (promotion) {
@@ -461,6 +435,7 @@ public final class ReplicaSet {
                 a.holdStill(false);
             }
         }
+        UpdateGate updateGate = commits.updateGate();
         updateGate.enterExclusive(config.lockTimeoutMillis());
         try {
             synchronized (catalog) {
@@ -630,7 +605,18 @@ public final class ReplicaSet {
     boolean isClosed() { return closed; }
 
     /** Keeps schema changes (and copies of the primary) apart from update transactions. */
-    UpdateGate updateGate() { return updateGate; }
+    UpdateGate updateGate() { return commits.updateGate(); }
+
+    /** The log on disk (durability=log), or null. */
+    DurableLog durableLog() { return durableLog; }
+
+    /** Snapshots and the durability status (durability=log), or null. */
+    Snapshots snapshots() { return snapshots; }
+
+    /** A commit drew from sequences: where a promoted secondary restarts them is past these. */
+    void noteSequencePositions(Map<String, Long> next) {
+        next.forEach((k, v) -> sequencePositions.merge(k, v, Math::max));
+    }
 
     /** The highest next value of each sequence seen at a commit (read-only view for snapshots). */
     Map<String, Long> sequencePositions() { return Collections.unmodifiableMap(sequencePositions); }
@@ -675,7 +661,7 @@ public final class ReplicaSet {
     }
 
     /** Re-reads every table's shape and installs capture on new tables. Caller excludes writers. */
-    private void refreshShapes() throws SQLException {
+    void refreshShapes() throws SQLException {
         synchronized (catalog) {
             Connection c = catalog.connection();
             shapes.clear();
@@ -699,7 +685,7 @@ public final class ReplicaSet {
      */
     public boolean shipsChanges() { return config.replicas() > 1 || config.durability() != null; }
 
-    // ---------------------------------------------------------------- update transactions
+    // ---------------------------------------------------------------- update transactions (CommitPath)
 
     /**
      * Called when an update transaction starts on the primary: waits for the lag bound, the writer
@@ -707,96 +693,16 @@ public final class ReplicaSet {
      *
      * @return the primary's admission, to hand back to {@link #endUpdate}
      */
-    public Admission.Permit beginUpdate() throws SQLException {
-        if (closed) throw new SQLException("MacroDB: the replica set was shut down", "08003");
-        awaitPrimary();
-        holdBackWhileLagging();
-        if (config.propagation() == Propagation.STATEMENT) {
-            try {
-                if (!writerToken.tryAcquire(config.lockTimeoutMillis(), TimeUnit.MILLISECONDS)) {
-                    throw new SQLTransactionRollbackException("MacroDB: statement propagation runs update transactions one at a"
-                            + " time and this one waited " + config.lockTimeoutMillis() + " ms for its turn; retry it"
-                            + " (lockTimeout sets the bound; propagation=row lets updates run concurrently)", "40001");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SQLException("MacroDB: the thread was interrupted while waiting to start an update transaction; the statement did not"
-                        + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", "57014", e);
-            }
-        }
-        Admission.Permit permit = null;
-        try {
-            permit = primary.admission().enter(config.lockTimeoutMillis(), "the primary");
-            updateGate.enter(config.lockTimeoutMillis());
-            return permit;
-        } catch (SQLException | RuntimeException e) {
-            if (permit != null) permit.close();
-            if (config.propagation() == Propagation.STATEMENT) writerToken.release();
-            throw e;
-        }
-    }
-
-    private final java.util.concurrent.atomic.AtomicLong throttled = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong throttledNanos = new java.util.concurrent.atomic.AtomicLong();
-    private volatile long lastThrottleLog;
+    public Admission.Permit beginUpdate() throws SQLException { return commits.beginUpdate(); }
 
     /** Update transactions that waited at their start for a secondary beyond {@code maxLag}. */
-    public long throttledTransactions() { return throttled.get(); }
+    public long throttledTransactions() { return commits.throttledTransactions(); }
 
     /** Time those waited, in all. */
-    public long throttledNanos() { return throttledNanos.get(); }
-
-    /**
-     * Back-pressure (the lag bound): a new update transaction waits while an active secondary is more
-     * than {@code maxLag} behind, so a secondary whose appliers cannot keep up slows the primary
-     * instead of letting the lag, and the log records it pins, grow without limit. It waits before
-     * the transaction has taken a lock or a version, until the secondary is back within the bound,
-     * leaves the rotation, or is paused; at most {@code stallTimeout}, after which the monitor takes
-     * a secondary that made no progress out of the rotation. The lag can exceed the bound only by
-     * the update transactions that were already running.
-     */
-    private void holdBackWhileLagging() {
-        long maxVersions = config.maxLagVersions();
-        long maxMillis = config.maxLagMillis();
-        if (maxVersions <= 0 && maxMillis <= 0) return;
-        for (Replica r : secondaries) {
-            Applier a = r.applier();
-            if (!r.isActive() || a == null || a.isPaused()) continue;
-            long head = order.lastTicket();
-            long target;
-            if (maxVersions > 0) {
-                target = head - maxVersions;
-            } else {
-                double perNano = a.applyRate();
-                if (perNano <= 0) continue; // no measured rate yet
-                target = head - (long) (perNano * TimeUnit.MILLISECONDS.toNanos(maxMillis));
-            }
-            if (r.version() >= target) continue;
-            long started = System.nanoTime();
-            throttled.incrementAndGet();
-            if (started - lastThrottleLog > TimeUnit.SECONDS.toNanos(10)) {
-                lastThrottleLog = started;
-                LOG.warning("MacroDB: update transactions wait for " + r + ": " + (head - r.version()) + " versions behind, beyond maxLag="
-                        + (maxVersions > 0 ? Long.toString(maxVersions) : maxMillis + "ms") + " (applying with "
-                        + a.threads() + " session(s); more applyThreads, fewer replicas or a larger maxLag let it keep up)");
-            }
-            long deadline = started + TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis());
-            java.util.function.BooleanSupplier counts = () -> r.isActive() && !a.isPaused() && !closed;
-            // in slices, so that a pause (which wakes nobody) ends the wait soon
-            while (!r.gate().await(target, TimeUnit.MILLISECONDS.toNanos(100), counts)
-                    && counts.getAsBoolean() && System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
-                Thread.onSpinWait();
-            }
-            throttledNanos.addAndGet(System.nanoTime() - started);
-        }
-    }
+    public long throttledNanos() { return commits.throttledNanos(); }
 
     /** Called when an update transaction ends (commit or rollback), exactly once per {@link #beginUpdate}. */
-    public void endUpdate(Admission.Permit permit) {
-        updateGate.leave();
-        if (permit != null) permit.close();
-        if (config.propagation() == Propagation.STATEMENT) writerToken.release();
-    }
+    public void endUpdate(Admission.Permit permit) { commits.endUpdate(permit); }
 
     /**
      * Commits the update transaction on {@code session} and, if it changed anything, appends its
@@ -805,96 +711,7 @@ public final class ReplicaSet {
      * @return the new database version, or 0 if the transaction changed nothing
      */
     public long commit(Session session, PendingChanges changes) throws SQLException {
-        Connection c = session.connection();
-        if (changes.isEmpty()) {
-            c.commit();
-            awaitPublished(); // it may have read a commit whose version is being published right now
-            return 0;
-        }
-        if (!shipsChanges()) return commitUnshipped(session);
-        DurableLog durable = durableLog;
-        List<Change> built = changes.build(c, session);
-        if (changes.usesSequences() && !built.isEmpty()) {
-            Map<String, Long> next = config.engine().sequencePositions(c);
-            if (!next.isEmpty()) {
-                built = new ArrayList<>(built);
-                built.add(new io.macrodb.log.SequencePositions(next));
-                next.forEach((k, v) -> sequencePositions.merge(k, v, Math::max));
-            }
-        }
-        byte[] payload = durable == null ? null : RecordCodec.encode(built); // a value the log cannot hold fails here, before the commit
-        Replica on = session.replica();
-        CommitOrder.Ticket ticket = order.take(built, payload, () -> {
-            if (on != primary || !on.isActive()) {
-                try {
-                    c.rollback();
-                } catch (SQLException ignored) {
-                    // its engine is gone
-                }
-                throw new SQLTransactionRollbackException("MacroDB: the primary failed before this transaction committed ("
-                        + on.stateReason() + "); nothing was committed, retry it", "40001");
-            }
-        });
-        // The engine commits outside the order's lock: commits of transactions with disjoint writes run
-        // in parallel in the engine (CommitOrder says why their version order is still right).
-        SQLException failed = null;
-        try {
-            c.commit();
-        } catch (SQLException e) {
-            failed = e;
-        } catch (RuntimeException e) {
-            failed = new SQLException("MacroDB: the engine's commit failed: " + e, "XX000", e);
-        }
-        try {
-            order.finish(ticket, failed == null);
-        } catch (IOException e) {
-            log.wakeReaders();
-            if (failed != null) {
-                failed.addSuppressed(e); // the empty record of a commit that did not happen was not written either
-                replicaFailed(on, failed, "a commit");
-                throw failed;
-            }
-            throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
-                    + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
-        }
-        log.wakeReaders();
-        if (failed != null) {
-            replicaFailed(on, failed, "a commit");
-            throw failed;
-        }
-        long v = ticket.version();
-        if (durable != null) awaitDurable(durable, v);
-        return v;
-    }
-
-    /**
-     * A database that ships nothing (one replica, no log): no replica replays its commits, so their
-     * versions need not follow the engine's order. The engine commits first, with no lock held,
-     * and the commit is then numbered: a committer never waits for another's engine commit.
-     */
-    private long commitUnshipped(Session session) throws SQLException {
-        try {
-            session.connection().commit();
-        } catch (SQLException e) {
-            replicaFailed(session.replica(), e, "a commit");
-            throw e;
-        }
-        try {
-            return order.sequenceNow(List.of(), null);
-        } catch (IOException e) {
-            throw new IllegalStateException("no durable log to fail", e);
-        }
-    }
-
-    /** Returns when record {@code v} is on disk; counts towards the next snapshot. */
-    private void awaitDurable(DurableLog durable, long v) throws SQLException {
-        try {
-            durable.awaitDurable(v);
-        } catch (IOException e) {
-            throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
-                    + " forced to disk (" + e.getMessage() + "); it may not survive a restart. Check " + durable.directory(), "58030", e);
-        }
-        snapshots.committedDurably();
+        return commits.commit(session, changes);
     }
 
     /**
@@ -906,51 +723,7 @@ public final class ReplicaSet {
      */
     public <T> T schemaChange(Session session, String sql, Object[] params, boolean replicate, SqlCall<T> call,
                               long[] versionOut) throws SQLException {
-        updateGate.enterExclusive(config.lockTimeoutMillis());
-        try {
-            T result;
-            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try {
-                result = call.run();
-                session.connection().commit();
-            } catch (SQLException | RuntimeException e) {
-                try {
-                    session.connection().rollback();
-                } catch (SQLException ignored) {
-                    // the original error is what matters
-                }
-                if (e instanceof SQLException se && config.engine().isRetryable(se)) {
-                    throw new SQLTransactionRollbackException("MacroDB: the schema change waited longer than lockTimeout ("
-                            + config.lockTimeoutMillis() + " ms) for other transactions and was cancelled; nothing"
-                            + " changed, retry it", "40001", se);
-                }
-                throw e;
-            } finally {
-                CaptureContext.restore(prev);
-            }
-            if (!replicate) return result; // a setting the secondaries keep their own value of
-            // Logged before anything else can fail: the primary has it, so the secondaries must get it.
-            String schema = session.connection().getSchema();
-            noteTriggerDdl(sql, params, schema);
-            List<Change> ddl = List.of(new StatementChange(sql, params, true, schema));
-            DurableLog durable = durableLog;
-            byte[] payload = durable == null ? null : RecordCodec.encode(ddl);
-            long v;
-            try {
-                v = order.sequenceNow(ddl, payload);
-            } catch (IOException e) {
-                log.wakeReaders();
-                throw new SQLException("MacroDB: the schema change committed on the primary but its log record could not be"
-                        + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
-            }
-            if (versionOut != null) versionOut[0] = v;
-            log.wakeReaders();
-            refreshShapes();
-            if (durable != null) awaitDurable(durable, v);
-            return result;
-        } finally {
-            updateGate.exitExclusive();
-        }
+        return commits.schemaChange(session, sql, params, replicate, call, versionOut);
     }
 
     // ---------------------------------------------------------------- inspection
@@ -961,27 +734,7 @@ public final class ReplicaSet {
      * the instant between the engine's commit and its publication, and a read the same client starts
      * afterwards on a secondary must not see less.
      */
-    public void awaitPublished() {
-        // With one replica and no log every read runs on the primary: there is nothing to wait for,
-        // and taking the commit lock at the end of every read would only contend with committers.
-        if (!shipsChanges()) return;
-        // Every commit the engine has made has a version up to the newest handed out; those publish
-        // in order once their engine commits end, which never wait for MacroDB.
-        long handedOut = order.lastTicket();
-        Replica p = primary;
-        while (!p.gate().await(handedOut, TimeUnit.MILLISECONDS.toNanos(100), p::isActive)) {
-            if (!p.isActive() || p != primary || closed) break; // failover publishes what was committed on the new primary
-        }
-        DurableLog durable = durableLog;
-        if (durable != null) {
-            // and on disk: what a reader saw must not be taken back by a crash
-            try {
-                durable.awaitDurable(version());
-            } catch (IOException ignored) {
-                // the committers report the log's failure
-            }
-        }
-    }
+    public void awaitPublished() { commits.awaitPublished(); }
 
     // ---------------------------------------------------------------- durability
 
