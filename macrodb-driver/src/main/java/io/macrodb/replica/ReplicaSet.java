@@ -13,9 +13,7 @@ import io.macrodb.log.TableShape;
 
 import java.io.IOException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLTransactionRollbackException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -33,7 +31,8 @@ import java.util.logging.Logger;
  * <p>This class owns the membership (which replica is the primary, the secondaries, the catalog
  * session) and the set's life (open, shutdown), and is the public face of the package; each other
  * job is a collaborator of its own: {@link CommitPath} (update transactions, commits and schema
- * changes in version order), {@link Snapshots} (durability=log only).
+ * changes in version order), {@link Failover} (deciding that a replica failed, failing the primary
+ * over, the monitor thread), {@link Snapshots} (durability=log only).
  */
 public final class ReplicaSet {
     private static final Logger LOG = Logger.getLogger(ReplicaSet.class.getName());
@@ -50,6 +49,8 @@ public final class ReplicaSet {
     private final ReplicationLog log;
     /** Update transactions, commits and schema changes: the version order and the update gate. */
     private final CommitPath commits;
+    /** Deciding that a replica failed, failing the primary over, and the monitor thread. */
+    private final Failover failover;
     private final Map<String, TableShape> shapes = new ConcurrentHashMap<>();
     private volatile Session catalog;
     private final String uniqueName;
@@ -133,6 +134,7 @@ public final class ReplicaSet {
         this.catalog = catalog;
         this.uniqueName = uniqueName;
         this.commits = new CommitPath(this, config, log);
+        this.failover = new Failover(this, config, log, commits.order());
     }
 
     static ReplicaSet open(ReplicaSetConfig cfg) throws SQLException {
@@ -193,7 +195,7 @@ public final class ReplicaSet {
                 secondaries.add(rs.buildSecondary(i, unique, pc, log.tail(), "built from the primary at v" + version));
             }
             primary.setState(ReplicaState.ACTIVE, "primary");
-            rs.startMonitor();
+            rs.failover.startMonitor();
         } catch (SQLException | IOException | RuntimeException e) {
             if (rs != null) rs.shutdown();
             else {
@@ -256,158 +258,42 @@ public final class ReplicaSet {
 
     // ---------------------------------------------------------------- faults
 
-    private final Object promotion = new Object();
-    private volatile boolean promoting;
-
     /**
      * The one place that decides what an error from a replica's engine means for the replica: if the
      * engine is gone ({@link Engine#isEngineGone}), a secondary leaves the rotation ({@link #fail}) and
-     * the primary is failed over ({@link #primaryGone}). Every session, commit and probe that gets an
-     * engine error asks here. (An applier whose records keep failing, and the monitor's stall check,
-     * take their secondary out of the rotation themselves: those are not engine errors.)
+     * the primary is failed over. Every session, commit and probe that gets an engine error asks
+     * here. (An applier whose records keep failing takes its secondary out of the rotation itself:
+     * that is not an engine error.) See {@link Failover}.
      *
      * @param who what found the error, for the reason recorded with the replica's state
      * @return whether the replica is out of service now: its engine gone, or already not active
      */
-    public boolean replicaFailed(Replica r, SQLException e, String who) {
-        boolean gone = e != null && config.engine().isEngineGone(e);
-        if (gone && r.isActive()) {
-            String reason = who + " found its engine gone: " + e.getMessage();
-            if (r.isPrimary()) primaryGone(r, reason);
-            else fail(r, reason);
-        }
-        return gone || !r.isActive();
-    }
-
-    /**
-     * The primary's engine is gone: a secondary takes over (in a thread of its own; new update
-     * transactions wait for it, in-flight ones fail with 40001).
-     */
-    private void primaryGone(Replica failed, String reason) {
-        synchronized (promotion) {
-            if (failed != primary || !failed.isActive() || promoting || closed) return;
-            failed.setState(ReplicaState.FAILED, reason);
-            promoting = true;
-        }
-        LOG.severe("MacroDB: the primary " + failed + " failed (" + reason + "); promoting a secondary");
-        Thread t = new Thread(() -> failOver(failed), "macrodb-promotion-" + uniqueName);
-        t.setDaemon(true);
-        t.start();
-    }
+    public boolean replicaFailed(Replica r, SQLException e, String who) { return failover.replicaFailed(r, e, who); }
 
     /** Waits (bounded by lockTimeout) while a promotion runs; fails if there is no working primary. */
-    void awaitPrimary() throws SQLException {
-        if (primary.isActive() && !promoting) return;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis());
-        synchronized (promotion) {
-            while (promoting) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) break;
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(promotion, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-        if (!primary.isActive() || promoting) {
-            throw new SQLTransactionRollbackException("MacroDB: the primary failed (" + primary.stateReason() + ") and "
-                    + (promoting ? "no secondary has taken over within lockTimeout yet" : "no secondary could take over")
-                    + "; retry later", "40001");
-        }
-    }
+    void awaitPrimary() throws SQLException { failover.awaitPrimary(); }
 
     /**
-     * Makes the freshest active secondary the primary: once it has applied every logged record
-     * (every acknowledged commit is one), its applier stops, its foreign keys are checked again, its
-     * sequences and identity columns move past every value the old primary handed out, and update
-     * transactions go to it. A new secondary then takes its place in the rotation.
+     * Failover's last step, with the commit order held idle: {@code s} leaves the secondaries and
+     * becomes the primary, published at {@code version}, with {@code newCatalog} as the catalog
+     * session; the shapes are read again from it.
+     *
+     * @return the catalog session it replaces, for the caller to close
      */
-    private void failOver(Replica failed) {
-        Replica chosen = null;
-        String outcome;
-        // no commit is in flight, and none on the old primary will succeed: commit() checks
-        CommitOrder order = commits.order();
-        if (!order.holdIdle(Math.max(config.lockTimeoutMillis(), 10_000))) {
-            LOG.severe("MacroDB: commits in flight on the failed primary did not finish; update transactions fail until the database is reopened");
-            synchronized (promotion) {
-                promoting = false;
-                promotion.notifyAll();
-            }
-            return;
-        }
-        try {
-            long target = log.lastVersion();
-            for (Replica r : secondaries) {
-                if (r.isActive() && r.applier() != null && (chosen == null || r.version() > chosen.version())) chosen = r;
-            }
-            if (chosen == null) throw new SQLException("no active secondary", "08006");
-            Replica s = chosen;
-            if (!s.gate().await(target, TimeUnit.MILLISECONDS.toNanos(Math.max(config.lockTimeoutMillis(), 10_000)), s::isActive)) {
-                throw new SQLException(s + " did not reach v" + target + " in time", "08006");
-            }
-            Applier a = s.applier();
-            a.holdStill(true);
-            a.stop();
-            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (Connection c = s.open()) {
-                c.setAutoCommit(false);
-                if (config.propagation() == Propagation.ROW) {
-                    config.engine().setReferentialIntegrity(c, true);
-                    // secondaries do not carry the application's triggers in row propagation: put them back
-                    for (StatementChange t : userTriggers.values()) {
-                        if (t.schema() != null) c.setSchema(t.schema());
-                        try (PreparedStatement ps = c.prepareStatement(t.sql())) {
-                            for (int i = 0; i < t.params().length; i++) ps.setObject(i + 1, t.params()[i]);
-                            ps.execute();
-                        }
-                    }
-                }
-                c.commit();
-                Recovery.restartGenerators(config.engine(), c, sequencePositions);
-                c.setAutoCommit(true);
-            } finally {
-                CaptureContext.restore(prev);
-            }
-            Session newCatalog = s.borrow();
-            newCatalog.connection().setAutoCommit(true);
-            Session oldCatalog = catalog;
-            secondaries.remove(s);
-            s.becomePrimary();
-            s.setState(ReplicaState.ACTIVE, "promoted to primary at v" + target + " after: " + failed.stateReason());
-            catalog = newCatalog;
-            primary = s;
-            primary.gate().publish(target);
-            refreshShapes();
-            oldCatalog.closeQuietly();
-            failed.closeIdle();
-            outcome = "promoted " + s + " at v" + target;
-        } catch (SQLException | RuntimeException e) {
-            outcome = "promotion failed: " + e.getMessage();
-            chosen = null;
-        } finally {
-            order.release();
-            synchronized (promotion) {
-                promoting = false;
-                promotion.notifyAll();
-            }
-        }
-        if (chosen == null) {
-            LOG.severe("MacroDB: " + outcome + "; update transactions fail until the database is reopened");
-            return;
-        }
-        LOG.warning("MacroDB: " + outcome);
-        // Back to the configured number of replicas: a new secondary where the promoted one was.
-        try {
-            addSecondary(chosen.index());
-        } catch (SQLException | RuntimeException e) {
-            LOG.warning("MacroDB: adding a secondary after the promotion failed: " + e);
-        }
+    Session installPrimary(Replica s, Session newCatalog, long version, String reason) throws SQLException {
+        Session oldCatalog = catalog;
+        secondaries.remove(s);
+        s.becomePrimary();
+        s.setState(ReplicaState.ACTIVE, reason);
+        catalog = newCatalog;
+        primary = s;
+        primary.gate().publish(version);
+        refreshShapes();
+        return oldCatalog;
     }
 
     /** Builds a new secondary with {@code index} from the freshest active replica. */
-    private synchronized void addSecondary(int index) throws SQLException {
+    synchronized void addSecondary(int index) throws SQLException {
         secondaries.add(copyOfHealthyReplica(index, null, "added", "after a promotion"));
     }
 
@@ -452,16 +338,9 @@ public final class ReplicaSet {
      * Takes secondary {@code r} out of the rotation because a session found its engine gone (or an
      * operator said so); the monitor rebuilds it unless {@code rebuild=manual}.
      */
-    public void fail(Replica r, String reason) {
-        if (r.isPrimary() || !r.isActive()) return;
-        r.setState(ReplicaState.FAILED, reason);
-        LOG.warning("MacroDB: " + r + " left the rotation: " + reason);
-        Applier a = r.applier();
-        if (a != null) a.stop();
-    }
+    public void fail(Replica r, String reason) { failover.fail(r, reason); }
 
     private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
-    private Thread monitor;
 
     /**
      * Replaces failed secondary {@code index} with a new one, online: a copy of the freshest active
@@ -508,71 +387,6 @@ public final class ReplicaSet {
         t.start();
     }
 
-    /**
-     * Watches the secondaries every 100 ms: one that is behind and has not advanced for {@code
-     * stallTimeout} leaves the rotation; a failed one is rebuilt (up to 3 times in a row) unless
-     * {@code rebuild=manual}.
-     */
-    private void startMonitor() {
-        monitor = new Thread(this::watch, "macrodb-monitor-" + uniqueName);
-        monitor.setDaemon(true);
-        monitor.start();
-    }
-
-    private void watch() {
-        Map<Replica, long[]> progress = new java.util.IdentityHashMap<>(); // version, since nanos
-        Map<Integer, Integer> rebuildFailures = new java.util.HashMap<>();
-        while (!closed) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                return;
-            }
-            Replica current = primary;
-            Session cat = catalog;
-            if (current.isActive() && !promoting) {
-                // isValid alone is not enough: an in-process HSQLDB connection stays "valid" after its
-                // database was shut down, so the probe runs a statement.
-                SQLException probe = null;
-                synchronized (cat) {
-                    try (java.sql.Statement st = cat.connection().createStatement()) {
-                        st.execute("VALUES (1)");
-                    } catch (SQLException e) {
-                        probe = e;
-                    }
-                }
-                if (probe != null && current == primary) replicaFailed(current, probe, "the monitor's probe");
-            }
-            long target = durableLog == null ? log.lastVersion() : Math.min(log.lastVersion(), durableLog.durableVersion());
-            for (Replica r : secondaries) {
-                if (closed) return;
-                if (r.isActive()) {
-                    long[] p = progress.computeIfAbsent(r, k -> new long[] {r.version(), System.nanoTime()});
-                    if (r.version() != p[0] || r.version() >= target || r.applier() == null || r.applier().isPaused()) {
-                        p[0] = r.version();
-                        p[1] = System.nanoTime();
-                    } else if (System.nanoTime() - p[1] > TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis())) {
-                        r.setState(ReplicaState.FAILED, "no progress for " + config.stallTimeoutMillis() + " ms at v" + r.version()
-                                + " while " + (target - r.version()) + " records waited");
-                        LOG.warning("MacroDB: " + r + " left the rotation: " + r.stateReason());
-                        Applier a = r.applier();
-                        if (a != null) a.stop();
-                    }
-                } else if (r.state() == ReplicaState.FAILED && config.autoRebuild()
-                        && rebuildFailures.getOrDefault(r.index(), 0) < 3) {
-                    try {
-                        rebuild(r.index());
-                        rebuildFailures.remove(r.index());
-                    } catch (SQLException | RuntimeException e) {
-                        rebuildFailures.merge(r.index(), 1, Integer::sum);
-                        LOG.warning("MacroDB: rebuilding secondary " + r.index() + " failed: " + e);
-                    }
-                }
-            }
-            progress.keySet().retainAll(new java.util.HashSet<>(secondaries));
-        }
-    }
-
     public ReplicaSetConfig config() { return config; }
     public Engine engine() { return config.engine(); }
     public Propagation propagation() { return config.propagation(); }
@@ -600,6 +414,12 @@ public final class ReplicaSet {
 
     /** The session that reads the primary's catalog; users synchronize on it. Replaced by a failover. */
     Session catalog() { return catalog; }
+
+    /** The name this set's databases and threads carry. */
+    String uniqueName() { return uniqueName; }
+
+    /** Row propagation: the application's triggers, which a promoted secondary gets back. */
+    java.util.Collection<StatementChange> userTriggers() { return userTriggers.values(); }
 
     /** Whether {@link #shutdown} has begun. */
     boolean isClosed() { return closed; }
@@ -839,14 +659,7 @@ public final class ReplicaSet {
     void shutdown() {
         if (closed) return;
         closed = true;
-        if (monitor != null) {
-            monitor.interrupt();
-            try {
-                monitor.join(2_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        failover.stopMonitor();
         Snapshots snaps = snapshots;
         if (snaps != null) snaps.awaitBackground();
         for (Replica r : secondaries) {
