@@ -43,15 +43,17 @@ final class Failover {
     private final ReplicaSetConfig config;
     private final ReplicationLog log;
     private final CommitOrder order;
+    private final Repair repair;
     private final Object promotion = new Object();
     private volatile boolean promoting;
     private Thread monitor;
 
-    Failover(ReplicaSet set, ReplicaSetConfig config, ReplicationLog log, CommitOrder order) {
+    Failover(ReplicaSet set, ReplicaSetConfig config, ReplicationLog log, CommitOrder order, Repair repair) {
         this.set = set;
         this.config = config;
         this.log = log;
         this.order = order;
+        this.repair = repair;
     }
 
     /** See {@link ReplicaSet#replicaFailed}: the one place that decides what an engine error means. */
@@ -189,7 +191,7 @@ final class Failover {
         LOG.warning("MacroDB: " + outcome);
         // Back to the configured number of replicas: a new secondary where the promoted one was.
         try {
-            set.addSecondary(chosen.index());
+            repair.add(chosen.index());
         } catch (SQLException | RuntimeException e) {
             LOG.warning("MacroDB: adding a secondary after the promotion failed: " + e);
         }
@@ -260,7 +262,7 @@ final class Failover {
                 } else if (r.state() == ReplicaState.FAILED && config.autoRebuild()
                         && rebuildFailures.getOrDefault(r.index(), 0) < 3) {
                     try {
-                        set.rebuild(r.index());
+                        repair.rebuild(r.index());
                         rebuildFailures.remove(r.index());
                     } catch (SQLException | RuntimeException e) {
                         rebuildFailures.merge(r.index(), 1, Integer::sum);

@@ -49,6 +49,8 @@ public final class ReplicaSet {
     private final ReplicationLog log;
     /** Update transactions, commits and schema changes: the version order and the update gate. */
     private final CommitPath commits;
+    /** Building secondaries: at open, a failed one rebuilt, one added after a promotion. */
+    private final Repair repair;
     /** Deciding that a replica failed, failing the primary over, and the monitor thread. */
     private final Failover failover;
     private final Map<String, TableShape> shapes = new ConcurrentHashMap<>();
@@ -134,7 +136,8 @@ public final class ReplicaSet {
         this.catalog = catalog;
         this.uniqueName = uniqueName;
         this.commits = new CommitPath(this, config, log);
-        this.failover = new Failover(this, config, log, commits.order());
+        this.repair = new Repair(this, config, log);
+        this.failover = new Failover(this, config, log, commits.order(), repair);
     }
 
     static ReplicaSet open(ReplicaSetConfig cfg) throws SQLException {
@@ -192,7 +195,7 @@ public final class ReplicaSet {
                 if (version > 0 || !engine.tables(pc).isEmpty() || rs.snapshots.none()) rs.snapshots.fromPrimary();
             }
             for (int i = 1; i < cfg.replicas(); i++) {
-                secondaries.add(rs.buildSecondary(i, unique, pc, log.tail(), "built from the primary at v" + version));
+                secondaries.add(rs.repair.buildSecondary(i, unique, pc, log.tail(), "built from the primary at v" + version));
             }
             primary.setState(ReplicaState.ACTIVE, "primary");
             rs.failover.startMonitor();
@@ -214,46 +217,8 @@ public final class ReplicaSet {
     }
 
     /** A replica's admission as configured: adaptive up to the machine's processors. */
-    private static Admission admission(ReplicaSetConfig cfg) {
+    static Admission admission(ReplicaSetConfig cfg) {
         return new Admission(cfg.admissionLimit(), cfg.admissionAdaptive(), Runtime.getRuntime().availableProcessors());
-    }
-
-    /**
-     * Builds secondary {@code index} as a new in-memory database named after {@code name}: a copy of
-     * {@code source} (which holds the state of {@code start}), then an applier that pulls the log
-     * from the record after {@code start}. The caller keeps {@code source} still during the copy.
-     */
-    private Replica buildSecondary(int index, String name, Connection source, ChangeRecord start, String reason)
-            throws SQLException {
-        Engine engine = config.engine();
-        Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index), config.connectProperties(), engine,
-                config.lockTimeoutMillis(), start.version());
-        r.admit(admission(config));
-        Connection ac = r.open();
-        CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-        try {
-            engine.configureSecondary(ac, config.propagation());
-            engine.copy(source, ac);
-            engine.refreshCapture(ac);
-            if (config.propagation() == Propagation.ROW) engine.dropUserTriggers(ac);
-            ac.setAutoCommit(false);
-        } catch (SQLException | RuntimeException e) {
-            try {
-                ac.close();
-            } catch (SQLException ignored) {
-                // the original failure is what matters
-            }
-            throw e;
-        } finally {
-            CaptureContext.restore(prev);
-        }
-        ReplicationLog.Cursor cursor = log.openCursorAt(start);
-        Applier a = new Applier(r, engine, cursor, ac, config.applyGroup(), config.applyThreads(), config.propagation() == Propagation.ROW,
-                durableLog == null ? null : durableLog.durableGate());
-        r.attach(a);
-        a.start("macrodb-applier-" + name + "-r" + index);
-        r.setState(ReplicaState.ACTIVE, reason);
-        return r;
     }
 
     // ---------------------------------------------------------------- faults
@@ -292,46 +257,14 @@ public final class ReplicaSet {
         return oldCatalog;
     }
 
-    /** Builds a new secondary with {@code index} from the freshest active replica. */
-    synchronized void addSecondary(int index) throws SQLException {
-        secondaries.add(copyOfHealthyReplica(index, null, "added", "after a promotion"));
+    /** A rebuilt secondary takes the failed one's place in the list (the list is copy-on-write). */
+    void replaceSecondary(Replica old, Replica fresh) {
+        secondaries.set(secondaries.indexOf(old), fresh);
     }
 
-    /**
-     * A new secondary {@code index}: a copy of the freshest active secondary other than {@code
-     * excluded} (held still only while the engine copies it), or of the primary (update
-     * transactions wait for the copy) if there is none, caught up from the log from there.
-     */
-    private Replica copyOfHealthyReplica(int index, Replica excluded, String verb, String why) throws SQLException {
-        Replica source = null;
-        for (Replica r : secondaries) {
-            if (r != excluded && r.isActive() && r.applier() != null && (source == null || r.version() > source.version())) {
-                source = r;
-            }
-        }
-        String name = uniqueName + "g" + generation.incrementAndGet();
-        if (source != null) {
-            Applier a = source.applier();
-            a.holdStill(true);
-            try (Connection c = source.open()) {
-                ChangeRecord start = a.lastApplied();
-                return buildSecondary(index, name, c, start, verb + " from secondary " + source.index() + " at v"
-                        + start.version() + " " + why);
-            } finally {
-                a.holdStill(false);
-            }
-        }
-        UpdateGate updateGate = commits.updateGate();
-        updateGate.enterExclusive(config.lockTimeoutMillis());
-        try {
-            synchronized (catalog) {
-                ChangeRecord start = log.tail();
-                return buildSecondary(index, name, catalog.connection(), start, verb + " from the primary at v"
-                        + start.version() + " " + why);
-            }
-        } finally {
-            updateGate.exitExclusive();
-        }
+    /** A secondary added after a promotion. */
+    void addSecondary(Replica r) {
+        secondaries.add(r);
     }
 
     /**
@@ -340,52 +273,13 @@ public final class ReplicaSet {
      */
     public void fail(Replica r, String reason) { failover.fail(r, reason); }
 
-    private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
-
     /**
      * Replaces failed secondary {@code index} with a new one, online: a copy of the freshest active
      * secondary (held still only while the engine copies it; the primary and the others go on) or,
      * if none is active, of the primary (update transactions then wait for the copy), caught up from
      * the log and put back into the rotation.
      */
-    public synchronized void rebuild(int index) throws SQLException {
-        if (closed) throw new SQLException("MacroDB: the replica set was shut down", "08003");
-        Replica old = null;
-        for (Replica r : secondaries) if (r.index() == index) old = r;
-        if (old == null) {
-            throw new IllegalArgumentException("no secondary with index " + index + "; secondaries are 1.." + secondaries.size());
-        }
-        if (old.isActive()) {
-            throw new SQLException("MacroDB: secondary " + index + " is active; only a failed one is rebuilt", "55000");
-        }
-        Replica fresh = copyOfHealthyReplica(index, old, "rebuilt", "after: " + old.stateReason());
-        secondaries.set(secondaries.indexOf(old), fresh);
-        retire(old);
-        LOG.info(() -> "MacroDB: " + fresh + " " + fresh.stateReason());
-    }
-
-    /**
-     * Lets go of a replica that left the rotation: its applier, its sessions, its database. The
-     * engine is shut down in a thread of its own, so that one stuck in a broken engine never holds
-     * up the monitor.
-     */
-    private void retire(Replica r) {
-        Thread t = new Thread(() -> {
-            Applier a = r.applier();
-            if (a != null) a.stop();
-            r.closeIdle();
-            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (Connection c = r.open(); java.sql.Statement s = c.createStatement()) {
-                s.execute("SHUTDOWN");
-            } catch (SQLException ignored) {
-                // already gone
-            } finally {
-                CaptureContext.restore(prev);
-            }
-        }, "macrodb-retire-" + r.index());
-        t.setDaemon(true);
-        t.start();
-    }
+    public void rebuild(int index) throws SQLException { repair.rebuild(index); }
 
     public ReplicaSetConfig config() { return config; }
     public Engine engine() { return config.engine(); }
