@@ -96,7 +96,7 @@ class AdmissionTest {
                 s.execute("INSERT INTO t VALUES (1)");
             }
             MacroConnection mc = TestDb.macro(admin);
-            assertTrue(mc.replicaSet().awaitCaughtUp(10_000));
+            assertTrue(mc.admin().awaitCaughtUp(10_000));
             java.util.concurrent.CountDownLatch bothIn = new java.util.concurrent.CountDownLatch(2);
             java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
             List<CompletableFuture<Void>> readers = List.of(0, 1).stream().map(i -> CompletableFuture.runAsync(() -> {

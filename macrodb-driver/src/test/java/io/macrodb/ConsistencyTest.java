@@ -61,8 +61,8 @@ class ConsistencyTest {
         try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
             setup(writer);
             MacroConnection mr = TestDb.macro(reader);
-            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
-            mr.replicaSet().pauseApplying(1, true);
+            assertTrue(mr.admin().awaitCaughtUp(5_000));
+            mr.admin().pauseApplying(1, true);
             try {
                 increment(writer);
                 reader.setReadOnly(true);
@@ -71,9 +71,9 @@ class ConsistencyTest {
                 assertTrue(mr.currentReplica().isPrimary(), "the stale secondary could not serve it, so the primary did");
                 reader.commit();
             } finally {
-                mr.replicaSet().pauseApplying(1, false);
+                mr.admin().pauseApplying(1, false);
             }
-            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
+            assertTrue(mr.admin().awaitCaughtUp(5_000));
             reader.setAutoCommit(true);
             assertEquals(1, readCounter(reader));
         }
@@ -88,8 +88,8 @@ class ConsistencyTest {
              Connection session = TestDb.open(url.replace("readWait=20", "readWait=20&consistency=session"))) {
             setup(writer);
             MacroConnection mb = TestDb.macro(bounded);
-            assertTrue(mb.replicaSet().awaitCaughtUp(5_000));
-            mb.replicaSet().pauseApplying(1, true);
+            assertTrue(mb.admin().awaitCaughtUp(5_000));
+            mb.admin().pauseApplying(1, true);
             try {
                 increment(writer);
                 bounded.setReadOnly(true);
@@ -107,7 +107,7 @@ class ConsistencyTest {
                 session.setReadOnly(true);
                 assertEquals(2, readCounter(session));
             } finally {
-                mb.replicaSet().pauseApplying(1, false);
+                mb.admin().pauseApplying(1, false);
             }
         }
     }
@@ -121,8 +121,8 @@ class ConsistencyTest {
              Connection tight = TestDb.open(url.replace("readWait=20", "readWait=20&consistency=bounded:20ms"))) {
             setup(writer);
             MacroConnection ml = TestDb.macro(loose);
-            assertTrue(ml.replicaSet().awaitCaughtUp(5_000));
-            ml.replicaSet().pauseApplying(1, true);
+            assertTrue(ml.admin().awaitCaughtUp(5_000));
+            ml.admin().pauseApplying(1, true);
             try {
                 increment(writer);
                 Thread.sleep(100); // the secondary is now more than 20 ms behind the commit it misses
@@ -137,7 +137,7 @@ class ConsistencyTest {
                 assertTrue(TestDb.macro(tight).currentReplica().isPrimary());
                 tight.commit();
             } finally {
-                ml.replicaSet().pauseApplying(1, false);
+                ml.admin().pauseApplying(1, false);
             }
         }
     }

@@ -30,7 +30,7 @@ class LagBoundTest {
             MacroConnection mc = TestDb.macro(c);
             s.execute("CREATE TABLE t (id INT PRIMARY KEY, n INT)");
             s.execute("INSERT INTO t VALUES (0, 0)");
-            assertTrue(mc.replicaSet().awaitCaughtUp(10_000));
+            assertTrue(mc.admin().awaitCaughtUp(10_000));
             ReplicaStatus secondary = mc.replicaStatus().get(1);
             // A session on the secondary's engine locks row 0: the applier waits for it at the next
             // change of that row, and everything after waits in order.
@@ -40,7 +40,7 @@ class LagBoundTest {
                     b.executeQuery("SELECT * FROM t WHERE id = 0 FOR UPDATE").close();
                 }
                 s.execute("UPDATE t SET n = 1 WHERE id = 0");
-                long stuckAt = mc.replicaSet().version();
+                long stuckAt = mc.admin().version();
                 AtomicInteger done = new AtomicInteger();
                 AtomicReference<SQLException> failed = new AtomicReference<>();
                 AtomicLong maxSeenLag = new AtomicLong();
@@ -61,10 +61,10 @@ class LagBoundTest {
                     Thread.sleep(10);
                 }
                 assertTrue(writer.isAlive(), "200 update transactions committed while the secondary applied nothing");
-                long lag = mc.replicaSet().version() - (stuckAt - 1);
+                long lag = mc.admin().version() - (stuckAt - 1);
                 assertTrue(lag <= maxLag + 1, "the secondary fell " + lag + " versions behind with maxLag=" + maxLag);
                 assertTrue(maxSeenLag.get() <= maxLag + 1, "the reported lag reached " + maxSeenLag.get());
-                assertTrue(mc.replicaSet().throttledTransactions() > 0);
+                assertTrue(mc.admin().throttledTransactions() > 0);
                 blocker.rollback();
                 writer.join(60_000);
                 assertNull(failed.get());

@@ -55,8 +55,8 @@ class ParallelApplyDependenciesTest {
                 s.execute("CREATE TABLE audit (k INT)");
                 s.execute("INSERT INTO counter VALUES (1, 0)");
             }
-            assertTrue(mc.replicaSet().awaitCaughtUp(10_000)); // the reader below needs the tables there
-            mc.replicaSet().pauseApplying(1, true);
+            assertTrue(mc.admin().awaitCaughtUp(10_000)); // the reader below needs the tables there
+            mc.admin().pauseApplying(1, true);
             c.setAutoCommit(false);
             try (PreparedStatement item = c.prepareStatement("INSERT INTO item VALUES (?, ?)");
                  PreparedStatement count = c.prepareStatement("UPDATE counter SET n = n + 1 WHERE id = 1");
@@ -103,9 +103,9 @@ class ParallelApplyDependenciesTest {
                 }
             }, "dependent-apply-reader");
             reader.start();
-            mc.replicaSet().pauseApplying(1, false);
+            mc.admin().pauseApplying(1, false);
             try {
-                assertTrue(mc.replicaSet().awaitCaughtUp(60_000), () -> "not caught up: " + mc.replicaStatus());
+                assertTrue(mc.admin().awaitCaughtUp(60_000), () -> "not caught up: " + mc.replicaStatus());
             } finally {
                 done.set(true);
                 reader.join(10_000);

@@ -53,8 +53,8 @@ class ParallelApplyTest {
             try (Statement s = c.createStatement()) {
                 for (String t : List.of("a", "b", "c")) s.execute("CREATE TABLE " + t + " (id INT PRIMARY KEY, pad VARCHAR(100))");
             }
-            assertTrue(mc.replicaSet().awaitCaughtUp(10_000)); // the reader below needs the tables there
-            mc.replicaSet().pauseApplying(1, true);
+            assertTrue(mc.admin().awaitCaughtUp(10_000)); // the reader below needs the tables there
+            mc.admin().pauseApplying(1, true);
             c.setAutoCommit(false);
             try (PreparedStatement a = c.prepareStatement("INSERT INTO a VALUES (?, ?)");
                  PreparedStatement b = c.prepareStatement("INSERT INTO b VALUES (?, ?)");
@@ -93,9 +93,9 @@ class ParallelApplyTest {
                 }
             }, "parallel-apply-reader");
             reader.start();
-            mc.replicaSet().pauseApplying(1, false);
+            mc.admin().pauseApplying(1, false);
             try {
-                assertTrue(mc.replicaSet().awaitCaughtUp(60_000), () -> "not caught up: " + mc.replicaStatus());
+                assertTrue(mc.admin().awaitCaughtUp(60_000), () -> "not caught up: " + mc.replicaStatus());
             } finally {
                 done.set(true);
                 reader.join(10_000);
@@ -136,8 +136,8 @@ class ParallelApplyTest {
                 }
                 c.commit();
             }
-            assertTrue(mc.replicaSet().awaitCaughtUp(30_000));
-            mc.replicaSet().pauseApplying(1, true);
+            assertTrue(mc.admin().awaitCaughtUp(30_000));
+            mc.admin().pauseApplying(1, true);
             java.util.Map<Integer, String> emailOf = new java.util.HashMap<>();
             for (int i = 0; i < rows; i += 2) emailOf.put(i, "e" + i);
             try (PreparedStatement clear = c.prepareStatement("UPDATE u SET email = NULL, n = n + 1 WHERE id = ?");
@@ -166,8 +166,8 @@ class ParallelApplyTest {
             } finally {
                 c.setAutoCommit(true);
             }
-            mc.replicaSet().pauseApplying(1, false);
-            assertTrue(mc.replicaSet().awaitCaughtUp(60_000), () -> "not caught up (seed " + seed + "): " + mc.replicaStatus());
+            mc.admin().pauseApplying(1, false);
+            assertTrue(mc.admin().awaitCaughtUp(60_000), () -> "not caught up (seed " + seed + "): " + mc.replicaStatus());
             ReplicaStatus s = secondary(mc, 1);
             assertEquals("ACTIVE", s.state().name(), () -> "seed " + seed + ": " + s);
             assertTrue(s.parallelBatches() > 0, () -> "never applied in parallel: " + s);

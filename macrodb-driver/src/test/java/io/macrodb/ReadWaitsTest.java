@@ -75,14 +75,14 @@ class ReadWaitsTest {
         try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
             setup(writer);
             MacroConnection mr = TestDb.macro(reader);
-            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
+            assertTrue(mr.admin().awaitCaughtUp(5_000));
             ReadWaits.Stats start = mr.readWaits();
             assertEquals(0, readOnly(reader, 1));
             assertFalse(mr.currentReplica().isPrimary());
             reader.commit();
             assertEquals(new ReadWaits.Stats(1, 0, 0, 0, 0, 0), mr.readWaits().minus(start));
 
-            mr.replicaSet().pauseApplying(1, true);
+            mr.admin().pauseApplying(1, true);
             try {
                 increment(writer, 1);
                 ReadWaits.Stats paused = mr.readWaits();
@@ -94,7 +94,7 @@ class ReadWaitsTest {
                 assertEquals(new ReadWaits.Stats(0, 0, 0, 0, 1, 0), mr.readWaits().minus(paused));
                 assertEquals(0, mr.lastReadWaitNanos());
             } finally {
-                mr.replicaSet().pauseApplying(1, false);
+                mr.admin().pauseApplying(1, false);
             }
         }
     }
@@ -113,7 +113,7 @@ class ReadWaitsTest {
             setup(writer);
             for (int i = 0; i < 50; i++) increment(writer, 2); // the applier's recent rate is known
             MacroConnection mr = TestDb.macro(reader);
-            assertTrue(mr.replicaSet().awaitCaughtUp(5_000));
+            assertTrue(mr.admin().awaitCaughtUp(5_000));
             String secondaryUrl = mr.replicaStatus().get(1).url();
             try (Connection blocker = DriverManager.getConnection(secondaryUrl, "sa", "")) {
                 blocker.setAutoCommit(false);

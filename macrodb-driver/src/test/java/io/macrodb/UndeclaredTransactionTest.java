@@ -56,7 +56,7 @@ class UndeclaredTransactionTest {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
             MacroConnection mc = TestDb.macro(c);
-            mc.replicaSet().awaitCaughtUp(5_000); // so that readWait plays no part here
+            mc.admin().awaitCaughtUp(5_000); // so that readWait plays no part here
             assertEquals(100, balance(c, 1));
             assertFalse(mc.currentReplica().isPrimary(), "an undeclared read starts on a secondary");
             assertEquals(100, balance(c, 2));
@@ -70,7 +70,7 @@ class UndeclaredTransactionTest {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
             MacroConnection mc = TestDb.macro(c);
-            mc.replicaSet().awaitCaughtUp(5_000);
+            mc.admin().awaitCaughtUp(5_000);
             int b = balance(c, 1);
             assertFalse(mc.currentReplica().isPrimary());
             try (Statement s = c.createStatement()) {

@@ -3,8 +3,8 @@ package io.macrodb.bench;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.macrodb.jdbc.MacroAdmin;
 import io.macrodb.jdbc.MacroConnection;
-import io.macrodb.replica.ReplicaSet;
 import io.macrodb.replica.ReplicaStatus;
 
 import java.io.IOException;
@@ -28,7 +28,7 @@ import java.util.function.Consumer;
  * options say otherwise) is loaded, warmed up (a run with the secondary applying, then caught up),
  * and then, for each client count C and repetition:
  * <ol>
- *   <li>the secondary's applier is paused ({@code ReplicaSet.pauseApplying(1, true)});</li>
+ *   <li>the secondary's applier is paused ({@code MacroAdmin.pauseApplying(1, true)});</li>
  *   <li>C clients run the mix for the measured window ({@link PointRunner}, no warm-up): the
  *       primary's update commits per second (completed transactions minus read-only ones minus
  *       TPC-C's intended rollbacks) and the JVM's CPU time over the window per update commit, which
@@ -94,7 +94,7 @@ public final class ApplyCapacity {
                 SystemConfig cfg = config(engine, k, s.options());
                 progress.accept("JVM warm-up " + engine + " (" + s.jvmWarmupMillis() / 1000.0 + " s, not measured)");
                 try (Deployment d = Deployment.open(cfg, engine, s.workload(), s.seed(), -1)) {
-                    ReplicaSet rs = d.macro().replicaSet();
+                    MacroAdmin rs = d.macro().admin();
                     PointRunner.run(d, s.workload(), s.mix(), c, -1, new PointRunner.Settings(0, s.jvmWarmupMillis() / 2, true, s.seed()));
                     rs.pauseApplying(1, true);
                     try {
@@ -110,7 +110,7 @@ public final class ApplyCapacity {
                 progress.accept("loading " + engine + " " + s.workload().name() + " " + cfg.macroOptions(-1));
                 try (Deployment d = Deployment.open(cfg, engine, s.workload(), s.seed(), -1)) {
                     MacroConnection macro = d.macro();
-                    ReplicaSet rs = macro.replicaSet();
+                    MacroAdmin rs = macro.admin();
                     if (s.warmupMillis() > 0) {
                         int c = s.clients().stream().max(Integer::compare).orElse(1);
                         PointRunner.run(d, s.workload(), s.mix(), c, -1, new PointRunner.Settings(0, s.warmupMillis(), true, s.seed()));
@@ -129,7 +129,7 @@ public final class ApplyCapacity {
         return out;
     }
 
-    private static Window window(Deployment d, ReplicaSet rs, BenchEngine engine, SystemConfig cfg, int k, int clients, int rep, Settings s)
+    private static Window window(Deployment d, MacroAdmin rs, BenchEngine engine, SystemConfig cfg, int k, int clients, int rep, Settings s)
             throws SQLException {
         rs.pauseApplying(1, true);
         RunResult r;
@@ -166,9 +166,10 @@ public final class ApplyCapacity {
                 records == 0 ? Double.NaN : cpuApply / 1e3 / records, 100.0 * cpuApply / 1e6 / ms / cores);
     }
 
-    private static ReplicaStatus secondary(ReplicaSet rs) {
-        return rs.status().stream().filter(x -> x.index() == 1).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no secondary 1 in " + rs.status()));
+    private static ReplicaStatus secondary(MacroAdmin rs) throws SQLException {
+        List<ReplicaStatus> all = rs.replicaStatus();
+        return all.stream().filter(x -> x.index() == 1).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no secondary 1 in " + all));
     }
 
     static String line(Window w) {

@@ -136,7 +136,7 @@ public final class Benchmark {
      * configuration is measured; sequential, the next run starts from caught-up secondaries alike.
      * A deployment that does not catch up in time is noted and left to the convergence check.
      */
-    private RunResult settle(Lane lane, RunResult r) {
+    private RunResult settle(Lane lane, RunResult r) throws SQLException {
         Deployment.CatchUp c = lane.deployment().awaitCaughtUp(CATCH_UP_MILLIS);
         if (c == null) return r;
         if (!c.caughtUp()) {

@@ -132,10 +132,10 @@ public final class Deployment implements AutoCloseable {
      *
      * @return how long that took and whether they caught up in time; null for the plain configurations
      */
-    public CatchUp awaitCaughtUp(long timeoutMillis) {
+    public CatchUp awaitCaughtUp(long timeoutMillis) throws SQLException {
         if (macro == null) return null;
         long start = System.nanoTime();
-        boolean caught = macro.replicaSet().awaitCaughtUp(timeoutMillis);
+        boolean caught = macro.admin().awaitCaughtUp(timeoutMillis);
         return new CatchUp((System.nanoTime() - start) / 1e6, caught);
     }
 
@@ -157,7 +157,7 @@ public final class Deployment implements AutoCloseable {
         CatchUp c = awaitCaughtUp(timeoutMillis);
         boolean caught = c.caughtUp();
         double ms = c.ms();
-        List<String> sums = macro.replicaSet().checksums();
+        List<String> sums = macro.admin().checksums();
         boolean equal = sums.stream().allMatch(s -> Objects.equals(s, sums.get(0)));
         return new Convergence(caught, ms, sums, caught && equal);
     }

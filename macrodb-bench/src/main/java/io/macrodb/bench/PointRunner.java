@@ -1,7 +1,7 @@
 package io.macrodb.bench;
 
 import io.macrodb.jdbc.MacroConnection;
-import io.macrodb.replica.Replica;
+import io.macrodb.jdbc.ReplicaRef;
 import io.macrodb.replica.ReplicaStatus;
 import org.HdrHistogram.Histogram;
 
@@ -239,7 +239,7 @@ public final class PointRunner {
                     byType[t.index()].recordValue(nanos);
                     if (t.readOnly()) {
                         readOnly++;
-                        Replica where = macro == null ? null : macro.lastReplica();
+                        ReplicaRef where = macro == null ? null : macro.lastReplica();
                         if (where != null) {
                             long wait = macro.lastReadWaitNanos();
                             roWait.recordValue(wait);

@@ -42,6 +42,10 @@ class DemoCommandTest {
         assertTrue(run.out().contains("Invariant: all "), run::toString);
         assertTrue(run.out().contains("Freshness: all "), run::toString);
         assertTrue(run.out().contains("Result: all checks passed."), run::toString);
+        assertTrue(run.out().contains("Routing decisions (MacroAdmin.routingCounts()"), run::toString);
+        assertTrue(run.out().matches("(?s).*\\n  primary +update +[0-9,]+ .*"), run::toString);
+        assertTrue(run.out().contains("  JMX         io.macrodb:type=ReplicaSet,name=\"jdbc:macrodb:"), run::toString);
+        assertTrue(!run.out().contains("NOT registered"), run::toString);
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.macrodb.log.RowKey;
 import io.macrodb.log.TableShape;
 import io.macrodb.replica.PendingChanges;
 import io.macrodb.replica.StatementCache;
+import io.macrodb.sql.SqlState;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -132,7 +133,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         if (propagation == Propagation.STATEMENT) return; // the statement itself is what gets shipped
         TableShape shape = shapes.shape(schema, table);
         if (shape == null) {
-            throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, "XX000");
+            throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, SqlState.INTERNAL_ERROR.getState());
         }
         if (!shape.volatileDefaults().isEmpty()) usesSequences = true; // a default may draw from a sequence
         if (!ships) {
@@ -179,7 +180,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private static Object[] keylessImage(TableShape shape, Object[] row) throws SQLException {
         if (row.length != shape.ordinalCount()) {
             throw new SQLException("MacroDB: a trigger saw " + row.length + " columns of " + shape + ", which has "
-                    + shape.ordinalCount() + "; reconnect so that MacroDB reads the table's shape again", "XX000");
+                    + shape.ordinalCount() + "; reconnect so that MacroDB reads the table's shape again", SqlState.INTERNAL_ERROR.getState());
         }
         Object[] out = new Object[shape.columns().size()];
         for (int i = 0; i < out.length; i++) {
@@ -191,7 +192,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                         + " its values, and column " + shape.columns().get(i) + " holds a value it cannot compare exactly ("
                         + (v == UNSUPPORTED || v == null ? "type " + type : v.getClass().getSimpleName()) + "). Add a primary key"
                         + " (ALTER TABLE " + shape.qualifiedName() + " ADD PRIMARY KEY (...)) or connect with propagation=statement",
-                        "0A000");
+                        SqlState.STATEMENT_NOT_REPLICABLE.getState());
             }
             out[i] = v;
         }
@@ -250,7 +251,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             if (v == UNSUPPORTED) {
                 throw new SQLException("MacroDB: the primary key of " + shape + " has a column type that row capture"
                         + " cannot read from a trigger (" + raw.getClass().getSimpleName() + "); use an integer,"
-                        + " character, decimal, boolean, binary, date or timestamp key, or propagation=statement", "0A000");
+                        + " character, decimal, boolean, binary, date or timestamp key, or propagation=statement", SqlState.STATEMENT_NOT_REPLICABLE.getState());
             }
             k[i] = v;
         }
@@ -325,7 +326,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             throw new SQLException("MacroDB: a statement of this transaction failed after changing rows of " + keylessUncertainTable
                     + ", a table without a primary key, and the engine may have undone only part of it; MacroDB cannot tell"
                     + " which of those rows remain, so the transaction cannot commit. Roll it back and run it again (or roll"
-                    + " back to a savepoint taken before the failed statement)", "40001");
+                    + " back to a savepoint taken before the failed statement)", SqlState.SERIALIZATION_FAILURE.getState());
         }
         Map<TableShape, TableEvents> touched = new IdentityHashMap<>();
         List<TableShape> order = new ArrayList<>();

@@ -1,5 +1,7 @@
 package io.macrodb.engine;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.SQLException;
 
 /**
@@ -26,7 +28,7 @@ public abstract class CaptureContext {
     public static final CaptureContext READ_ONLY = new CaptureContext() {
         @Override public void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
             throw new SQLException("MacroDB: a read-only transaction tried to change " + schema + "." + table
-                    + "; run the write with setReadOnly(false) so that it goes to the primary", "25006");
+                    + "; run the write with setReadOnly(false) so that it goes to the primary", SqlState.READ_ONLY_SQL_TRANSACTION.getState());
         }
     };
 
@@ -68,7 +70,7 @@ public abstract class CaptureContext {
         try {
             if (ctx == null) {
                 throw new SQLException("MacroDB: " + schema + "." + table + " was changed outside MacroDB; every write to a"
-                        + " replicated database must go through its jdbc:macrodb: URL", "55000");
+                        + " replicated database must go through its jdbc:macrodb: URL", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
             }
             ctx.onRow(schema, table, oldRow, newRow);
         } catch (SQLException e) {

@@ -3,6 +3,7 @@ package io.macrodb.engine;
 import io.macrodb.log.Propagation;
 
 import io.macrodb.log.TableShape;
+import io.macrodb.sql.SqlState;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -81,7 +82,7 @@ public interface Engine {
                 java.nio.file.Files.deleteIfExists(file);
             }
         } catch (java.io.IOException e) {
-            throw new SQLException("MacroDB: cannot use a temporary file to copy the database: " + e.getMessage(), "58030", e);
+            throw new SQLException("MacroDB: cannot use a temporary file to copy the database: " + e.getMessage(), SqlState.IO_ERROR.getState(), e);
         } finally {
             if (dir != null) {
                 try {

@@ -4,6 +4,7 @@ import io.macrodb.log.Propagation;
 
 import io.macrodb.log.TableShape;
 import io.macrodb.sql.Dialect;
+import io.macrodb.sql.SqlState;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -154,7 +155,7 @@ public final class HsqldbEngine implements Engine {
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new SQLException("MacroDB: cannot read the script " + file + ": " + e.getMessage(), "58030", e);
+            throw new SQLException("MacroDB: cannot read the script " + file + ": " + e.getMessage(), SqlState.IO_ERROR.getState(), e);
         }
         boolean auto = to.getAutoCommit();
         to.setAutoCommit(false);
@@ -214,7 +215,7 @@ public final class HsqldbEngine implements Engine {
     private static String insertWithGenerated(Connection c, String schema, String line, Map<String, String> cache)
             throws SQLException {
         int values = line.indexOf(" VALUES(");
-        if (values < 0 || !line.endsWith(")")) throw new SQLException("MacroDB: an unexpected script line: " + line, "XX001");
+        if (values < 0 || !line.endsWith(")")) throw new SQLException("MacroDB: an unexpected script line: " + line, SqlState.DATA_CORRUPTED.getState());
         String table = line.substring("INSERT INTO ".length(), values).trim();
         String key = schema + "." + table;
         String prefix = cache.get(key);
@@ -239,7 +240,7 @@ public final class HsqldbEngine implements Engine {
         List<String> vals = splitValues(line.substring(values + " VALUES(".length(), line.length() - 1));
         if (vals.size() != computed.size()) {
             throw new SQLException("MacroDB: a script row of " + key + " has " + vals.size() + " values for " + computed.size()
-                    + " columns: " + line, "XX001");
+                    + " columns: " + line, SqlState.DATA_CORRUPTED.getState());
         }
         StringBuilder sb = new StringBuilder(prefix);
         for (int i = 0; i < vals.size(); i++) sb.append(i == 0 ? "" : ",").append(computed.get(i) ? "DEFAULT" : vals.get(i));

@@ -1,5 +1,7 @@
 package io.macrodb.engine;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.Blob;
 import java.sql.Clob;
 import java.sql.SQLException;
@@ -43,7 +45,7 @@ public final class Values {
     private static java.time.ZoneOffset hsqldbOffset(String text) throws SQLException {
         int at = Math.max(text.lastIndexOf('+'), text.lastIndexOf('-'));
         int colon = text.indexOf(':', at);
-        if (at < 10 || colon < 0) throw new SQLException("MacroDB: no offset in HSQLDB's timestamp " + text, "XX000");
+        if (at < 10 || colon < 0) throw new SQLException("MacroDB: no offset in HSQLDB's timestamp " + text, SqlState.INTERNAL_ERROR.getState());
         int sign = text.charAt(at) == '-' ? -1 : 1;
         int hours = Integer.parseInt(text.substring(at + 1, colon));
         int minutes = Integer.parseInt(text.substring(colon + 1, Math.min(text.length(), colon + 3)));

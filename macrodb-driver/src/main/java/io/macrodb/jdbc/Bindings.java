@@ -1,6 +1,7 @@
 package io.macrodb.jdbc;
 
 import io.macrodb.engine.Values;
+import io.macrodb.sql.SqlState;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +27,7 @@ final class Bindings {
     private int count, set;
 
     void set(int index, Object value, Binder binder) throws SQLException {
-        if (index < 1) throw new SQLException("MacroDB: parameter index " + index + " is out of range; indexes start at 1", "07009");
+        if (index < 1) throw new SQLException("MacroDB: parameter index " + index + " is out of range; indexes start at 1", SqlState.INVALID_DESCRIPTOR_INDEX.getState());
         if (index > binders.length) {
             int n = Math.max(index, binders.length * 2);
             binders = java.util.Arrays.copyOf(binders, n);
@@ -96,7 +97,7 @@ final class Bindings {
         try (in) {
             return in.readAllBytes();
         } catch (IOException e) {
-            throw new SQLException("MacroDB: could not read the stream given as a parameter: " + e.getMessage(), "22000", e);
+            throw new SQLException("MacroDB: could not read the stream given as a parameter: " + e.getMessage(), SqlState.DATA_EXCEPTION.getState(), e);
         }
     }
 
@@ -109,7 +110,7 @@ final class Bindings {
             while ((n = in.read(buf)) > 0) sb.append(buf, 0, n);
             return sb.toString();
         } catch (IOException e) {
-            throw new SQLException("MacroDB: could not read the reader given as a parameter: " + e.getMessage(), "22000", e);
+            throw new SQLException("MacroDB: could not read the reader given as a parameter: " + e.getMessage(), SqlState.DATA_EXCEPTION.getState(), e);
         }
     }
 

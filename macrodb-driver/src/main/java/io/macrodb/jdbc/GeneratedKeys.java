@@ -1,5 +1,7 @@
 package io.macrodb.jdbc;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -11,12 +13,12 @@ record GeneratedKeys(int mode, int[] indexes, String[] names) {
     static final GeneratedKeys ALL = new GeneratedKeys(1, null, null);
 
     static GeneratedKeys of(int[] indexes) throws SQLException {
-        if (indexes == null || indexes.length == 0) throw new SQLException("MacroDB: give at least one column index", SqlStates.INVALID_ARGUMENT);
+        if (indexes == null || indexes.length == 0) throw new SQLException("MacroDB: give at least one column index", SqlState.INVALID_ARGUMENT.getState());
         return new GeneratedKeys(2, indexes.clone(), null);
     }
 
     static GeneratedKeys of(String[] names) throws SQLException {
-        if (names == null || names.length == 0) throw new SQLException("MacroDB: give at least one column name", SqlStates.INVALID_ARGUMENT);
+        if (names == null || names.length == 0) throw new SQLException("MacroDB: give at least one column name", SqlState.INVALID_ARGUMENT.getState());
         return new GeneratedKeys(3, null, names.clone());
     }
 

@@ -1,5 +1,7 @@
 package io.macrodb.jdbc;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -24,7 +26,7 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     }
 
     private void checkOpen() throws SQLException {
-        if (closed) throw SqlStates.closed("statement");
+        if (closed) throw SqlStates.closedObject("statement");
         conn.checkOpen();
     }
 
@@ -72,7 +74,7 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     }
 
     @Override public void addBatch(String s) throws SQLException {
-        throw new SQLException("MacroDB: a CallableStatement runs its own SQL; call addBatch() without an argument", "07000");
+        throw new SQLException("MacroDB: a CallableStatement runs its own SQL; call addBatch() without an argument", SqlState.DYNAMIC_SQL_ERROR.getState());
     }
 
     @Override public int[] executeBatch() throws SQLException {
@@ -86,7 +88,7 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     }
 
     private static SQLException notHere() {
-        return new SQLException("MacroDB: a CallableStatement runs its own SQL; call execute() without a SQL argument", "07000");
+        return new SQLException("MacroDB: a CallableStatement runs its own SQL; call execute() without a SQL argument", SqlState.DYNAMIC_SQL_ERROR.getState());
     }
 
     @Override public boolean execute(String s) throws SQLException { throw notHere(); }
@@ -151,7 +153,7 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     @Override public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) return iface.cast(this);
         if (iface.isInstance(delegate)) return iface.cast(delegate);
-        throw new SQLException("MacroDB: this statement does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
+        throw new SQLException("MacroDB: this statement does not wrap " + iface.getName(), SqlState.INVALID_ARGUMENT.getState());
     }
 
     @Override public boolean isWrapperFor(Class<?> iface) {

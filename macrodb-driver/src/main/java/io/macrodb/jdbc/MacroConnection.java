@@ -12,6 +12,7 @@ import io.macrodb.sql.Classification;
 import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.Dialect;
 import io.macrodb.sql.SqlClassifier;
+import io.macrodb.sql.SqlState;
 
 import java.sql.Array;
 import java.sql.Blob;
@@ -27,6 +28,7 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.SQLXML;
 import java.sql.Savepoint;
+import java.sql.ShardingKey;
 import java.sql.Statement;
 import java.sql.Struct;
 import java.util.ArrayList;
@@ -72,6 +74,7 @@ public final class MacroConnection implements Connection {
     private final SqlClassifier classifier;
     private final StatementModeWriter statementWriter;
     private final Transaction transaction;
+    private final MacroAdmin admin;
 
     private int isolation = TRANSACTION_READ_COMMITTED;
     private int holdability = ResultSet.HOLD_CURSORS_OVER_COMMIT;
@@ -92,27 +95,25 @@ public final class MacroConnection implements Connection {
         this.statementWriter = db.propagation() == Propagation.STATEMENT ? new StatementModeWriter(this, db.engine().dialect()) : null;
         this.schema = db.defaultSchema();
         this.transaction = new Transaction(db, config, settings());
+        this.admin = new ConnectionAdmin(this, db);
+        if (config.jmx()) ReplicaSetJmx.register(db);
     }
 
     // ================================================================= MacroDB's own API
 
-    /** The replica set behind this connection (for inspection). */
-    public ReplicaSet replicaSet() { return db; }
+    /** The replica set behind this connection: for this package (and its tests) only; the public face is {@link #admin()}. */
+    ReplicaSet replicaSet() { return db; }
 
-    /** Versions, lag, state and apply counters of every replica, primary first. */
+    /** The database's operator face: replica status, catching up, checksums, snapshots, rebuilds. Also {@code unwrap(MacroAdmin.class)}. */
+    public MacroAdmin admin() { return admin; }
+
+    /** Versions, lag, state and apply counters of every replica, primary first (as {@link MacroAdmin#replicaStatus()}). */
     public List<ReplicaStatus> replicaStatus() { return db.status(); }
 
-    /**
-     * What routing has learned about transactions that never declare themselves read-only, per
-     * shape of their first statement: how many started on a secondary, moved to the primary, failed
-     * there because what they read had changed, and whether the shape now goes to the primary first.
-     */
+    /** What routing has learned about undeclared transactions (as {@link MacroAdmin#routingStats()}). */
     public List<ShapeLearning.ShapeStats> routingStats() { return db.extension(ShapeLearning.class, ShapeLearning::new).stats(); }
 
-    /**
-     * How the database's read-only transactions (every connection's, since it opened) were routed
-     * and how long they waited for a secondary to catch up; subtract two snapshots for a window.
-     */
+    /** Read-only transactions of the database by where they ran and how long they waited (as {@link MacroAdmin#readWaits()}). */
     public ReadWaits.Stats readWaits() { return db.extension(ReadWaits.class, ReadWaits::new).snapshot(); }
 
     /**
@@ -128,10 +129,12 @@ public final class MacroConnection implements Connection {
     public MacroConfig config() { return config; }
 
     /** Where the last statement of this connection ran (also after an autocommit statement ended); null before the first. */
-    public Replica lastReplica() { return transaction.lastReplica(); }
+    public ReplicaRef lastReplica() { return ref(transaction.lastReplica()); }
 
     /** Where the current transaction runs: null if none is open. */
-    public Replica currentReplica() { return transaction.currentReplica(); }
+    public ReplicaRef currentReplica() { return ref(transaction.currentReplica()); }
+
+    private static ReplicaRef ref(Replica r) { return r == null ? null : new ReplicaRef(r.index(), r.isPrimary()); }
 
     // ================================================================= used by statements
 
@@ -162,7 +165,7 @@ public final class MacroConnection implements Connection {
             case RELEASE_SAVEPOINT, ROLLBACK_TO_SAVEPOINT -> {
                 Savepoint sp = named.get(c.argument());
                 if (sp == null) {
-                    throw new SQLException("MacroDB: no savepoint named " + c.argument() + " in this transaction", SqlStates.INVALID_SAVEPOINT);
+                    throw new SQLException("MacroDB: no savepoint named " + c.argument() + " in this transaction", SqlState.INVALID_SAVEPOINT_SPECIFICATION.getState());
                 }
                 if (c.verb() == Verb.RELEASE_SAVEPOINT) {
                     releaseSavepoint(sp);
@@ -223,7 +226,12 @@ public final class MacroConnection implements Connection {
 
     @Override public void commit() throws SQLException {
         checkOpen();
-        transaction.commit();
+        try {
+            transaction.commit();
+        } catch (SQLException e) {
+            transaction.counters().failed(e); // MacroDB's own refusals (40001 ...), counted by SQLState
+            throw e;
+        }
     }
 
     @Override public void rollback() throws SQLException {
@@ -256,11 +264,11 @@ public final class MacroConnection implements Connection {
         if (level != TRANSACTION_READ_UNCOMMITTED && level != TRANSACTION_READ_COMMITTED
                 && level != TRANSACTION_REPEATABLE_READ && level != TRANSACTION_SERIALIZABLE) {
             throw new SQLException("MacroDB: unknown isolation level " + level + "; use one of the Connection.TRANSACTION_* constants",
-                    SqlStates.INVALID_ARGUMENT);
+                    SqlState.INVALID_ARGUMENT.getState());
         }
         if (transaction.isOpen()) {
             throw new SQLException("MacroDB: the isolation level cannot change inside a transaction; commit or roll back first",
-                    SqlStates.INVALID_TRANSACTION_STATE);
+                    SqlState.INVALID_TRANSACTION_STATE.getState());
         }
         isolation = level;
         transaction.useSettings(settings());
@@ -298,13 +306,13 @@ public final class MacroConnection implements Connection {
 
     private static void checkResultSetType(int type, int concurrency, int holdability) throws SQLException {
         if (type != ResultSet.TYPE_FORWARD_ONLY && type != ResultSet.TYPE_SCROLL_INSENSITIVE && type != ResultSet.TYPE_SCROLL_SENSITIVE) {
-            throw new SQLException("MacroDB: unknown result set type " + type, SqlStates.INVALID_ARGUMENT);
+            throw new SQLException("MacroDB: unknown result set type " + type, SqlState.INVALID_ARGUMENT.getState());
         }
         if (concurrency != ResultSet.CONCUR_READ_ONLY && concurrency != ResultSet.CONCUR_UPDATABLE) {
-            throw new SQLException("MacroDB: unknown result set concurrency " + concurrency, SqlStates.INVALID_ARGUMENT);
+            throw new SQLException("MacroDB: unknown result set concurrency " + concurrency, SqlState.INVALID_ARGUMENT.getState());
         }
         if (holdability != ResultSet.HOLD_CURSORS_OVER_COMMIT && holdability != ResultSet.CLOSE_CURSORS_AT_COMMIT) {
-            throw new SQLException("MacroDB: unknown result set holdability " + holdability, SqlStates.INVALID_ARGUMENT);
+            throw new SQLException("MacroDB: unknown result set holdability " + holdability, SqlState.INVALID_ARGUMENT.getState());
         }
     }
 
@@ -340,7 +348,7 @@ public final class MacroConnection implements Connection {
         checkOpen();
         if (autoGeneratedKeys != Statement.RETURN_GENERATED_KEYS && autoGeneratedKeys != Statement.NO_GENERATED_KEYS) {
             throw new SQLException("MacroDB: autoGeneratedKeys must be Statement.RETURN_GENERATED_KEYS or NO_GENERATED_KEYS",
-                    SqlStates.INVALID_ARGUMENT);
+                    SqlState.INVALID_ARGUMENT.getState());
         }
         return new MacroPreparedStatement(this, sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, getHoldability(),
                 autoGeneratedKeys == Statement.RETURN_GENERATED_KEYS ? GeneratedKeys.ALL : GeneratedKeys.NONE);
@@ -370,7 +378,7 @@ public final class MacroConnection implements Connection {
         checkOpen();
         checkResultSetType(type, concurrency, hold);
         if (statementMode()) {
-            throw SqlStates.unsupported("a procedure call may do anything, so statement propagation cannot replay it"
+            throw SqlStates.unreplicable("a procedure call may do anything, so statement propagation cannot replay it"
                     + " safely; connect with propagation=row to use CallableStatement");
         }
         return new MacroCallableStatement(this, sql, type, concurrency, hold);
@@ -413,7 +421,7 @@ public final class MacroConnection implements Connection {
     @Override public void setHoldability(int h) throws SQLException {
         checkOpen();
         if (h != ResultSet.HOLD_CURSORS_OVER_COMMIT && h != ResultSet.CLOSE_CURSORS_AT_COMMIT) {
-            throw new SQLException("MacroDB: unknown holdability " + h, SqlStates.INVALID_ARGUMENT);
+            throw new SQLException("MacroDB: unknown holdability " + h, SqlState.INVALID_ARGUMENT.getState());
         }
         holdability = h;
         transaction.useSettings(settings());
@@ -475,18 +483,18 @@ public final class MacroConnection implements Connection {
     }
 
     @Override public boolean isValid(int timeout) throws SQLException {
-        if (timeout < 0) throw new SQLException("MacroDB: timeout must not be negative", SqlStates.INVALID_ARGUMENT);
+        if (timeout < 0) throw new SQLException("MacroDB: timeout must not be negative", SqlState.INVALID_ARGUMENT.getState());
         return !closed && db.primary().isActive();
     }
 
     @Override public void setClientInfo(String name, String value) throws SQLClientInfoException {
-        if (closed) throw new SQLClientInfoException("MacroDB: the connection is closed", SqlStates.CONNECTION_DOES_NOT_EXIST, 0, Map.of());
+        if (closed) throw new SQLClientInfoException("MacroDB: the connection is closed", SqlState.CONNECTION_DOES_NOT_EXIST.getState(), 0, Map.of());
         if (value == null) clientInfo.remove(name);
         else clientInfo.setProperty(name, value);
     }
 
     @Override public void setClientInfo(Properties properties) throws SQLClientInfoException {
-        if (closed) throw new SQLClientInfoException("MacroDB: the connection is closed", SqlStates.CONNECTION_DOES_NOT_EXIST, 0, Map.of());
+        if (closed) throw new SQLClientInfoException("MacroDB: the connection is closed", SqlState.CONNECTION_DOES_NOT_EXIST.getState(), 0, Map.of());
         clientInfo.clear();
         if (properties != null) clientInfo.putAll(properties);
     }
@@ -509,7 +517,7 @@ public final class MacroConnection implements Connection {
      * the owning thread may still be using them) and lets go of the replica set.
      */
     @Override public void abort(Executor executor) throws SQLException {
-        if (executor == null) throw new SQLException("MacroDB: abort needs an executor", SqlStates.INVALID_ARGUMENT);
+        if (executor == null) throw new SQLException("MacroDB: abort needs an executor", SqlState.INVALID_ARGUMENT.getState());
         if (closed) return;
         closed = true;
         executor.execute(() -> {
@@ -520,13 +528,35 @@ public final class MacroConnection implements Connection {
 
     @Override public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
         checkOpen();
-        if (milliseconds < 0) throw new SQLException("MacroDB: timeout must not be negative", SqlStates.INVALID_ARGUMENT);
+        if (milliseconds < 0) throw new SQLException("MacroDB: timeout must not be negative", SqlState.INVALID_ARGUMENT.getState());
         // Embedded engines have no network; waits are bounded by lockTimeout instead.
     }
 
     @Override public int getNetworkTimeout() throws SQLException {
         checkOpen();
         return 0;
+    }
+
+    // The JDK's defaults refuse sharding with no SQLState; MacroDB refuses it with its own (0AM00).
+
+    @Override public void setShardingKey(ShardingKey shardingKey) throws SQLException {
+        throw noSharding();
+    }
+
+    @Override public void setShardingKey(ShardingKey shardingKey, ShardingKey superShardingKey) throws SQLException {
+        throw noSharding();
+    }
+
+    @Override public boolean setShardingKeyIfValid(ShardingKey shardingKey, int timeout) throws SQLException {
+        throw noSharding();
+    }
+
+    @Override public boolean setShardingKeyIfValid(ShardingKey shardingKey, ShardingKey superShardingKey, int timeout) throws SQLException {
+        throw noSharding();
+    }
+
+    private static SQLException noSharding() {
+        return SqlStates.unsupported("sharding keys are not supported: the embedded engines have no sharding");
     }
 
     // ================================================================= life
@@ -550,13 +580,14 @@ public final class MacroConnection implements Connection {
 
     @Override public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) return iface.cast(this);
+        if (iface == MacroAdmin.class) return iface.cast(admin);
         java.sql.Connection engine = transaction.primaryConnection();
         if (engine != null && iface.isInstance(engine)) return iface.cast(engine);
-        throw new SQLException("MacroDB: a MacroConnection does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
+        throw new SQLException("MacroDB: a MacroConnection does not wrap " + iface.getName(), SqlState.INVALID_ARGUMENT.getState());
     }
 
     @Override public boolean isWrapperFor(Class<?> iface) {
-        return iface.isInstance(this);
+        return iface.isInstance(this) || iface == MacroAdmin.class;
     }
 
     @Override public String toString() {

@@ -1,5 +1,7 @@
 package io.macrodb.jdbc;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -59,7 +61,7 @@ final class MacroDatabaseMetaData extends DelegatingDatabaseMetaData {
     @Override public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) return iface.cast(this);
         if (iface.isInstance(delegate)) return iface.cast(delegate);
-        throw new SQLException("MacroDB: this metadata does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
+        throw new SQLException("MacroDB: this metadata does not wrap " + iface.getName(), SqlState.INVALID_ARGUMENT.getState());
     }
 
     @Override public boolean isWrapperFor(Class<?> iface) {

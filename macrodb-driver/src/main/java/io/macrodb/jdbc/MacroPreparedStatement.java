@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import io.macrodb.engine.Values;
+import io.macrodb.sql.SqlState;
 
 /**
  * A prepared statement that is not bound to a replica. Parameters are kept here ({@link Bindings})
@@ -34,7 +35,7 @@ class MacroPreparedStatement extends MacroStatement implements PreparedStatement
     MacroPreparedStatement(MacroConnection conn, String sql, int type, int concurrency, int holdability, GeneratedKeys keys)
             throws SQLException {
         super(conn, type, concurrency, holdability);
-        if (sql == null) throw new SQLException("MacroDB: the SQL of a prepared statement cannot be null", SqlStates.INVALID_ARGUMENT);
+        if (sql == null) throw new SQLException("MacroDB: the SQL of a prepared statement cannot be null", SqlState.INVALID_ARGUMENT.getState());
         this.sql = sql;
         this.keys = keys;
         this.cacheKey = type + "/" + concurrency + "/" + holdability + "/" + keys.mode() + "/" + Arrays.toString(keys.indexes())
@@ -91,7 +92,7 @@ class MacroPreparedStatement extends MacroStatement implements PreparedStatement
 
     @Override void checkNotPrepared() throws SQLException {
         throw new SQLException("MacroDB: a PreparedStatement runs its own SQL; call execute(), executeQuery() or"
-                + " executeUpdate() without a SQL argument", "07000");
+                + " executeUpdate() without a SQL argument", SqlState.DYNAMIC_SQL_ERROR.getState());
     }
 
     @Override public ResultSet executeQuery() throws SQLException {

@@ -17,6 +17,7 @@ final class MacroResultSet extends DelegatingResultSet {
     /** The replica this result was read from (null if unknown). */
     private final io.macrodb.replica.Replica replica;
     private boolean closed;
+    private boolean skipCaptureTriggers;
     /** Set while this result belongs to an optimistic transaction's read on a secondary. */
     private TrackedRead tracker;
     private Transaction.Undeclared trackedIn;
@@ -74,9 +75,13 @@ final class MacroResultSet extends DelegatingResultSet {
         return closed;
     }
 
+    /** This result is a SCRIPT dump: rows that create MacroDB's capture triggers are skipped ({@link Dumps}). */
+    void skipCaptureTriggers() { skipCaptureTriggers = true; }
+
     @Override public boolean next() throws SQLException {
         try {
             boolean hasRow = delegate.next();
+            while (skipCaptureTriggers && hasRow && Dumps.createsCaptureTrigger(delegate.getString(1))) hasRow = delegate.next();
             if (tracker != null) tracker.advanced(delegate, hasRow, trackedIn);
             return hasRow;
         } catch (SQLException e) {
@@ -90,7 +95,7 @@ final class MacroResultSet extends DelegatingResultSet {
     }
 
     private void checkOpen() throws SQLException {
-        if (closed) throw SqlStates.closed("result set");
+        if (closed) throw SqlStates.closedObject("result set");
     }
 
     @Override public void updateRow() throws SQLException {

@@ -1,5 +1,7 @@
 package io.macrodb.jdbc;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.SQLException;
 import java.sql.Savepoint;
 
@@ -29,12 +31,12 @@ final class MacroSavepoint implements Savepoint {
     int generation() { return generation; }
 
     @Override public int getSavepointId() throws SQLException {
-        if (name != null) throw new SQLException("MacroDB: a named savepoint has no id; use getSavepointName()", SqlStates.INVALID_ARGUMENT);
+        if (name != null) throw new SQLException("MacroDB: a named savepoint has no id; use getSavepointName()", SqlState.INVALID_ARGUMENT.getState());
         return physical.getSavepointId();
     }
 
     @Override public String getSavepointName() throws SQLException {
-        if (name == null) throw new SQLException("MacroDB: an unnamed savepoint has no name; use getSavepointId()", SqlStates.INVALID_ARGUMENT);
+        if (name == null) throw new SQLException("MacroDB: an unnamed savepoint has no name; use getSavepointId()", SqlState.INVALID_ARGUMENT.getState());
         return name;
     }
 

@@ -3,6 +3,7 @@ package io.macrodb.jdbc;
 import io.macrodb.replica.Session;
 import io.macrodb.sql.Classification;
 import io.macrodb.sql.Classification.Verb;
+import io.macrodb.sql.SqlState;
 import io.macrodb.sql.StatementKind;
 
 import java.sql.BatchUpdateException;
@@ -70,6 +71,16 @@ class MacroStatement implements Statement {
      */
     final boolean executeRouted(String sql, Object[] params, Bindings bindings, GeneratedKeys keys, Expect expect, PhysicalExec exec)
             throws SQLException {
+        try {
+            return route(sql, params, bindings, keys, expect, exec);
+        } catch (SQLException e) {
+            transaction.counters().failed(e); // MacroDB's own refusals, counted by SQLState
+            throw e;
+        }
+    }
+
+    private boolean route(String sql, Object[] params, Bindings bindings, GeneratedKeys keys, Expect expect, PhysicalExec exec)
+            throws SQLException {
         checkOpen();
         closeCurrentResult();
         updateCount = -1;
@@ -92,20 +103,23 @@ class MacroStatement implements Statement {
         if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange()) {
             expectNoResult(expect, sql);
             checkReplicable(c, sql);
+            ComputedRows computed = ComputedRows.of(c, sql, conn.statementMode());
             return transaction.schemaChange(c, sql, params, s -> {
                 attach(s);
+                if (computed != null) computed.decide(s.connection());
                 Statement p = physicalFor(s, sql);
                 return finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
-            });
+            }, computed == null ? null : s -> computed.changes(s.connection()));
         }
         if (kind == StatementKind.CALL && conn.statementMode()) {
-            throw SqlStates.unsupported("a procedure call may do anything, so statement propagation cannot replay it safely;"
+            throw SqlStates.unreplicable("a procedure call may do anything, so statement propagation cannot replay it safely;"
                     + " connect with propagation=row to run " + SqlStates.abbreviate(sql));
         }
         boolean forceWrite = concurrency == ResultSet.CONCUR_UPDATABLE && kind == StatementKind.READ;
         boolean trackable = type == ResultSet.TYPE_FORWARD_ONLY && concurrency == ResultSet.CONCUR_READ_ONLY && !keys.wanted();
         if (conn.statementMode() && kind != StatementKind.READ) expectNoResult(expect, sql); // before anything starts
         Transaction.Target t = transaction.target(c, sql, forceWrite, trackable);
+        if (transaction.logsRouting()) transaction.logRouted(t, sql);
         if (t.update()) transaction.noteStatement(c);
         if (t.update() && conn.statementMode() && kind != StatementKind.READ) {
             return transaction.run(t, s -> {
@@ -124,6 +138,7 @@ class MacroStatement implements Statement {
             attach(s);
             Statement p = physicalFor(s, sql);
             boolean hasResult = finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
+            if (c.verb() == Verb.SCRIPT) withoutCaptureTriggers(c.argument());
             if (hasResult && !t.update() && transaction.tracking()) {
                 transaction.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
             }
@@ -138,15 +153,21 @@ class MacroStatement implements Statement {
         }
     }
 
+    /** A SCRIPT dump as the application would get it from the plain engine: without MacroDB's triggers. */
+    private void withoutCaptureTriggers(String file) throws SQLException {
+        if (file != null) Dumps.removeCaptureTriggers(file);
+        if (currentResult != null) currentResult.skipCaptureTriggers();
+    }
+
     /** Refuses schema changes that replicas cannot all run to the same result. */
     private static void checkReplicable(Classification c, String sql) throws SQLException {
         if (c.temporaryTable()) {
-            throw SqlStates.unsupported("temporary tables hold one session's rows, and MacroDB runs a session's reads on"
+            throw SqlStates.unreplicable("temporary tables hold one session's rows, and MacroDB runs a session's reads on"
                     + " other replicas, where those rows are not; use a regular table: " + SqlStates.abbreviate(sql));
         }
         String unsafe = c.unsafeSchemaChange();
-        if (unsafe != null) {
-            throw SqlStates.unsupported("this schema change cannot be replicated as it is, because " + unsafe + ": "
+        if (unsafe != null && !ComputedRows.handles(c)) { // those ship the primary's rows, or are refused against the table
+            throw SqlStates.unreplicable("this schema change cannot be replicated as it is, because " + unsafe + ": "
                     + SqlStates.abbreviate(sql));
         }
     }
@@ -164,7 +185,7 @@ class MacroStatement implements Statement {
     private static void expectNoResult(Expect expect, String sql) throws SQLException {
         if (expect == Expect.QUERY) {
             throw new SQLException("MacroDB: executeQuery needs a statement that returns rows, not " + SqlStates.abbreviate(sql)
-                    + "; use execute or executeUpdate", "07000");
+                    + "; use execute or executeUpdate", SqlState.DYNAMIC_SQL_ERROR.getState());
         }
     }
 
@@ -347,7 +368,7 @@ class MacroStatement implements Statement {
         if (autoGeneratedKeys == RETURN_GENERATED_KEYS) return GeneratedKeys.ALL;
         if (autoGeneratedKeys == NO_GENERATED_KEYS) return GeneratedKeys.NONE;
         throw new SQLException("MacroDB: autoGeneratedKeys must be Statement.RETURN_GENERATED_KEYS or NO_GENERATED_KEYS",
-                SqlStates.INVALID_ARGUMENT);
+                SqlState.INVALID_ARGUMENT.getState());
     }
 
     /** The String-taking execute methods are for plain statements; JDBC forbids them on a PreparedStatement. */
@@ -364,7 +385,7 @@ class MacroStatement implements Statement {
     @Override public void addBatch(String sql) throws SQLException {
         checkOpen();
         checkNotPrepared();
-        if (sql == null) throw new SQLException("MacroDB: a batch statement cannot be null", SqlStates.INVALID_ARGUMENT);
+        if (sql == null) throw new SQLException("MacroDB: a batch statement cannot be null", SqlState.INVALID_ARGUMENT.getState());
         batch.add(sql);
     }
 
@@ -447,7 +468,7 @@ class MacroStatement implements Statement {
     @Override public ResultSet getGeneratedKeys() throws SQLException {
         checkOpen();
         if (physical == null) {
-            throw new SQLException("MacroDB: no statement has run yet, so there are no generated keys", SqlStates.INVALID_TRANSACTION_STATE);
+            throw new SQLException("MacroDB: no statement has run yet, so there are no generated keys", SqlState.INVALID_TRANSACTION_STATE.getState());
         }
         return new MacroResultSet(this, physical.getGeneratedKeys());
     }
@@ -522,7 +543,7 @@ class MacroStatement implements Statement {
     @Override public void setFetchDirection(int direction) throws SQLException {
         checkOpen();
         if (direction != ResultSet.FETCH_FORWARD && direction != ResultSet.FETCH_REVERSE && direction != ResultSet.FETCH_UNKNOWN) {
-            throw new SQLException("MacroDB: unknown fetch direction " + direction, SqlStates.INVALID_ARGUMENT);
+            throw new SQLException("MacroDB: unknown fetch direction " + direction, SqlState.INVALID_ARGUMENT.getState());
         }
         fetchDirection = direction;
     }
@@ -555,13 +576,13 @@ class MacroStatement implements Statement {
     @Override public boolean isCloseOnCompletion() throws SQLException { checkOpen(); return closeOnCompletion; }
 
     private static SQLException negative(String what) {
-        return new SQLException("MacroDB: " + what + " must not be negative", SqlStates.INVALID_ARGUMENT);
+        return new SQLException("MacroDB: " + what + " must not be negative", SqlState.INVALID_ARGUMENT.getState());
     }
 
     // ================================================================= life
 
     final void checkOpen() throws SQLException {
-        if (closed) throw SqlStates.closed("statement");
+        if (closed) throw SqlStates.closedObject("statement");
         conn.checkOpen();
     }
 
@@ -585,7 +606,7 @@ class MacroStatement implements Statement {
     @Override public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) return iface.cast(this);
         if (physical != null && iface.isInstance(physical)) return iface.cast(physical);
-        throw new SQLException("MacroDB: this statement does not wrap " + iface.getName(), SqlStates.INVALID_ARGUMENT);
+        throw new SQLException("MacroDB: this statement does not wrap " + iface.getName(), SqlState.INVALID_ARGUMENT.getState());
     }
 
     @Override public boolean isWrapperFor(Class<?> iface) {

@@ -1,50 +1,53 @@
 package io.macrodb.jdbc;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransactionRollbackException;
 
-/** The SQLStates MacroDB reports itself, and factories for its exceptions. Messages say what to do. */
+/**
+ * Factories for the exceptions MacroDB reports itself, with their {@link SqlState}. Messages say what
+ * to do.
+ */
 public final class SqlStates {
-    /** Connection cannot be established: bad URL, option or engine. */
-    public static final String CONNECTION_REJECTED = "08001";
-    /** The connection (or statement) is closed. */
-    public static final String CONNECTION_DOES_NOT_EXIST = "08003";
-    /** Retryable: the transaction was rolled back (lock wait timed out, deadlock, failover). */
-    public static final String SERIALIZATION_FAILURE = "40001";
-    /** A write in a read-only transaction. */
-    public static final String READ_ONLY_TRANSACTION = "25006";
-    /** The operation needs a transaction state it is not in. */
-    public static final String INVALID_TRANSACTION_STATE = "25000";
-    /** A feature MacroDB does not offer, or a statement it cannot replicate safely. */
-    public static final String FEATURE_NOT_SUPPORTED = "0A000";
-    /** An argument out of range. */
-    public static final String INVALID_ARGUMENT = "HY024";
-    /** A savepoint that does not belong to the current transaction. */
-    public static final String INVALID_SAVEPOINT = "3B001";
-
     private SqlStates() {}
 
     static SQLException closed(String what) {
-        return new SQLNonTransientConnectionException("MacroDB: the " + what + " is closed; open a new one", CONNECTION_DOES_NOT_EXIST);
+        return new SQLNonTransientConnectionException("MacroDB: the " + what + " is closed; open a new one", SqlState.CONNECTION_DOES_NOT_EXIST.getState());
+    }
+
+    /**
+     * A statement or result set used after it was closed: the application's mistake, not a broken
+     * connection, so {@link SqlState#OBJECT_NOT_IN_PREREQUISITE_STATE} as pgjdbc reports it; class 08
+     * would make a pool evict the connection.
+     */
+    static SQLException closedObject(String what) {
+        return new SQLException("MacroDB: the " + what + " is closed; create a new one", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
     }
 
     static SQLException rejected(String message) {
-        return new SQLNonTransientConnectionException("MacroDB: " + message, CONNECTION_REJECTED);
+        return new SQLNonTransientConnectionException("MacroDB: " + message, SqlState.CONNECTION_REJECTED.getState());
     }
 
+    /** A feature MacroDB does not offer ({@link SqlState#FEATURE_NOT_OFFERED}). */
     static SQLException unsupported(String message) {
-        return new SQLFeatureNotSupportedException("MacroDB: " + message, FEATURE_NOT_SUPPORTED);
+        return new SQLFeatureNotSupportedException("MacroDB: " + message, SqlState.FEATURE_NOT_OFFERED.getState());
+    }
+
+    /** A statement MacroDB cannot replicate safely ({@link SqlState#STATEMENT_NOT_REPLICABLE}). */
+    static SQLException unreplicable(String message) {
+        return new SQLFeatureNotSupportedException("MacroDB: " + message, SqlState.STATEMENT_NOT_REPLICABLE.getState());
     }
 
     static SQLException retryable(String message, Throwable cause) {
-        return new SQLTransactionRollbackException("MacroDB: " + message, SERIALIZATION_FAILURE, cause);
+        return new SQLTransactionRollbackException("MacroDB: " + message, SqlState.SERIALIZATION_FAILURE.getState(), cause);
     }
 
     static SQLException readOnly(String sql) {
         return new SQLException("MacroDB: this connection is read-only (setReadOnly(true)), and this statement may"
-                + " write: " + abbreviate(sql) + ". Call setReadOnly(false) to run it on the primary", READ_ONLY_TRANSACTION);
+                + " write: " + abbreviate(sql) + ". Call setReadOnly(false) to run it on the primary", SqlState.READ_ONLY_SQL_TRANSACTION.getState());
     }
 
     static String abbreviate(String sql) {

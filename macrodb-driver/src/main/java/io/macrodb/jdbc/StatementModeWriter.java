@@ -7,6 +7,7 @@ import io.macrodb.sql.Dialect;
 import io.macrodb.sql.InsertShape;
 import io.macrodb.sql.Rewrite;
 import io.macrodb.sql.Slot;
+import io.macrodb.sql.SqlState;
 import io.macrodb.sql.StatementRewriter;
 
 import java.sql.PreparedStatement;
@@ -93,7 +94,7 @@ final class StatementModeWriter {
             bindings.applyTo(check, true);
         }
         throw new SQLException("MacroDB: parameter index " + bindings.count() + " is out of range; " + SqlStates.abbreviate(sql)
-                + " has " + paramCount + " parameter(s)", "07009");
+                + " has " + paramCount + " parameter(s)", SqlState.INVALID_DESCRIPTOR_INDEX.getState());
     }
 
     private static Object evaluate(Session s, String expression) throws SQLException {
@@ -122,7 +123,7 @@ final class StatementModeWriter {
         if (!insert.columns().isEmpty() || insert.fromQuery()) {
             for (String col : shape.volatileDefaults()) {
                 if (insert.columns().stream().noneMatch(c -> c.equalsIgnoreCase(col))) {
-                    throw SqlStates.unsupported("statement propagation cannot replicate an insert into " + shape
+                    throw SqlStates.unreplicable("statement propagation cannot replicate an insert into " + shape
                             + " that leaves " + col + " to its default, because the default differs on each replica"
                             + " (a random, time or sequence function); give " + col + " a value in the INSERT, or connect"
                             + " with propagation=row: " + SqlStates.abbreviate(sql));
@@ -133,7 +134,7 @@ final class StatementModeWriter {
         boolean explicit = insert.columns().isEmpty() && !insert.fromQuery()
                 || insert.columns().stream().anyMatch(c -> c.equalsIgnoreCase(shape.identityColumn()));
         if (!explicit) {
-            throw SqlStates.unsupported("statement propagation cannot replicate an insert into " + shape
+            throw SqlStates.unreplicable("statement propagation cannot replicate an insert into " + shape
                     + " that lets the engine generate " + shape.identityColumn() + ": a rolled-back transaction consumes"
                     + " identity values on the primary only, so the replicas would number rows differently. Give "
                     + shape.identityColumn() + " a value in the INSERT, or connect with propagation=row: "

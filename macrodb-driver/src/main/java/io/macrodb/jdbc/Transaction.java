@@ -2,6 +2,7 @@ package io.macrodb.jdbc;
 
 import io.macrodb.capture.TransactionChanges;
 import io.macrodb.engine.CaptureContext;
+import io.macrodb.log.Change;
 import io.macrodb.log.Propagation;
 import io.macrodb.replica.Admission;
 import io.macrodb.replica.Replica;
@@ -14,6 +15,7 @@ import io.macrodb.route.ShapeLearning;
 import io.macrodb.sql.Classification;
 import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.SqlFingerprint;
+import io.macrodb.sql.SqlState;
 import io.macrodb.sql.StatementKind;
 
 import java.sql.PreparedStatement;
@@ -62,6 +64,12 @@ final class Transaction {
     /** The engine has no lock timeout of its own (HSQLDB): statements are cancelled after {@code lockTimeout}. */
     private final boolean cancelsLockWaits;
     private final SessionHolds holds = new SessionHolds();
+    /** The database's routing counters (shared by its connections). */
+    private final RoutingCounters counters;
+    /** The per-statement routing log: null unless the connection was opened with {@code routingLog=true}. */
+    private final RoutingLog routingLog;
+    /** How the transaction the last {@link #target} call began started; null if that call began none. */
+    private Route began;
 
     private Session primary;
     private Session.Settings settings;
@@ -95,6 +103,8 @@ final class Transaction {
                 db.extension(Balancer.Shared.class, Balancer.Shared::new).get(config.balancerName()), config.readWaitMillis(),
                 db.extension(ReadWaits.class, ReadWaits::new));
         this.learning = db.extension(ShapeLearning.class, ShapeLearning::new);
+        this.counters = db.extension(RoutingCounters.class, () -> new RoutingCounters(db.config().replicas()));
+        this.routingLog = config.routingLog() ? new RoutingLog() : null;
         this.statementMode = db.propagation() == Propagation.STATEMENT;
         this.cancelsLockWaits = db.engine().boundsLockWaitsByCancel();
         this.settings = settings;
@@ -120,7 +130,7 @@ final class Transaction {
     void setReadOnly(boolean ro) throws SQLException {
         if (state != State.NONE && ro != readOnly) {
             throw new SQLException("MacroDB: setReadOnly cannot change a transaction in progress; commit or roll back first",
-                    SqlStates.INVALID_TRANSACTION_STATE);
+                    SqlState.INVALID_TRANSACTION_STATE.getState());
         }
         readOnly = ro;
     }
@@ -153,6 +163,19 @@ final class Transaction {
 
     SessionHolds holds() { return holds; }
 
+    RoutingCounters counters() { return counters; }
+
+    /**
+     * Logs where the statement {@link #target} just routed runs, and why (with {@code routingLog=true};
+     * a no-op otherwise, and the caller checks {@link #routingLog} first so that nothing is built).
+     */
+    void logRouted(Target t, String sql) {
+        if (routingLog == null) return;
+        routingLog.statement(t.session().replica(), t.update(), began, router.lastRequired(), router.lastWaitNanos(), sql);
+    }
+
+    boolean logsRouting() { return routingLog != null; }
+
     /**
      * The owned primary session, synced to this connection's settings. Its physical autocommit is
      * always off: MacroDB commits it itself, inside the commit critical section.
@@ -182,6 +205,7 @@ final class Transaction {
      * @param trackable  its result can be remembered row by row (forward-only, read-only, no generated keys)
      */
     Target target(Classification c, String sql, boolean forceWrite, boolean trackable) throws SQLException {
+        began = null;
         boolean write = forceWrite || c.kind() != StatementKind.READ;
         switch (state) {
             case UPDATE:
@@ -195,6 +219,7 @@ final class Transaction {
                 }
                 if (undeclared != null && (write || !c.pureRead() || !trackable)) {
                     moveToPrimary();
+                    began = Route.MOVED_TO_PRIMARY;
                     return new Target(primary, true);
                 }
                 if (write) throw SqlStates.readOnly(sql);
@@ -208,21 +233,29 @@ final class Transaction {
             beginRead();
             return new Target(readSession, false);
         }
+        Route why = Route.PRIMARY_UPDATE;
         if (c.pureRead() && !forceWrite) {
             if (autoCommit) {
                 beginRead();
                 return new Target(readSession, false);
             }
-            if (config.optimisticReads() && trackable && !db.secondaries().isEmpty()) {
+            if (!config.optimisticReads()) {
+                why = Route.PRIMARY_OPTIMISTIC_OFF;
+            } else if (!trackable) {
+                why = Route.PRIMARY_UNTRACKABLE;
+            } else if (db.secondaries().isEmpty()) {
+                why = Route.PRIMARY_NO_SECONDARY;
+            } else {
                 String shape = SqlFingerprint.of(sql);
                 if (learning.startOptimistic(shape)) {
                     beginRead();
                     undeclared = new Undeclared(shape);
                     return new Target(readSession, false);
                 }
+                why = Route.PRIMARY_LEARNED;
             }
         }
-        beginUpdate();
+        beginUpdate(why);
         return new Target(primary, true);
     }
 
@@ -306,12 +339,12 @@ final class Transaction {
 
     void captureWrite(SqlAction action) throws SQLException {
         if (statementMode) {
-            throw SqlStates.unsupported("statement propagation replays SQL, and a change made through an updatable result set"
+            throw SqlStates.unreplicable("statement propagation replays SQL, and a change made through an updatable result set"
                     + " has none; use an UPDATE statement, or connect with propagation=row");
         }
         if (state == State.READ && undeclared != null) moveToPrimary();
         if (readOnly || state == State.READ) throw SqlStates.readOnly("(a change through an updatable result set)");
-        if (state == State.NONE) beginUpdate();
+        if (state == State.NONE) beginUpdate(Route.PRIMARY_UPDATE);
         run(new Target(primary, true), s -> {
             action.run();
             return null;
@@ -320,23 +353,27 @@ final class Transaction {
 
     /**
      * Runs a schema change: ends this connection's transaction (the engines commit before DDL
-     * anyway), then runs it on the primary while no update transaction is open, and logs it.
+     * anyway), then runs it on the primary while no update transaction is open, and logs it with
+     * what {@code shipped} (if not null) reads on the primary right after it: rows the statement
+     * computed that the secondaries take instead of computing their own.
      */
-    <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body) throws SQLException {
+    <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body, Exec<List<Change>> shipped) throws SQLException {
         if (readOnly) throw SqlStates.readOnly(sql);
         if (state == State.UPDATE) commit();
         else if (state == State.READ) endRead(true);
         Session p = primarySession();
+        counters.began(Route.PRIMARY_SCHEMA_CHANGE);
+        if (routingLog != null) routingLog.schemaChange(p.replica(), sql);
         if (db.config().durability() != null && !statementMode && c.verb() == Verb.CREATE_TRIGGER) {
-            throw SqlStates.unsupported("with row propagation and durability=log, recovery replays captured rows, and a trigger"
+            throw SqlStates.unreplicable("with row propagation and durability=log, recovery replays captured rows, and a trigger"
                     + " of the application would fire again on them; triggers need propagation=statement with durability=log");
         }
-        long[] version = new long[1];
         // Settings that secondaries keep their own values of (Verb says which and why) run on the primary only.
         boolean replicate = !(c.verb() == Verb.PRIMARY_ONLY_SET || !statementMode && c.verb() == Verb.ROW_MODE_PRIMARY_ONLY_SET);
-        T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), version);
-        if (version[0] > 0) lastCommitVersion = version[0];
-        return result;
+        ReplicaSet.SchemaChanged<T> done = db.schemaChange(p, sql, params, replicate, () -> body.run(p),
+                shipped == null ? null : () -> shipped.run(p));
+        if (done.version() > 0) lastCommitVersion = done.version();
+        return done.result();
     }
 
     // ================================================================= failures
@@ -375,7 +412,7 @@ final class Transaction {
         }
         if (db.engine().isRetryable(se) && state != State.NONE) {
             rollbackQuietly();
-            if (se.getSQLState() != null && se.getSQLState().equals(SqlStates.SERIALIZATION_FAILURE)) return se;
+            if (se.getSQLState() != null && se.getSQLState().equals(SqlState.SERIALIZATION_FAILURE.getState())) return se;
             return SqlStates.retryable("the transaction was rolled back because " + se.getMessage()
                     + "; retry it (lockTimeout bounds lock waits)", se);
         }
@@ -387,7 +424,7 @@ final class Transaction {
             if (t instanceof SQLException s) return s;
         }
         if (e instanceof RuntimeException re) throw re;
-        return new SQLException(e.getMessage(), "XX000", e);
+        return new SQLException(e.getMessage(), SqlState.INTERNAL_ERROR.getState(), e);
     }
 
     // ================================================================= beginning and ending
@@ -411,6 +448,16 @@ final class Transaction {
                 }
             }
             r.readerStarted();
+            Route why = switch (router.lastDecision()) {
+                case FRESH -> Route.SECONDARY_FRESH;
+                case WAITED -> Route.SECONDARY_AFTER_WAIT;
+                case WAIT_TIMED_OUT -> Route.PRIMARY_WAIT_TIMED_OUT;
+                case NO_WAIT -> Route.PRIMARY_NO_WAIT;
+                case NO_SECONDARY -> Route.PRIMARY_NO_SECONDARY;
+            };
+            counters.began(why);
+            counters.readOn(r.index());
+            began = why;
             readPermit = choice.permit();
             readSession = s;
             state = State.READ;
@@ -462,9 +509,11 @@ final class Transaction {
         }
     }
 
-    private void beginUpdate() throws SQLException {
+    private void beginUpdate(Route why) throws SQLException {
         primarySession(); // opened and synced before the transaction takes its turn
         updatePermit = db.beginUpdate();
+        counters.began(why);
+        began = why;
         changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges());
         state = State.UPDATE;
         savepointGeneration++;
@@ -537,11 +586,11 @@ final class Transaction {
 
     Savepoint setSavepoint(String name) throws SQLException {
         if (autoCommit) {
-            throw new SQLException("MacroDB: savepoints need a transaction; call setAutoCommit(false) first", SqlStates.INVALID_TRANSACTION_STATE);
+            throw new SQLException("MacroDB: savepoints need a transaction; call setAutoCommit(false) first", SqlState.INVALID_TRANSACTION_STATE.getState());
         }
         if (state == State.NONE) {
             if (readOnly) beginRead();
-            else beginUpdate();
+            else beginUpdate(Route.PRIMARY_UPDATE);
         } else if (state == State.READ && undeclared != null) {
             moveToPrimary(); // a savepoint announces writes to come
         }
@@ -553,7 +602,7 @@ final class Transaction {
     private MacroSavepoint own(Savepoint sp) throws SQLException {
         if (!(sp instanceof MacroSavepoint m) || m.owner() != this || m.generation() != savepointGeneration || state == State.NONE) {
             throw new SQLException("MacroDB: this savepoint does not belong to the current transaction of this connection",
-                    SqlStates.INVALID_SAVEPOINT);
+                    SqlState.INVALID_SAVEPOINT_SPECIFICATION.getState());
         }
         return m;
     }
@@ -616,7 +665,7 @@ final class Transaction {
     private void moveToPrimary() throws SQLException {
         Undeclared moving = undeclared;
         endRead(false);
-        beginUpdate();
+        beginUpdate(Route.MOVED_TO_PRIMARY);
         String conflict = null;
         try {
             for (TrackedRead r : moving.reads) {

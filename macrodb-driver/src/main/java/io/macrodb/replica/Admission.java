@@ -1,5 +1,7 @@
 package io.macrodb.replica;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.util.concurrent.Semaphore;
@@ -114,14 +116,14 @@ public final class Admission {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SQLException("MacroDB: the thread was interrupted while waiting to be admitted to " + where
-                    + "; nothing ran and the connection remains usable", "57014", e);
+                    + "; nothing ran and the connection remains usable", SqlState.QUERY_CANCELED.getState(), e);
         } finally {
             waitedNanos.addAndGet(System.nanoTime() - started);
         }
         if (!got) {
             throw new SQLTransactionRollbackException("MacroDB: " + where + " runs at most " + limit + " transaction(s) at once"
                     + " (admission) and this one waited lockTimeout (" + timeoutMillis + " ms) for its turn; nothing ran,"
-                    + " retry it (admission=<K> or admission=off sets the limit)", "40001");
+                    + " retry it (admission=<K> or admission=off sets the limit)", SqlState.SERIALIZATION_FAILURE.getState());
         }
         return granted();
     }

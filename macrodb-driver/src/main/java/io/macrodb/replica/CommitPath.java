@@ -257,14 +257,25 @@ final class CommitPath {
     }
 
     /** See {@link ReplicaSet#schemaChange}. */
-    <T> T schemaChange(Session session, String sql, Object[] params, boolean replicate, ReplicaSet.SqlCall<T> call,
-                       long[] versionOut) throws SQLException {
+    <T> ReplicaSet.SchemaChanged<T> schemaChange(Session session, String sql, Object[] params, boolean replicate,
+                                                 ReplicaSet.SqlCall<T> call, ReplicaSet.SqlCall<List<Change>> shipped)
+            throws SQLException {
         updateGate.enterExclusive(config.lockTimeoutMillis());
         try {
             T result;
+            List<Change> computed = null;
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
             try {
                 result = call.run();
+                if (replicate && shipped != null) {
+                    try {
+                        computed = shipped.run(); // in this transaction, which the commit below ends
+                    } catch (SQLException | RuntimeException | OutOfMemoryError e) {
+                        // the engine committed the statement itself already: it must be logged all the same
+                        LOG.log(java.util.logging.Level.WARNING, "MacroDB: the rows that " + sql + " computed on the primary"
+                                + " could not be read (" + e + "); every secondary is rebuilt from the primary", e);
+                    }
+                }
                 session.connection().commit();
             } catch (SQLException | RuntimeException e) {
                 try {
@@ -281,19 +292,23 @@ final class CommitPath {
             } finally {
                 CaptureContext.restore(prev);
             }
-            if (!replicate) return result; // a setting the secondaries keep their own value of
+            if (!replicate) return new ReplicaSet.SchemaChanged<>(result, 0); // a setting the secondaries keep their own value of
             // Logged before anything else can fail: the primary has it, so the secondaries must get it.
             String schema = session.connection().getSchema();
             set.noteTriggerDdl(sql, params, schema);
-            List<Change> ddl = List.of(new StatementChange(sql, params, true, schema));
+            List<Change> ddl = new ArrayList<>(3);
+            ddl.add(new StatementChange(sql, params, true, schema));
+            if (computed != null) ddl.addAll(computed);
             DurableLog durable = set.durableLog();
             byte[] payload = payload(durable, ddl);
             // no update transaction is open (the gate is held exclusively), so nothing is in flight beside it
             long v = publish(() -> order.sequenceNow(ddl, payload), null, "schema change", durable);
-            if (versionOut != null) versionOut[0] = v;
             set.refreshShapes();
+            if (shipped != null && computed == null) {
+                set.failEverySecondary("v" + v + " changed the schema with values computed on the primary that could not be shipped");
+            }
             if (durable != null) awaitDurable(durable, v);
-            return result;
+            return new ReplicaSet.SchemaChanged<>(result, v);
         } finally {
             updateGate.exitExclusive();
         }

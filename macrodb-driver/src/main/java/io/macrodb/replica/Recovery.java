@@ -9,6 +9,7 @@ import io.macrodb.log.Change;
 import io.macrodb.log.Propagation;
 import io.macrodb.log.RowChanges;
 import io.macrodb.log.StatementChange;
+import io.macrodb.sql.SqlState;
 
 import java.io.IOException;
 import java.sql.Connection;
@@ -77,14 +78,14 @@ final class Recovery {
                 if (damage != null) {
                     throw new SQLException("MacroDB: the snapshot " + snapshots.file(base) + " is damaged: " + damage + ". Nothing on"
                             + " disk was changed: restore " + cfg.directory() + " from a backup, or move it aside to start an empty"
-                            + " database", "XX001");
+                            + " database", SqlState.DATA_CORRUPTED.getState());
                 }
                 try {
                     engine.importScript(primary, snapshots.file(base));
                 } catch (SQLException e) {
                     throw new SQLException("MacroDB: the snapshot " + snapshots.file(base) + " cannot be loaded (" + e.getMessage()
                             + "); it is damaged or was not written by MacroDB. Nothing on disk was changed: restore " + cfg.directory()
-                            + " from a backup, or move it aside to start an empty database", "XX001", e);
+                            + " from a backup, or move it aside to start an empty database", SqlState.DATA_CORRUPTED.getState(), e);
                 }
                 primary.commit();
                 positions.putAll(snapshots.positions(base));
@@ -120,7 +121,7 @@ final class Recovery {
                 primary.setAutoCommit(auto);
             }
         } catch (LogReader.CorruptLogException e) {
-            throw new SQLException("MacroDB: " + e.getMessage(), "XX001", e);
+            throw new SQLException("MacroDB: " + e.getMessage(), SqlState.DATA_CORRUPTED.getState(), e);
         } catch (RecordDoesNotApply e) {
             long base;
             try {
@@ -132,9 +133,9 @@ final class Recovery {
                     + snapshots.file(base).getFileName() + ")" : "an empty database") + " and the log: the logged record v" + e.version
                     + " does not apply to the state before it (" + e.getCause().getMessage() + "). The snapshot or the log is"
                     + " damaged, or another database wrote to this directory. Nothing on disk was changed: restore the directory"
-                    + " from a backup, or move it aside to start an empty database", "XX001", e.getCause());
+                    + " from a backup, or move it aside to start an empty database", SqlState.DATA_CORRUPTED.getState(), e.getCause());
         } catch (IOException e) {
-            throw new SQLException("MacroDB: recovering from " + cfg.directory() + " failed: " + e.getMessage(), "58030", e);
+            throw new SQLException("MacroDB: recovering from " + cfg.directory() + " failed: " + e.getMessage(), SqlState.IO_ERROR.getState(), e);
         }
     }
 }

@@ -6,7 +6,7 @@ import io.macrodb.durable.SnapshotStore;
 import io.macrodb.engine.Checksums;
 import io.macrodb.engine.Engine;
 import io.macrodb.log.Propagation;
-import io.macrodb.log.ChangeRecord;
+import io.macrodb.log.Change;
 import io.macrodb.log.ReplicationLog;
 import io.macrodb.log.StatementChange;
 import io.macrodb.log.TableShape;
@@ -36,6 +36,9 @@ import java.util.logging.Logger;
  */
 public final class ReplicaSet {
     private static final Logger LOG = Logger.getLogger(ReplicaSet.class.getName());
+
+    /** What a schema change's statement returned, and the version it was logged as (0: not logged). */
+    public record SchemaChanged<T>(T result, long version) {}
 
     /** A statement to run on the primary under the schema-change protocol. */
     @FunctionalInterface
@@ -262,6 +265,16 @@ public final class ReplicaSet {
         secondaries.set(secondaries.indexOf(old), fresh);
     }
 
+    /**
+     * Takes every secondary out of the rotation at once, so that no rebuild (one at a time under
+     * {@link Repair}'s monitor) copies a secondary that is about to fail.
+     */
+    void failEverySecondary(String reason) {
+        synchronized (repair) {
+            for (Replica r : secondaries) fail(r, reason);
+        }
+    }
+
     /** A secondary added after a promotion. */
     void addSecondary(Replica r) {
         secondaries.add(r);
@@ -294,6 +307,18 @@ public final class ReplicaSet {
      */
     public <T> T extension(Class<T> type, java.util.function.Supplier<T> create) {
         return type.cast(extensions.computeIfAbsent(type, k -> create.get()));
+    }
+
+    /** At the set's end: closes the extensions that are {@link AutoCloseable} (what a layer above registered, say). */
+    void closeExtensions() {
+        for (Object e : extensions.values()) {
+            if (!(e instanceof AutoCloseable c)) continue;
+            try {
+                c.close();
+            } catch (Exception ex) {
+                LOG.warning("MacroDB: closing " + e + " of " + this + " failed: " + ex);
+            }
+        }
     }
 
     /** The schema a new session starts in. */
@@ -433,11 +458,16 @@ public final class ReplicaSet {
      * TRUNCATE) on the primary while no update transaction is open, then logs it. The caller has
      * ended its own transaction first.
      *
-     * @return what {@code call} returned
+     * @param shipped null, or what to log after the statement: read on the primary right after it
+     *                (rows it computed with a random or time function, which the secondaries take
+     *                instead of computing their own). If that read fails, the statement is logged
+     *                alone and every secondary leaves the rotation to be rebuilt from the primary.
+     * @return what {@code call} returned, and the version of the logged change (0 if nothing was
+     *         logged: a setting the secondaries keep their own value of)
      */
-    public <T> T schemaChange(Session session, String sql, Object[] params, boolean replicate, SqlCall<T> call,
-                              long[] versionOut) throws SQLException {
-        return commits.schemaChange(session, sql, params, replicate, call, versionOut);
+    public <T> SchemaChanged<T> schemaChange(Session session, String sql, Object[] params, boolean replicate, SqlCall<T> call,
+                              SqlCall<List<Change>> shipped) throws SQLException {
+        return commits.schemaChange(session, sql, params, replicate, call, shipped);
     }
 
     // ---------------------------------------------------------------- inspection
@@ -466,7 +496,7 @@ public final class ReplicaSet {
      * @return the snapshot's version
      */
     public long snapshot() throws SQLException {
-        if (durableLog == null) throw new SQLException("MacroDB: snapshots need durability=log:<dir>", "0A000");
+        if (durableLog == null) throw new SQLException("MacroDB: snapshots need durability=log:<dir>", io.macrodb.sql.SqlState.FEATURE_NOT_OFFERED.getState());
         // One snapshot at a time: two would share a replica's hold and race to the same files.
         return snapshots.take();
     }

@@ -35,6 +35,7 @@ public final class ReplicaSets {
             if (rs.releaseRef()) {
                 OPEN.remove(rs.config().url().jdbcUrl(), rs);
                 rs.shutdown();
+                rs.closeExtensions();
             }
         }
     }

@@ -3,6 +3,7 @@ package io.macrodb.replica;
 import io.macrodb.log.RowChanges;
 import io.macrodb.log.StatementChange;
 import io.macrodb.log.TableShape;
+import io.macrodb.sql.SqlState;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -134,7 +135,7 @@ final class RowWriter implements AutoCloseable {
         for (int count : counts) {
             if (count != 1 && count != PreparedStatement.SUCCESS_NO_INFO) {
                 throw new SQLException("MacroDB: " + what + " a row image of " + shape + " affected " + count
-                        + " rows; this secondary no longer matches the primary", "XX000");
+                        + " rows; this secondary no longer matches the primary", SqlState.INTERNAL_ERROR.getState());
             }
         }
     }

@@ -1,5 +1,7 @@
 package io.macrodb.replica;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +31,7 @@ final class UpdateGate {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new SQLTransactionRollbackException("MacroDB: an update transaction waited " + timeoutMillis
-                            + " ms for a schema change to finish; retry it (lockTimeout sets the bound)", "40001");
+                            + " ms for a schema change to finish; retry it (lockTimeout sets the bound)", SqlState.SERIALIZATION_FAILURE.getState());
                 }
                 waitNanos(left);
             }
@@ -85,7 +87,7 @@ final class UpdateGate {
 
     private static SQLException exclusiveTimeout(long timeoutMillis) {
         return new SQLTransactionRollbackException("MacroDB: a schema change waited " + timeoutMillis
-                + " ms for open update transactions to end; end them (commit or rollback) and retry", "40001");
+                + " ms for open update transactions to end; end them (commit or rollback) and retry", SqlState.SERIALIZATION_FAILURE.getState());
     }
 
     private void waitNanos(long nanos) throws SQLException {
@@ -94,7 +96,7 @@ final class UpdateGate {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SQLException("MacroDB: the thread was interrupted while waiting for a schema change or open update transactions; the statement did not"
-                    + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", "57014", e);
+                    + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", SqlState.QUERY_CANCELED.getState(), e);
         }
     }
 }

@@ -29,6 +29,21 @@ public final class ReadRouter {
     private long lastWaitNanos;
     /** The version the last {@link #choose} required of a secondary. */
     private long lastRequired;
+    private Decision lastDecision = Decision.NO_SECONDARY;
+
+    /** Why the last {@link #route} chose where it did (the counters of {@link ReadWaits}, one call at a time). */
+    public enum Decision {
+        /** a secondary was fresh enough at once */
+        FRESH,
+        /** the freshest secondary was waited for and caught up */
+        WAITED,
+        /** the freshest secondary was waited for the whole readWait, then the primary was used */
+        WAIT_TIMED_OUT,
+        /** no secondary could catch up within readWait at its recent apply rate (or readWait is 0): the primary at once */
+        NO_WAIT,
+        /** no secondary is in the rotation: the primary */
+        NO_SECONDARY
+    }
 
     /**
      * A router for one connection (it is not thread-safe: it remembers its last wait).
@@ -47,6 +62,12 @@ public final class ReadRouter {
 
     /** How long the last {@link #route} waited for a secondary to catch up (0 when it did not wait). */
     public long lastWaitNanos() { return lastWaitNanos; }
+
+    /** Why the last {@link #route} went where it did. */
+    public Decision lastDecision() { return lastDecision; }
+
+    /** The version the last {@link #route} required of a secondary (0 when there was none to ask). */
+    public long lastRequired() { return lastRequired; }
 
     /** Where a read-only transaction runs, and its admission there (to close when it ends). */
     public record Choice(Replica replica, Admission.Permit permit) {}
@@ -74,8 +95,10 @@ public final class ReadRouter {
 
     private Replica choose(long sessionVersion) {
         lastWaitNanos = 0;
+        lastRequired = 0;
         List<Replica> secondaries = replicas.secondaries();
         if (secondaries.isEmpty()) {
+            lastDecision = Decision.NO_SECONDARY;
             waits.primaryNoSecondary();
             return replicas.primary();
         }
@@ -93,10 +116,12 @@ public final class ReadRouter {
             }
         }
         if (!fresh.isEmpty()) {
+            lastDecision = Decision.FRESH;
             waits.atOnce();
             return balancer.pick(fresh);
         }
         if (freshest == null) {
+            lastDecision = Decision.NO_SECONDARY;
             waits.primaryNoSecondary(); // every secondary has left the rotation
             return replicas.primary();
         }
@@ -108,8 +133,10 @@ public final class ReadRouter {
             boolean caughtUp = f.gate().await(required, maxWaitNanos, f::isActive);
             lastWaitNanos = Math.max(1, System.nanoTime() - start);
             waits.waited(lastWaitNanos, caughtUp);
+            lastDecision = caughtUp ? Decision.WAITED : Decision.WAIT_TIMED_OUT;
             if (caughtUp) return f;
         } else {
+            lastDecision = Decision.NO_WAIT;
             waits.primaryNoWait();
         }
         return replicas.primary();

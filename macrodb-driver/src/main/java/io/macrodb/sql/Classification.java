@@ -65,7 +65,27 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
         /** Foreign-key checks, which secondaries keep off in row propagation: rows arrive as final images. */
         ROW_MODE_PRIMARY_ONLY_SET,
         /** {@code CREATE [OR REPLACE] TRIGGER}. */
-        CREATE_TRIGGER
+        CREATE_TRIGGER,
+        /**
+         * {@code ALTER TABLE name ADD ...} with a random, time or sequence default that each replica
+         * would compute for the table's existing rows (the argument is the table, as written).
+         * {@code unsafeSchemaChange} says why, and holds unless the table is empty or its rows, as
+         * the primary computed them, are shipped with the statement.
+         */
+        FILLS_EXISTING_ROWS,
+        /**
+         * {@code CREATE TABLE name ... AS SELECT ...} whose query calls a random, time or sequence
+         * function (the argument is the new table, as written): safe once the primary's rows are
+         * shipped in place of each replica's own. {@code unsafeSchemaChange} says why otherwise.
+         */
+        CREATES_FROM_QUERY,
+        /**
+         * {@code SCRIPT} (H2, HSQLDB), whose dump would carry MacroDB's capture triggers: as a result
+         * (argument null), or to a file named by a string literal, written as plain text (the
+         * argument is the file name). A dump compressed, encrypted or to a file named by a parameter
+         * is {@link #OTHER}.
+         */
+        SCRIPT
     }
 
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {

@@ -60,31 +60,67 @@ public final class NonDeterminism {
         return null;
     }
 
-    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> SEQUENCE_CACHE = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** Whether {@code sql} draws from a sequence (NEXT VALUE FOR, NEXTVAL); cached per text. */
-    public static boolean drawsFromSequence(String sql) {
-        if (sql == null) return false;
-        Boolean cached = SEQUENCE_CACHE.get(sql);
-        if (cached != null) return cached;
-        String f = firstSequenceCall(sql);
-        boolean draws = f != null;
-        if (SEQUENCE_CACHE.size() > 10_000) SEQUENCE_CACHE.clear();
-        if (sql.length() <= 16_384) SEQUENCE_CACHE.put(sql, draws);
-        return draws;
+    /**
+     * For an {@code ALTER TABLE <name> ADD ...} whose only hazard is what its non-deterministic
+     * default (or expression) computes for the table's existing rows: the table's name as written
+     * (qualified and quoted as in the text), since on an empty table the statement is as safe as a
+     * CREATE TABLE with that default. Null for every other statement, and for an ADD that would be
+     * unsafe on an empty table too (a generated or ON UPDATE column every replica computes itself).
+     */
+    public static String tableWhoseRowsMakeItUnsafe(String sql) {
+        if (sql == null || !ADD_COLUMN.matcher(sql).matches() || ColumnExpressions.nonDeterministic(sql) != null
+                || firstCall(sql) == null) {
+            return null;
+        }
+        List<SqlLexer.Token> ts = SqlLexer.lex(sql).tokens();
+        int i = 0;
+        if (!word(ts, i++, "ALTER") || !word(ts, i++, "TABLE")) return null;
+        if (word(ts, i, "IF") && word(ts, i + 1, "EXISTS")) i += 2;
+        int first = i;
+        while (i < ts.size() && (ts.get(i).type() == SqlLexer.Type.WORD || ts.get(i).type() == SqlLexer.Type.QUOTED)) {
+            if (i + 1 < ts.size() && ts.get(i + 1).isSymbol('.')) i += 2;
+            else { i++; break; }
+        }
+        if (i == first || !word(ts, i, "ADD")) return null;
+        return nameAt(sql, ts, first);
     }
 
-    private static String firstSequenceCall(String sql) {
-        List<SqlLexer.Token> ts = SqlLexer.lex(sql).tokens();
-        for (int i = 0; i < ts.size(); i++) {
-            SqlLexer.Token t = ts.get(i);
-            if (t.type() != SqlLexer.Type.WORD) continue;
-            if (SqlFunctions.SEQUENCE_WORDS.contains(t.norm())) return t.norm();
-            if (t.norm().equals("NEXT") && i + 2 < ts.size() && ts.get(i + 1).isWord("VALUE") && ts.get(i + 2).isWord("FOR")) {
-                return "NEXT VALUE FOR";
-            }
+    /**
+     * For a {@code CREATE TABLE <name> ... AS SELECT ...} whose only hazard is what its query's
+     * random, time or sequence functions compute: the new table's name as written (qualified and
+     * quoted as in the text), since the primary's rows can be shipped in place of each replica's own.
+     * Null for every other statement, for a temporary table, and for a table that declares a column
+     * every replica computes for itself (a generated or ON UPDATE column).
+     */
+    public static String tableCreatedFromQuery(String sql) {
+        if (sql == null || !CREATE_AS.matcher(sql).matches() || TEMPORARY.matcher(sql).matches()
+                || ColumnExpressions.nonDeterministic(sql) != null || firstCall(sql) == null) {
+            return null;
         }
-        return null;
+        List<SqlLexer.Token> ts = SqlLexer.lex(sql).tokens();
+        int i = 0;
+        if (!word(ts, i++, "CREATE")) return null;
+        while (i < ts.size() && !word(ts, i, "TABLE")) {
+            if (!(word(ts, i, "MEMORY") || word(ts, i, "CACHED") || word(ts, i, "TEXT"))) return null;
+            i++;
+        }
+        if (!word(ts, i++, "TABLE")) return null;
+        if (word(ts, i, "IF") && word(ts, i + 1, "NOT") && word(ts, i + 2, "EXISTS")) i += 3;
+        return nameAt(sql, ts, i);
+    }
+
+    /** The (possibly qualified) name that starts at token {@code first}, as written; null if none. */
+    private static String nameAt(String sql, List<SqlLexer.Token> ts, int first) {
+        int i = first;
+        while (i < ts.size() && (ts.get(i).type() == SqlLexer.Type.WORD || ts.get(i).type() == SqlLexer.Type.QUOTED)) {
+            if (i + 1 < ts.size() && ts.get(i + 1).isSymbol('.')) i += 2;
+            else { i++; break; }
+        }
+        return i == first ? null : sql.substring(ts.get(first).start(), ts.get(i - 1).end());
+    }
+
+    private static boolean word(List<SqlLexer.Token> ts, int i, String w) {
+        return i < ts.size() && ts.get(i).isWord(w);
     }
 
     /** Whether the statement creates a temporary table. */

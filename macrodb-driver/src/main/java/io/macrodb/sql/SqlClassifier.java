@@ -215,12 +215,29 @@ public final class SqlClassifier {
             verb = setVerb(ts, end);
             if (verb == Verb.SESSION_SET) argument = settingName(ts);
         }
+        if (verb == Verb.OTHER && word(ts, 0).equals("SCRIPT") && lx.error() == null) {
+            String file = scriptFile(ts, end);
+            if (file != null) {
+                verb = Verb.SCRIPT;
+                argument = file.isEmpty() ? null : file;
+            }
+        }
         boolean temporary = false;
         String unsafe = null;
         if (c.kind() == StatementKind.DDL || c.kind() == StatementKind.SESSION || schemaChange) {
             try {
                 temporary = NonDeterminism.createsTemporaryTable(sql);
                 unsafe = NonDeterminism.unsafeSchemaChange(sql);
+                String filled = unsafe == null || verb != Verb.OTHER ? null : NonDeterminism.tableWhoseRowsMakeItUnsafe(sql);
+                if (filled != null) {
+                    verb = Verb.FILLS_EXISTING_ROWS;
+                    argument = filled;
+                }
+                String created = unsafe == null || verb != Verb.OTHER ? null : NonDeterminism.tableCreatedFromQuery(sql);
+                if (created != null) {
+                    verb = Verb.CREATES_FROM_QUERY;
+                    argument = created;
+                }
             } catch (RuntimeException | StackOverflowError e) {
                 unsafe = "MacroDB could not analyse it (" + e.getClass().getSimpleName() + ")";
             }
@@ -283,6 +300,22 @@ public final class SqlClassifier {
         boolean plain = x.chars().allMatch(ch -> ch < 128 && (Character.isLetterOrDigit(ch) || ch == '_' || ch == '$'))
                 && !Character.isDigit(x.charAt(0)) && x.charAt(0) != '$';
         return plain ? x.toUpperCase(java.util.Locale.ROOT) : null;
+    }
+
+    /**
+     * For a {@code SCRIPT} statement: "" if it returns the dump as a result, the file name if it
+     * writes plain text to a file named by a literal ({@code TO 'f'} in H2, {@code SCRIPT 'f'} in
+     * HSQLDB), null for any other form (compressed, encrypted, a parameter, a charset).
+     */
+    private static String scriptFile(List<Token> ts, int end) {
+        String file = "";
+        for (int i = 1; i < end; i++) {
+            Token t = ts.get(i);
+            if (t.isWord("COMPRESSION") || t.isWord("CIPHER") || t.isWord("CHARSET") || t.type() == SqlLexer.Type.PARAM) return null;
+            boolean named = t.type() == SqlLexer.Type.STRING && t.text().startsWith("'") && (i == 1 || ts.get(i - 1).isWord("TO"));
+            if (named) file = t.text().substring(1, t.text().length() - 1).replace("''", "'");
+        }
+        return file;
     }
 
     /** The {@code SET}s (and {@code USE}) that are not control statements, by how the text starts. */

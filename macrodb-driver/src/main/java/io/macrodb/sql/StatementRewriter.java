@@ -37,11 +37,11 @@ public final class StatementRewriter {
      * Rewrites a WRITE statement so that replaying it on another replica gives the same result.
      *
      * @param sql the statement, possibly with '?' parameters
-     * @throws SQLException SQLState "0A000" when the statement cannot be made deterministic
+     * @throws SQLException SQLState "0AM01" ({@link SqlState#STATEMENT_NOT_REPLICABLE}) when the statement cannot be made deterministic
      */
     public Rewrite rewrite(String sql) throws SQLException {
         if (sql == null) {
-            throw new SQLException("SQL is null", "HY009");
+            throw new SQLException("SQL is null", SqlState.INVALID_USE_OF_NULL.getState());
         }
         Lexed lx = SqlLexer.lex(sql);
         if (lx.error() != null) {
@@ -487,16 +487,16 @@ public final class StatementRewriter {
     private static final String MESSAGE_PREFIX = "statement-mode replication impossible: ";
 
     private static SQLException refuse(String message) {
-        return new SQLFeatureNotSupportedException(MESSAGE_PREFIX + message, "0A000");
+        return new SQLFeatureNotSupportedException(MESSAGE_PREFIX + message, SqlState.STATEMENT_NOT_REPLICABLE.getState());
     }
 
     /**
-     * A refusal (0A000) of a statement the rewriter could not tokenise or parse: it may be a plain
+     * A refusal (0AM01) of a statement the rewriter could not tokenise or parse: it may be a plain
      * syntax error, which the engine should report in its own words.
      */
     public static final class Unparsed extends SQLFeatureNotSupportedException {
         Unparsed(String message) {
-            super(message, "0A000");
+            super(message, SqlState.STATEMENT_NOT_REPLICABLE.getState());
         }
     }
 }

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * on both (with the same SQLState), and at every {@link Step.Kind#REOPEN} and at the end every
  * replica (primary and each secondary, read on its own engine) holds exactly the plain engine's rows.
  *
- * <p>MacroDB may refuse a statement with SQLState 0A000 (what it cannot replicate faithfully): the
+ * <p>MacroDB may refuse a statement with SQLState 0AM01 (what it cannot replicate faithfully): the
  * plain engine then skips it too and the refusal is recorded (the properties count them by reason).
  * With {@code -Dmacrodb.differential.strictRefusals=true} a refused DML statement is a failure
  * (every DML statement the generators write is deterministic); refused DDL is always accepted.
@@ -81,7 +81,7 @@ public final class Differential {
                     transcript.add(where + "\n      MacroDB REFUSED: " + a.message() + " (skipped on the plain engine)");
                     refusals.add(step + "  -> " + a.message());
                     if (!step.isDdl() && !allowDmlRefusals) {
-                        fail(config, steps, transcript, refusals, "MacroDB refused a deterministic DML statement (0A000) at " + where
+                        fail(config, steps, transcript, refusals, "MacroDB refused a deterministic DML statement (0AM01) at " + where
                                 + "\n  " + a.message());
                     }
                     continue;
@@ -111,7 +111,7 @@ public final class Differential {
                 transcript.add("final commit\n      plain: " + e + "\n      MacroDB: " + a);
                 if (!refusedKeylessCommit(a) && a.ok() != e.ok()) fail(config, steps, transcript, refusals, "the final commit behaved differently");
             }
-            if (actual instanceof Target.Macro m && !m.macro().replicaSet().awaitCaughtUp(30_000)) {
+            if (actual instanceof Target.Macro m && !m.macro().admin().awaitCaughtUp(30_000)) {
                 fail(config, steps, transcript, refusals, "the secondaries did not catch up in 30 s: " + m.macro().replicaStatus());
             }
             tamper.apply(actual);

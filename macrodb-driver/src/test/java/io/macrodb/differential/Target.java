@@ -1,5 +1,6 @@
 package io.macrodb.differential;
 
+import io.macrodb.jdbc.Internals;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.Replica;
 import io.macrodb.replica.ReplicaSet;
@@ -31,7 +32,8 @@ abstract class Target implements AutoCloseable {
         static Outcome failed(SQLException e) { return new Outcome(false, -1, e.getSQLState(), Rows.firstLine(e.getMessage())); }
         /** Not an SQL failure: the driver threw (e.g. macrodb.verifyTriggerImages found a wrong capture image). */
         static Outcome threw(RuntimeException e) { return new Outcome(false, -1, "<" + e.getClass().getSimpleName() + ">", Rows.firstLine(e.getMessage())); }
-        boolean refused() { return !ok && "0A000".equals(sqlState); }
+        /** MacroDB refused it: 0AM01, cannot be replicated safely, or 0AM00, a feature it does not offer. */
+        boolean refused() { return !ok && ("0AM01".equals(sqlState) || "0AM00".equals(sqlState)); }
         @Override public String toString() { return ok ? "ok (" + updateCount + ")" : "FAILED " + sqlState + " " + message; }
     }
 
@@ -140,7 +142,7 @@ abstract class Target implements AutoCloseable {
 
         private void open() throws SQLException {
             connection = DriverManager.getConnection(url, "sa", "");
-            primaryUrl = macro().replicaSet().primary().url();
+            primaryUrl = Internals.replicaSet(macro()).primary().url();
         }
 
         MacroConnection macro() throws SQLException {
@@ -154,7 +156,7 @@ abstract class Target implements AutoCloseable {
         }
 
         @Override Map<String, Map<String, List<String>>> contents(List<Rows.Table> tables) throws SQLException {
-            ReplicaSet rs = macro().replicaSet();
+            ReplicaSet rs = Internals.replicaSet(macro());
             Map<String, Map<String, List<String>>> out = new LinkedHashMap<>();
             if (!rs.awaitCaughtUp(30_000)) {
                 out.put("replica set", Map.of("*", List.of("<secondaries did not catch up in 30 s: " + rs.status() + ">")));

@@ -96,7 +96,7 @@ class CrashRecoveryTest {
                                 + inA.stream().filter(id -> id > last).sorted().limit(5).toList());
                 TestDb.assertConverged(c);
                 System.out.println("crash " + run + ": killed at " + killAt + ", " + acks.size() + " acknowledged, " + inA.size() + " recovered in all; "
-                        + TestDb.macro(c).replicaSet().durabilityStatus());
+                        + TestDb.macro(c).admin().durabilityStatus());
             }
         }
     }

@@ -79,7 +79,7 @@ class DurabilityTest {
             before = state(c);
         }
         try (Connection c = TestDb.open(url)) {
-            String status = TestDb.macro(c).replicaSet().durabilityStatus();
+            String status = TestDb.macro(c).admin().durabilityStatus();
             assertTrue(status.startsWith("recovered v"), status);
             assertEquals(before, state(c), "the recovered database is the one that was acknowledged");
             TestDb.assertConverged(c);
@@ -137,7 +137,7 @@ class DurabilityTest {
             }
             workload(c, 0, 30);
             long segmentsBefore = segments(dir).size();
-            long v = TestDb.macro(c).replicaSet().snapshot();
+            long v = TestDb.macro(c).admin().snapshot();
             assertTrue(v > 0);
             assertTrue(Files.exists(dir.resolve(SnapshotStore.name(v))));
             assertTrue(segments(dir).size() <= segmentsBefore, "segments wholly before the snapshot are gone");
@@ -174,7 +174,7 @@ class DurabilityTest {
             ch.write(ByteBuffer.wrap(new byte[] {0, 0, 0, 42, 0, 0, 0}));
         }
         try (Connection c = TestDb.open(url)) {
-            String status = TestDb.macro(c).replicaSet().durabilityStatus();
+            String status = TestDb.macro(c).admin().durabilityStatus();
             assertTrue(status.contains("cut a torn record"), status);
             assertEquals(before, state(c));
             TestDb.assertConverged(c);

@@ -1,5 +1,6 @@
 package io.macrodb.durable;
 
+import io.macrodb.jdbc.Internals;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.ReplicaSet;
 import io.macrodb.route.ReadWaits;
@@ -76,7 +77,7 @@ class SnapshotRaceTest {
                 s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
             }
             MacroConnection mc = TestDb.macro(c);
-            ReplicaSet rs = mc.replicaSet();
+            ReplicaSet rs = Internals.replicaSet(mc);
             ReadWaits.Stats waitsAtStart = mc.readWaits();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger next = new AtomicInteger();
@@ -200,9 +201,9 @@ class SnapshotRaceTest {
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
             s.execute("INSERT INTO t VALUES (1, 0)");
-            snapshot = TestDb.macro(c).replicaSet().snapshot(); // from a secondary: maybe of an earlier version
+            snapshot = TestDb.macro(c).admin().snapshot(); // from a secondary: maybe of an earlier version
             s.execute("INSERT INTO t VALUES (2, 0)"); // logged after the snapshot
-            second = TestDb.macro(c).replicaSet().version();
+            second = TestDb.macro(c).admin().version();
         }
         // the snapshot already holds the row the log's next record inserts: the record cannot apply
         Path file = dir.resolve(String.format("snapshot-%020d.sql", snapshot));
@@ -223,8 +224,8 @@ class SnapshotRaceTest {
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(100))");
             for (int i = 0; i < 200; i++) s.execute("INSERT INTO t VALUES (" + i + ", 'row " + i + "')");
-            TestDb.macro(c).replicaSet().awaitCaughtUp(10_000);
-            snapshot = TestDb.macro(c).replicaSet().snapshot();
+            TestDb.macro(c).admin().awaitCaughtUp(10_000);
+            snapshot = TestDb.macro(c).admin().snapshot();
         }
         Path file = dir.resolve(String.format("snapshot-%020d.sql", snapshot));
         try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {

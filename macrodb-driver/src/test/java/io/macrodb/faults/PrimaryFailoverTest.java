@@ -145,7 +145,7 @@ class PrimaryFailoverTest {
                 }
                 s.execute("INSERT INTO item VALUES (1, 1)");
             }
-            assertTrue(mc.replicaSet().awaitCaughtUp(5_000));
+            assertTrue(mc.admin().awaitCaughtUp(5_000));
             try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
                 s.execute("SHUTDOWN IMMEDIATELY");
             } catch (SQLException expectedClose) {

@@ -88,11 +88,11 @@ class JdbcCompatibilityTableTest {
     static final Map<String, String> REFUSED = new LinkedHashMap<>();
 
     static {
-        String sharding = "JDK default method, not overridden: throws SQLFeatureNotSupportedException. The embedded engines have no sharding.";
-        REFUSED.put("Connection#setShardingKey(ShardingKey)", sharding);
-        REFUSED.put("Connection#setShardingKey(ShardingKey, ShardingKey)", sharding);
-        REFUSED.put("Connection#setShardingKeyIfValid(ShardingKey, int)", sharding);
-        REFUSED.put("Connection#setShardingKeyIfValid(ShardingKey, ShardingKey, int)", sharding);
+        String sharding = "Throws SQLFeatureNotSupportedException with SQLState 0AM00 (the JDK's default has none). The embedded engines have no sharding.";
+        REFUSED.put("MacroConnection#setShardingKey(ShardingKey)", sharding);
+        REFUSED.put("MacroConnection#setShardingKey(ShardingKey, ShardingKey)", sharding);
+        REFUSED.put("MacroConnection#setShardingKeyIfValid(ShardingKey, int)", sharding);
+        REFUSED.put("MacroConnection#setShardingKeyIfValid(ShardingKey, ShardingKey, int)", sharding);
     }
 
     // ================================================================= notes
@@ -383,7 +383,7 @@ class JdbcCompatibilityTableTest {
                   change capture, or settings it keeps and applies to the engine sessions it uses.
                 - **delegated**: handed straight to the engine's object (H2 or HSQLDB) behind it, and behaves exactly
                   as the engine documents.
-                - **refused**: throws `SQLFeatureNotSupportedException` (SQLState `0A000`). A method refused only in
+                - **refused**: throws `SQLFeatureNotSupportedException` (SQLState `0AM00`, see [sqlstates.md](sqlstates.md)). A method refused only in
                   some cases is listed as supported, with the case in its note.
 
                 ## How a statement runs
@@ -504,10 +504,27 @@ class JdbcCompatibilityTableTest {
         assertTrue(unused.isEmpty(), "notes or refusals for methods no table shows (renamed, removed or now overridden?): " + unused);
     }
 
-    /** A refusal that comes from a JDK default method really throws SQLFeatureNotSupportedException. */
+    /**
+     * A refusal that comes from a JDK default method really throws SQLFeatureNotSupportedException, and
+     * one MacroConnection declares throws it with SQLState 0AM00, which connection pools do not take
+     * for a dead connection.
+     */
     @Test
-    void refusedDefaultMethodsThrow() throws Exception {
+    void refusedMethodsThrow() throws Exception {
         int checked = 0;
+        try (Connection c = io.macrodb.testing.TestDb.open(io.macrodb.testing.TestDb.url("h2", "replicas=2"))) {
+            for (Method m : interfaceMethods(Connection.class)) {
+                Method impl = MacroConnection.class.getMethod(m.getName(), m.getParameterTypes());
+                if (!REFUSED.containsKey(key(impl)) || impl.getDeclaringClass() != MacroConnection.class) continue;
+                Object[] args = Arrays.stream(m.getParameterTypes()).map(JdbcCompatibilityTableTest::zero).toArray();
+                java.lang.reflect.InvocationTargetException e =
+                        assertThrows(java.lang.reflect.InvocationTargetException.class, () -> impl.invoke(c, args));
+                assertEquals(SQLFeatureNotSupportedException.class, e.getCause().getClass(), key(impl));
+                assertEquals("0AM00", ((SQLFeatureNotSupportedException) e.getCause()).getSQLState(), key(impl));
+                checked++;
+            }
+            assertTrue(c.isValid(1), "a refusal leaves the connection usable");
+        }
         for (Api api : APIS) {
             Object proxy = Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {api.iface()},
                     (self, method, args) -> {

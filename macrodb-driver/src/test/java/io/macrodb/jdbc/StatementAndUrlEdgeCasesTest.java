@@ -125,7 +125,7 @@ class StatementAndUrlEdgeCasesTest {
                 s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
                 SQLException e = assertThrows(SQLException.class,
                         () -> s.executeUpdate("INSERT INTO PUBLIC.T (ID, V) VALUES (1, PUBLIC.F(1))"));
-                assertEquals("0A000", e.getSQLState(), e::toString);
+                assertEquals("0AM01", e.getSQLState(), e::toString);
             }
             TestDb.assertConverged(c);
         }

@@ -3,7 +3,7 @@ package io.macrodb.orm;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.macrodb.jdbc.MacroConnection;
-import io.macrodb.replica.Replica;
+import io.macrodb.jdbc.ReplicaRef;
 import io.macrodb.testing.BankWorkload;
 import io.macrodb.testing.TestDb;
 import jakarta.persistence.EntityManager;
@@ -41,8 +41,8 @@ class HibernateTest {
         return cfg.buildSessionFactory();
     }
 
-    private static Replica where(EntityManager em) {
-        AtomicReference<Replica> r = new AtomicReference<>();
+    private static ReplicaRef where(EntityManager em) {
+        AtomicReference<ReplicaRef> r = new AtomicReference<>();
         em.unwrap(Session.class).doWork(c -> r.set(c.unwrap(MacroConnection.class).currentReplica()));
         return r.get();
     }
@@ -68,7 +68,7 @@ class HibernateTest {
                 em.getTransaction().commit();
             }
             try (Connection c = ds.getConnection()) {
-                TestDb.macro(c).replicaSet().awaitCaughtUp(5_000);
+                TestDb.macro(c).admin().awaitCaughtUp(5_000);
             }
             try (EntityManager em = sf.createEntityManager()) {
                 em.getTransaction().begin();

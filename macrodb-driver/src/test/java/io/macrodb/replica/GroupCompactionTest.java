@@ -138,8 +138,8 @@ class GroupCompactionTest {
                 s.execute("CREATE TABLE churn (id INT PRIMARY KEY, v VARCHAR(40))");
                 for (int i = 0; i < 10; i++) s.execute("INSERT INTO hot VALUES (" + i + ", 0, 'n" + i + "')");
             }
-            assertTrue(mc.replicaSet().awaitCaughtUp(10_000));
-            mc.replicaSet().pauseApplying(1, true);
+            assertTrue(mc.admin().awaitCaughtUp(10_000));
+            mc.admin().pauseApplying(1, true);
             c.setAutoCommit(false);
             try (PreparedStatement bump = c.prepareStatement("UPDATE hot SET n = n + 1 WHERE id = ?");
                  PreparedStatement swap = c.prepareStatement("UPDATE hot SET note = CASE WHEN id = ? THEN 'tmp' ELSE note END");
@@ -186,9 +186,9 @@ class GroupCompactionTest {
             } finally {
                 c.setAutoCommit(true);
             }
-            mc.replicaSet().pauseApplying(1, false);
+            mc.admin().pauseApplying(1, false);
             TestDb.assertConverged(c);
-            ReplicaStatus s = mc.replicaSet().status().get(1);
+            ReplicaStatus s = mc.admin().replicaStatus().get(1);
             assertTrue(s.applyGroups() < s.appliedRecords(), () -> "no group was applied: " + s);
         }
     }

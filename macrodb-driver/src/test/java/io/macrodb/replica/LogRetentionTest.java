@@ -1,5 +1,6 @@
 package io.macrodb.replica;
 
+import io.macrodb.jdbc.Internals;
 import io.macrodb.log.ChangeRecord;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,7 +26,7 @@ class LogRetentionTest {
     void aRecordAppendedAfterASecondaryFailedIsCollected(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=3&rebuild=manual");
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
-            ReplicaSet rs = TestDb.macro(c).replicaSet();
+            ReplicaSet rs = Internals.replicaSet(c);
             s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(100))");
             s.execute("INSERT INTO t VALUES (1, 'a')");
             Replica victim = rs.secondaries().get(0);

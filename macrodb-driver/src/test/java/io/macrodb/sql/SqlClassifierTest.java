@@ -251,6 +251,41 @@ class SqlClassifierTest {
         assertFalse(c.classify("CREATE TABLE t2(a INT)").temporaryTable());
         assertNotNull(c.classify("ALTER TABLE t ADD COLUMN b DOUBLE DEFAULT RAND()").unsafeSchemaChange());
         assertNull(c.classify("ALTER TABLE t ADD COLUMN b INT DEFAULT 0").unsafeSchemaChange());
+        Classification filled = c.classify("ALTER TABLE \"My Schema\".\"T 1\" ADD COLUMN b TIMESTAMP DEFAULT CURRENT_TIMESTAMP");
+        assertEquals(Classification.Verb.FILLS_EXISTING_ROWS, filled.verb());
+        assertEquals("\"My Schema\".\"T 1\"", filled.argument());
+        assertNotNull(filled.unsafeSchemaChange());
+        assertEquals("public.t", c.classify("alter table public.t add b double default rand()").argument());
+        assertEquals("t", c.classify("ALTER TABLE IF EXISTS t ADD COLUMN b DOUBLE DEFAULT RAND()").argument());
+        Classification generated = c.classify("ALTER TABLE t ADD COLUMN g DOUBLE GENERATED ALWAYS AS (RAND())");
+        assertEquals(Classification.Verb.OTHER, generated.verb(), "a generated column is unsafe on an empty table too");
+        assertNotNull(generated.unsafeSchemaChange());
+        Classification created = c.classify("CREATE TABLE IF NOT EXISTS \"PUBLIC\".\"h\" (a INT, ts TIMESTAMP) AS SELECT 1, CURRENT_TIMESTAMP");
+        assertEquals(Classification.Verb.CREATES_FROM_QUERY, created.verb());
+        assertEquals("\"PUBLIC\".\"h\"", created.argument());
+        assertNotNull(created.unsafeSchemaChange());
+        assertEquals("t2", c.classify("create memory table t2 as (select rand() r from t) with data").argument());
+        assertEquals(Classification.Verb.OTHER, c.classify("CREATE TABLE t2 AS SELECT a FROM t").verb(), "nothing computed");
+        assertEquals(Classification.Verb.OTHER, c.classify("CREATE LOCAL TEMPORARY TABLE t2 AS SELECT RAND() r").verb());
+        assertEquals(Classification.Verb.OTHER,
+                c.classify("CREATE TABLE t2 (a INT, g DOUBLE GENERATED ALWAYS AS (RAND())) AS SELECT 1").verb());
+        assertEquals(Classification.Verb.OTHER, c.classify("ALTER TABLE t ADD COLUMN b INT DEFAULT 0").verb());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void scriptDumps(Dialect d) {
+        SqlClassifier c = of(d);
+        Classification result = c.classify("SCRIPT");
+        assertEquals(Classification.Verb.SCRIPT, result.verb());
+        assertNull(result.argument(), "a dump as a result names no file");
+        assertEquals(Classification.Verb.SCRIPT, c.classify("script nodata").verb());
+        assertEquals("/tmp/it's.sql", c.classify("SCRIPT TO '/tmp/it''s.sql'").argument());
+        assertEquals("d.sql", c.classify("SCRIPT 'd.sql'").argument());
+        assertEquals(Classification.Verb.OTHER, c.classify("SCRIPT TO 'd.zip' COMPRESSION ZIP").verb());
+        assertEquals(Classification.Verb.OTHER, c.classify("SCRIPT TO 'd.sql' CIPHER AES PASSWORD 'p'").verb());
+        assertEquals(Classification.Verb.OTHER, c.classify("SCRIPT TO ?").verb());
+        assertEquals(Classification.Verb.OTHER, c.classify("SELECT 'SCRIPT'").verb());
     }
 
     @Test

@@ -119,7 +119,7 @@ class SqlPropertiesTest {
             try {
                 r = new StatementRewriter(d).rewrite(sql);
             } catch (SQLException e) {
-                assertEquals("0A000", e.getSQLState());
+                assertEquals("0AM01", e.getSQLState());
                 continue;
             }
             assertEquals(params(r.sql()), r.slots().size(), r.sql());

@@ -76,7 +76,7 @@ class StatementRewriterTest {
                 "UPDATE t SET n = NEXTVAL('s')",
                 "UPDATE t SET n = s.NEXTVAL")) {
             SQLException ex = assertThrows(SQLException.class, () -> rw.rewrite(bad), bad);
-            assertEquals("0A000", ex.getSQLState(), bad);
+            assertEquals("0AM01", ex.getSQLState(), bad);
             assertTrue(ex.getMessage().contains("use propagation=row"), ex.getMessage());
         }
         SQLException ex = assertThrows(SQLException.class, () -> rw.rewrite("UPDATE t SET r = RAND() WHERE id = 1"));
@@ -99,7 +99,7 @@ class StatementRewriterTest {
                 "MERGE INTO t KEY(id) VALUES (1, RAND())",
                 "INSERT INTO t VALUES (1); UPDATE t SET ts = NOW()")) {
             SQLException ex = assertThrows(SQLException.class, () -> rw.rewrite(bad), bad);
-            assertEquals("0A000", ex.getSQLState(), bad);
+            assertEquals("0AM01", ex.getSQLState(), bad);
         }
         Rewrite r = rw.rewrite("DELETE FROM t WHERE id IN (SELECT id FROM t ORDER BY id FETCH FIRST 3 ROWS ONLY)");
         assertEquals(List.of(), r.slots());

@@ -37,8 +37,8 @@ public final class TestDb {
      */
     public static List<String> assertConverged(Connection c) throws SQLException {
         MacroConnection mc = macro(c);
-        assertTrue(mc.replicaSet().awaitCaughtUp(30_000), () -> "secondaries did not catch up: " + mc.replicaStatus());
-        List<String> sums = mc.replicaSet().checksums();
+        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "secondaries did not catch up: " + mc.replicaStatus());
+        List<String> sums = mc.admin().checksums();
         for (int i = 1; i < sums.size(); i++) {
             int idx = i;
             assertEquals(sums.get(0), sums.get(i), () -> "replica " + idx + " diverged from the primary: " + sums + " "

@@ -49,7 +49,7 @@ final class Db implements AutoCloseable {
     /** Waits until every secondary applied everything committed so far (no-op on plain H2). */
     void awaitCaughtUp() throws SQLException {
         if (holder.isWrapperFor(MacroConnection.class)
-                && !holder.unwrap(MacroConnection.class).replicaSet().awaitCaughtUp(30_000)) {
+                && !holder.unwrap(MacroConnection.class).admin().awaitCaughtUp(30_000)) {
             throw new IllegalStateException("secondaries did not catch up within 30 s");
         }
     }

@@ -4,6 +4,9 @@ import io.macrodb.cli.TextTable;
 import io.macrodb.log.Propagation;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.jdbc.MacroDriver;
+import io.macrodb.jdbc.Route;
+import io.macrodb.jdbc.RoutingCounts;
+import io.macrodb.route.ReadWaits;
 import io.macrodb.replica.ReplicaStatus;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -113,18 +116,23 @@ public final class DemoCommand implements Callable<Integer> {
     /** The workload through MacroDB, its report, and the checks of reads and replica contents. */
     private Tally.Totals runMacroDb(PrintWriter out, Bank bank, String database, List<String> failures)
             throws SQLException, InterruptedException {
+        // jmx=true: the replica set's MXBean is in this process's platform MBeanServer while the demo runs
         String url = engine.macroUrl(database,
-                "replicas=" + replicas + "&propagation=" + propagation.name().toLowerCase(Locale.ROOT));
+                "replicas=" + replicas + "&propagation=" + propagation.name().toLowerCase(Locale.ROOT) + "&jmx=true");
         // This connection keeps the replica set open until the checksums are taken.
         try (Connection admin = DriverManager.getConnection(url)) {
             MacroConnection macro = admin.unwrap(MacroConnection.class);
             printHeader(out, admin.getMetaData(), macro, url);
             bank.create(admin, clients);
+            printJmx(out, url);
             out.printf("%nMacroDB, %d s:%n", seconds);
+            RoutingCounts routedBefore = macro.admin().routingCounts();
+            ReadWaits.Stats waitsBefore = macro.admin().readWaits();
             Tally.Totals totals = workload(url).run(bank, replicas, out, () -> versions(macro));
             List<ReplicaStatus> atStop = macro.replicaStatus();
             printTransactions(out, totals);
             printReadsByReplica(out, totals, atStop);
+            printRouting(out, macro.admin().routingCounts().minus(routedBefore), macro.admin().readWaits().minus(waitsBefore));
             printReplicaStatus(out, atStop);
             checkClients(out, "MacroDB", totals, failures);
             checkReads(out, "MacroDB", bank, totals, failures);
@@ -213,6 +221,39 @@ public final class DemoCommand implements Callable<Integer> {
         table.print(out, "  ");
     }
 
+    /** Where to find the replica set's MXBean while the demo runs. */
+    private static void printJmx(PrintWriter out, String url) {
+        String set = url.substring(0, url.indexOf('?'));
+        try {
+            javax.management.ObjectName name = new javax.management.ObjectName(
+                    "io.macrodb:type=ReplicaSet,name=" + javax.management.ObjectName.quote(set));
+            boolean there = java.lang.management.ManagementFactory.getPlatformMBeanServer().isRegistered(name);
+            out.printf("  JMX         %s%s%n", name, there ? "" : " (NOT registered)");
+            out.printf("              jconsole %d, tab MBeans (a longer --seconds leaves time to look)%n", ProcessHandle.current().pid());
+        } catch (javax.management.MalformedObjectNameException e) {
+            out.printf("  JMX         no MBean name for %s: %s%n", set, e.getMessage());
+        }
+        out.flush();
+    }
+
+    /** The driver's routing counters over the run: the figures the MBean and the Micrometer meters report. */
+    private static void printRouting(PrintWriter out, RoutingCounts routed, ReadWaits.Stats waits) {
+        out.println("\nRouting decisions (MacroAdmin.routingCounts(); meter macrodb.transactions{target,reason})");
+        long all = routed.onSecondaries() + routed.onPrimary();
+        TextTable table = new TextTable("began on", "why", "transactions", "share");
+        for (Route r : Route.values()) {
+            long n = routed.count(r);
+            if (n == 0) continue;
+            table.row(r == Route.MOVED_TO_PRIMARY ? "(moved)" : r.target(), r.reason(), count(n),
+                    all == 0 || r == Route.MOVED_TO_PRIMARY ? "-" : String.format("%.1f%%", 100.0 * n / all));
+        }
+        table.print(out, "  ");
+        out.printf("  read waits: %s%n", waits);
+        String refusals = routed.refusalsBySqlState().entrySet().stream().filter(e -> e.getValue() > 0)
+                .map(e -> e.getKey() + " " + count(e.getValue())).collect(Collectors.joining(", "));
+        out.printf("  refusals by SQLState: %s%n", refusals.isEmpty() ? "none" : refusals);
+    }
+
     private static void printReplicaStatus(PrintWriter out, List<ReplicaStatus> replicas) {
         out.println("\nReplicas when the clients stopped");
         TextTable table = new TextTable("replica", "role", "state", "version", "lag", "applied records", "apply groups",
@@ -257,13 +298,13 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private static void checkChecksums(PrintWriter out, MacroConnection macro, List<String> failures) throws SQLException {
-        if (!macro.replicaSet().awaitCaughtUp(CATCH_UP_MILLIS)) {
+        if (!macro.admin().awaitCaughtUp(CATCH_UP_MILLIS)) {
             out.printf("%nChecksums NOT compared: the secondaries did not catch up with the primary within %d s.%n",
                     CATCH_UP_MILLIS / 1000);
             failures.add("secondaries did not catch up");
             return;
         }
-        List<String> sums = macro.replicaSet().checksums();
+        List<String> sums = macro.admin().checksums();
         out.println("\nContent checksums after every secondary caught up with the primary");
         TextTable table = new TextTable("replica", "checksum");
         for (int i = 0; i < sums.size(); i++) table.row(i, Objects.requireNonNullElse(sums.get(i), "(replica failed)"));
