@@ -29,10 +29,20 @@ import java.util.logging.Logger;
  * orders them (DESIGN.md §2).
  *
  * <p>This class owns the membership (which replica is the primary, the secondaries, the catalog
- * session) and the set's life (open, shutdown), and is the public face of the package; each other
- * job is a collaborator of its own: {@link CommitPath} (update transactions, commits and schema
- * changes in version order), {@link Failover} (deciding that a replica failed, failing the primary
- * over, the monitor thread), {@link Snapshots} (durability=log only).
+ * session) and the set's life (open with recovery, shutdown), and is the public face of the
+ * package; each other job is a collaborator of its own:
+ * <ul>
+ *   <li>{@link CommitPath}: update transactions, commits and schema changes in version order;</li>
+ *   <li>{@link Failover}: deciding that a replica failed, failing the primary over, the monitor thread;</li>
+ *   <li>{@link Repair}: building secondaries (at open, a failed one rebuilt, one added after a promotion);</li>
+ *   <li>{@link Snapshots}: snapshots and the durability status (durability=log only).</li>
+ * </ul>
+ * What stays here besides the membership is what every job reads: the table shapes the capture
+ * and the appliers use, the application's triggers that a promoted secondary must get back (row
+ * propagation), the sequence positions a promoted or recovered primary restarts from, and the
+ * inspection the operator face reads (status, checksums, catching up). Membership changes go
+ * through {@link #installPrimary}, {@link #replaceSecondary} and {@link #addSecondary}; the list of
+ * secondaries is copy-on-write, so readers iterate it without a lock.
  */
 public final class ReplicaSet {
     private static final Logger LOG = Logger.getLogger(ReplicaSet.class.getName());
