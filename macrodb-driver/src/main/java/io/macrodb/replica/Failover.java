@@ -86,8 +86,14 @@ final class Failover {
             failed.setState(ReplicaState.FAILED, reason);
             promoting = true;
         }
-        LOG.severe("MacroDB: the primary " + failed + " failed (" + reason + "); promoting a secondary");
-        Thread t = new Thread(() -> failOver(failed), "macrodb-promotion-" + set.uniqueName());
+        Thread t = new Thread(() -> {
+            // A set kept open for its close delay, without connections, ends with its database, as
+            // the engine's own did (a plain connection's SHUTDOWN, the engine's exit hook): nobody
+            // is using it, and a promotion would bring back a database the engine closed.
+            if (ReplicaSets.closeIfUnused(set, "its primary's database was closed by the engine (" + reason + ")")) return;
+            LOG.severe("MacroDB: the primary " + failed + " failed (" + reason + "); promoting a secondary");
+            failOver(failed);
+        }, "macrodb-promotion-" + set.uniqueName());
         t.setDaemon(true);
         t.start();
     }

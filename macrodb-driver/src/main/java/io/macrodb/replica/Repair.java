@@ -41,12 +41,17 @@ final class Repair {
         this.log = log;
     }
 
+    /** Fills a new secondary's empty database with the content of the replica it is built from. */
+    interface Copy {
+        void into(Connection target) throws SQLException;
+    }
+
     /**
-     * Builds secondary {@code index} as a new in-memory database named after {@code name}: a copy of
-     * {@code source} (which holds the state of {@code start}), then an applier that pulls the log
-     * from the record after {@code start}. The caller keeps {@code source} still during the copy.
+     * Builds secondary {@code index} as a new in-memory database named after {@code name}: a copy
+     * made by {@code copy} (of a replica that holds the state of {@code start}), then an applier that
+     * pulls the log from the record after {@code start}. The caller keeps the source still during the copy.
      */
-    Replica buildSecondary(int index, String name, Connection source, ChangeRecord start, String reason)
+    Replica buildSecondary(int index, String name, Copy copy, ChangeRecord start, String reason)
             throws SQLException {
         Engine engine = config.engine();
         Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index), config.connectProperties(), engine,
@@ -56,7 +61,7 @@ final class Repair {
         CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
         try {
             engine.configureSecondary(ac, config.propagation());
-            engine.copy(source, ac);
+            copy.into(ac);
             engine.refreshCapture(ac);
             if (config.propagation() == Propagation.ROW) engine.dropUserTriggers(ac);
             ac.setAutoCommit(false);
@@ -120,7 +125,7 @@ final class Repair {
             a.holdStill(true);
             try (Connection c = source.open()) {
                 ChangeRecord start = a.lastApplied();
-                return buildSecondary(index, name, c, start, verb + " from secondary " + source.index() + " at v"
+                return buildSecondary(index, name, target -> config.engine().copy(c, target), start, verb + " from secondary " + source.index() + " at v"
                         + start.version() + " " + why);
             } finally {
                 a.holdStill(false);
@@ -132,7 +137,8 @@ final class Repair {
             Session catalog = set.catalog();
             synchronized (catalog) {
                 ChangeRecord start = log.tail();
-                return buildSecondary(index, name, catalog.connection(), start, verb + " from the primary at v"
+                Connection pc = catalog.connection();
+                return buildSecondary(index, name, target -> config.engine().copy(pc, target), start, verb + " from the primary at v"
                         + start.version() + " " + why);
             }
         } finally {

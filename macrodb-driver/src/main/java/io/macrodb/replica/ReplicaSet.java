@@ -107,32 +107,15 @@ public final class ReplicaSet {
     }
 
     /** Row propagation: reads the application's triggers of an existing database from its script. */
-    private void readUserTriggers(Connection c) throws SQLException {
+    private void readUserTriggers(PrimaryScript script) throws SQLException {
         if (config.propagation() != Propagation.ROW) return;
-        java.nio.file.Path dir = null;
-        try {
-            dir = java.nio.file.Files.createTempDirectory("macrodb-triggers");
-            java.nio.file.Path file = dir.resolve("schema.sql");
-            config.engine().exportScript(c, file);
-            for (String line : java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8)) {
-                java.util.regex.Matcher m = CREATE_TRIGGER.matcher(line);
-                if (m.matches() && !line.contains("MACRODB_CAPTURE")) {
-                    String sql = line.endsWith(";") ? line.substring(0, line.length() - 1) : line;
-                    userTriggers.put(triggerName(m.group(1)), new StatementChange(sql, new Object[0], true, null));
-                }
+        script.createStatements(line -> {
+            java.util.regex.Matcher m = CREATE_TRIGGER.matcher(line);
+            if (m.matches() && !line.contains("MACRODB_CAPTURE")) {
+                String sql = line.endsWith(";") ? line.substring(0, line.length() - 1) : line;
+                userTriggers.put(triggerName(m.group(1)), new StatementChange(sql, new Object[0], true, null));
             }
-            java.nio.file.Files.deleteIfExists(file);
-        } catch (java.io.IOException e) {
-            throw new SQLException("MacroDB: cannot read the database's triggers: " + e.getMessage(), "58030", e);
-        } finally {
-            if (dir != null) {
-                try {
-                    java.nio.file.Files.deleteIfExists(dir);
-                } catch (java.io.IOException ignored) {
-                    // a temporary directory left behind is harmless
-                }
-            }
-        }
+        });
     }
 
     /** The highest next value of each sequence seen at a commit: where a new primary restarts them. */
@@ -199,16 +182,23 @@ public final class ReplicaSet {
             rs.directoryLock = dirLock;
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
-            if (!engine.tables(pc).isEmpty()) rs.readUserTriggers(pc);
-            if (cfg.durability() != null) {
-                SnapshotStore store = new SnapshotStore(cfg.durability().directory());
-                rs.durableLog = new DurableLog(cfg.durability().directory(), cfg.durability().sync(), version);
-                rs.snapshots = new Snapshots(rs, store, rs.durableLog, report);
-                // A base to recover from next time: what recovery rebuilt, or what the database already held.
-                if (version > 0 || !engine.tables(pc).isEmpty() || rs.snapshots.none()) rs.snapshots.fromPrimary();
-            }
-            for (int i = 1; i < cfg.replicas(); i++) {
-                secondaries.add(rs.repair.buildSecondary(i, unique, pc, log.tail(), "built from the primary at v" + version));
+            boolean hasTables = !engine.tables(pc).isEmpty();
+            // The primary is exported once: the triggers are read from that script and every secondary
+            // imports it (nothing reaches the primary until open returns, so it stays as exported).
+            boolean readTriggers = hasTables && cfg.propagation() == Propagation.ROW;
+            try (PrimaryScript script = cfg.replicas() > 1 || readTriggers ? PrimaryScript.export(engine, pc) : null) {
+                if (readTriggers) rs.readUserTriggers(script);
+                if (cfg.durability() != null) {
+                    SnapshotStore store = new SnapshotStore(cfg.durability().directory());
+                    rs.durableLog = new DurableLog(cfg.durability().directory(), cfg.durability().sync(), version);
+                    rs.snapshots = new Snapshots(rs, store, rs.durableLog, report);
+                    // A base to recover from next time: what recovery rebuilt, or what the database already held.
+                    if (version > 0 || hasTables || rs.snapshots.none()) rs.snapshots.fromPrimary();
+                }
+                for (int i = 1; i < cfg.replicas(); i++) {
+                    secondaries.add(rs.repair.buildSecondary(i, unique, script::importInto, log.tail(),
+                            "built from the primary at v" + version));
+                }
             }
             primary.setState(ReplicaState.ACTIVE, "primary");
             rs.failover.startMonitor();
@@ -392,6 +382,9 @@ public final class ReplicaSet {
     }
 
     void retain() { refs++; }
+
+    /** The connections holding the set (read and changed under {@link ReplicaSets}' lock). */
+    int references() { return refs; }
 
     /** @return true if that was the last reference */
     boolean releaseRef() { return --refs == 0; }

@@ -123,6 +123,23 @@ public final class ReplicaSets {
         }
     }
 
+    /**
+     * Closes {@code rs} if no connection holds it (a set kept for its close delay whose primary's
+     * database the engine closed); otherwise leaves it to fail over.
+     *
+     * @return whether it was closed
+     */
+    static boolean closeIfUnused(ReplicaSet rs, String why) {
+        synchronized (OPEN) {
+            if (rs.references() > 0) return false;
+            OPEN.remove(rs.config().url().jdbcUrl(), rs);
+            PENDING.remove(rs);
+            LOG.info(() -> "MacroDB: closing " + rs + ", kept without connections: " + why);
+            close(rs);
+            return true;
+        }
+    }
+
     private static void close(ReplicaSet rs) {
         rs.shutdown();
         rs.closeExtensions();

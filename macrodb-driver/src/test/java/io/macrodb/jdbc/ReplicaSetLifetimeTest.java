@@ -193,6 +193,33 @@ class ReplicaSetLifetimeTest {
         assertFalse(ReplicaSets.isOpen("jdbc:" + engineUrl));
     }
 
+    /** The engine closes the primary's database under a kept set without connections: the set closes, no secondary is promoted. */
+    @Test
+    void aKeptSetWhoseDatabaseTheEngineClosedCloses() throws Exception {
+        String engineUrl = "h2:mem:" + name() + ";DB_CLOSE_DELAY=-1";
+        String url = "jdbc:macrodb:" + engineUrl + "?replicas=2";
+        ReplicaSet first;
+        try (Connection c = TestDb.open(url)) {
+            first = setOf(c);
+            fill(c);
+        }
+        try (Connection plain = java.sql.DriverManager.getConnection("jdbc:" + engineUrl, "sa", "");
+             Statement s = plain.createStatement()) {
+            s.execute("SHUTDOWN");
+        }
+        // the monitor's probe finds it within about 100 ms; the bound is generous for a loaded machine
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (ReplicaSets.isOpen("jdbc:" + engineUrl) && System.nanoTime() < deadline) Thread.sleep(50);
+        assertFalse(ReplicaSets.isOpen("jdbc:" + engineUrl), "the kept set closed with its database");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'T'")) {
+            assertNotSame(first, setOf(c));
+            rs.next();
+            assertEquals(0, rs.getInt(1), "a new database, as plain H2 gives after SHUTDOWN (no secondary was promoted)");
+        }
+        shutdown(url);
+    }
+
     /** A kept durable set holds its directory until SHUTDOWN, which releases it: another database can then recover from it. */
     @Test
     void shutdownReleasesAKeptDurableSetsDirectory(@TempDir Path dir) throws Exception {
