@@ -18,8 +18,8 @@ import java.util.logging.Logger;
 /**
  * The MacroDB JDBC driver: {@code jdbc:macrodb:<engine url>[?option=value&...]}, for example
  * {@code jdbc:macrodb:h2:mem:shop?replicas=4}. Registered through {@code META-INF/services}; every
- * connection to the same engine URL shares one replica set, which is shut down when the last
- * connection closes.
+ * connection to the same engine URL shares one replica set, which lives as long as the engine keeps
+ * the database ({@code closeDelay}; see {@link io.macrodb.replica.ReplicaSets}).
  */
 public final class MacroDriver implements Driver {
     public static final int MAJOR = 0;

@@ -26,7 +26,11 @@ import java.util.Locale;
  * Cases: an empty in-memory database (each cycle a new one, as the engine does without a close
  * delay), an in-memory database of {@code rows} rows kept with {@code DB_CLOSE_DELAY=-1} (H2) or by
  * HSQLDB's own rule (a memory database lives until SHUTDOWN), and a file database of {@code rows}
- * rows (H2). Each cycle opens the first connection, counts the rows, and closes it.
+ * rows (H2); and the H2 database of {@code rows} rows with {@code closeDelay=0}, where every open
+ * rebuilds the secondaries from the live primary (skipped by a driver without the option). Each
+ * cycle opens the first connection, counts the rows, and closes it. Printed per cycle: wall time
+ * through MacroDB and on the plain engine, MacroDB's process CPU time (every thread; the steadier
+ * figure on a shared machine), and the wall-time ratio.
  */
 public final class OpenCloseCycles {
     private OpenCloseCycles() {}
@@ -59,6 +63,18 @@ public final class OpenCloseCycles {
                 cycles("jdbc:macrodb:" + h2Kept + q, rowCycles, false),
                 cycles("jdbc:h2:mem:rowsplain;DB_CLOSE_DELAY=-1", rowCycles, false), rowCycles));
         shutdown("jdbc:macrodb:" + h2Kept + q);
+        // a database H2 keeps, its replica set closed with each last connection (closeDelay=0): every
+        // open rebuilds the secondaries from the live primary, so this is what a rebuild costs
+        String rebuilt = "jdbc:macrodb:h2:mem:rebuilt;DB_CLOSE_DELAY=-1" + q + "&closeDelay=0";
+        try {
+            fill(rebuilt, rows);
+            out.add(compare("h2 mem, " + rows + " rows, DB_CLOSE_DELAY=-1, closeDelay=0 (rebuild)",
+                    cycles(rebuilt, rowCycles, false),
+                    cycles("jdbc:h2:mem:rowsplain;DB_CLOSE_DELAY=-1", rowCycles, false), rowCycles));
+            shutdown(rebuilt);
+        } catch (SQLException e) {
+            out.add("h2 mem, closeDelay=0 (rebuild): not run: " + e.getMessage()); // a driver without the option
+        }
         shutdown("jdbc:h2:mem:rowsplain;DB_CLOSE_DELAY=-1");
 
         fill("jdbc:macrodb:hsqldb:mem:rows" + q, rows);
@@ -83,20 +99,29 @@ public final class OpenCloseCycles {
             }
         }
         System.out.println();
-        System.out.printf(Locale.ROOT, "%-52s %14s %14s %8s%n", "case", "MacroDB ms/cycle", "plain ms/cycle", "ratio");
+        System.out.printf(Locale.ROOT, "%-62s %10s %10s %10s %10s%n", "case (ms per cycle)", "MacroDB", "plain", "MacroDB cpu", "ratio");
         out.forEach(System.out::println);
+    }
+
+    private static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static String compare(String name, long macroNanos, long plainNanos, int cycles) {
         double m = macroNanos / 1e6 / cycles;
         double p = plainNanos / 1e6 / cycles;
-        String line = String.format(Locale.ROOT, "%-52s %14.1f %14.1f %7.1fx", name, m, p, m / p);
+        String line = String.format(Locale.ROOT, "%-62s %10.1f %10.1f %10.1f %9.1fx", name, m, p, lastMacroCpu / 1e6 / cycles, m / p);
         System.out.println(line);
         return line;
     }
 
+    /** The process CPU time the last MacroDB {@link #cycles} took (every thread: appliers, the copy). */
+    private static long lastMacroCpu;
+
     /** {@code n} cycles of: first connection, a read, close. Returns the nanoseconds they took. */
     private static long cycles(String url, int n, boolean shutdownEach) throws SQLException {
+        long cpu0 = processCpu();
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
             try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement()) {
@@ -107,6 +132,7 @@ public final class OpenCloseCycles {
                 if (shutdownEach) s.execute("SHUTDOWN");
             }
         }
+        if (url.startsWith("jdbc:macrodb:")) lastMacroCpu = processCpu() - cpu0;
         return System.nanoTime() - t0;
     }
 
