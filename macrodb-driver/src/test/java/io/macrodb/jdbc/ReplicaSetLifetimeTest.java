@@ -220,6 +220,37 @@ class ReplicaSetLifetimeTest {
         shutdown(url);
     }
 
+    /**
+     * A kept set is closed when the JVM exits: an HSQLDB file database kept with closeDelay=-1 by a
+     * child JVM that exits without closing it is a plain HSQLDB database afterwards (MacroDB's exit
+     * hook removed its capture triggers; HSQLDB has no exit hook of its own to race it), with the row.
+     */
+    @Test
+    void aKeptSetIsClosedWhenTheJvmExits(@TempDir Path dir) throws Exception {
+        String engineUrl = "hsqldb:file:" + dir.resolve("shop");
+        String url = "jdbc:macrodb:" + engineUrl + "?replicas=2&closeDelay=-1";
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
+                io.macrodb.testing.KeptSetExitWorker.class.getName(), url, "jdbc:" + engineUrl)
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "the child exits");
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("kept open: true"), "the set was kept after its last connection: " + out);
+        try (Connection c = java.sql.DriverManager.getConnection("jdbc:" + engineUrl, "sa", ""); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TRIGGERS")) {
+                rs.next();
+                assertEquals(0, rs.getInt(1), "the exit hook removed MacroDB's capture triggers");
+            }
+            s.execute("INSERT INTO t VALUES (2, 'plain')"); // no capture trigger is left to refuse it
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM t")) {
+                rs.next();
+                assertEquals(2, rs.getInt(1));
+            }
+            s.execute("SHUTDOWN");
+        }
+    }
+
     /** A kept durable set holds its directory until SHUTDOWN, which releases it: another database can then recover from it. */
     @Test
     void shutdownReleasesAKeptDurableSetsDirectory(@TempDir Path dir) throws Exception {
