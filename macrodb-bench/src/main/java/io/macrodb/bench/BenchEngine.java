@@ -22,7 +22,9 @@ public enum BenchEngine {
     },
     HSQLDB {
         @Override public String plainUrl(String db) { return "jdbc:hsqldb:mem:" + db; }
-        @Override public String macroUrl(String db, String options) { return "jdbc:macrodb:hsqldb:mem:" + db + "?" + options; }
+        // closeDelay=0: the replica set closes with the deployment's last connection (as before MacroDB
+        // kept HSQLDB memory databases' sets until SHUTDOWN), and close() then shuts the primary down
+        @Override public String macroUrl(String db, String options) { return "jdbc:macrodb:hsqldb:mem:" + db + "?closeDelay=0&" + options; }
         @Override public void configurePlain(Connection c) throws SQLException {
             try (Statement s = c.createStatement()) {
                 s.execute("SET DATABASE TRANSACTION CONTROL MVCC");
