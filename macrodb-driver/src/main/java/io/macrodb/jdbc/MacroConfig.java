@@ -20,46 +20,11 @@ import java.util.Properties;
  * The options of one MacroDB connection, from its URL ({@code jdbc:macrodb:<engine url>?k=v&k=v})
  * and connection properties (properties win over the URL; properties MacroDB does not know, such
  * as {@code user}, go to the engine). Every value is validated here, with a message that names the
- * option and what it accepts.
+ * option and what it accepts. The options, their ranges, choices and fixed defaults are those of
+ * {@link MacroProperty}.
  */
 public final class MacroConfig {
     public static final String PREFIX = "jdbc:macrodb:";
-
-    /** The options MacroDB understands, with their documentation (shown by {@code getPropertyInfo}). */
-    public static final Map<String, String> OPTIONS;
-    static {
-        Map<String, String> o = new LinkedHashMap<>();
-        o.put("replicas", "Replicas in all, primary included (1..64). Default: half the processors, at least 2, at most 8.");
-        o.put("propagation", "row (default: changed rows captured by triggers, any isolation) or statement (the paper's SQL replay; update transactions run one at a time).");
-        o.put("consistency", "strict (default), session, bounded:<versions> or bounded:<millis>ms: how fresh a secondary must be for a read-only transaction.");
-        o.put("balancer", "leastActive (default), freshest or roundRobin: which fresh secondary a read-only transaction uses.");
-        o.put("readWait", "Milliseconds a read-only transaction waits for a secondary to catch up before running on the primary instead (default 5; 0 never waits).");
-        o.put("lockTimeout", "Milliseconds any lock or turn wait may last before failing with SQLState 40001 (default 10000).");
-        o.put("applyGroup", "Most log records a behind secondary applies in one engine transaction (default 256).");
-        o.put("applyThreads", "Engine sessions each secondary applies the log with (1..64). Records that touch different rows"
-                + " are applied in parallel and committed in version order. Default: processors / replicas, at least 1, at most 8,"
-                + " or the engine's profile (HSQLDB: 1); the system property macrodb.applyThreads overrides the default.");
-        o.put("maxLag", "How far a secondary may fall behind before new update transactions wait for it: <versions>"
-                + " (default 10000) or <N>ms of its apply work; 0 turns the bound off. Paused and failed secondaries do not count.");
-        o.put("admission", "How many transactions each replica runs at once: auto (default: the engine's profile, adapted"
-                + " to measured throughput; HSQLDB starts at 1, H2 has no limit), off, or a fixed <K>. The others wait in a fair"
-                + " queue (at most lockTimeout); a reader whose secondary is full uses another fresh one first.");
-        o.put("durability", "none (default) or log:<directory>: keep the replication log and snapshots on disk; a commit returns"
-                + " once its record is there, and a restart recovers every such commit (in-memory engines only).");
-        o.put("fsync", "commit (default: a commit returns after its record is forced to disk, many commits sharing one fsync)"
-                + " or <N>ms (a commit returns once the operating system has its record; the log is forced every N ms:"
-                + " survives the process, not a power loss of the last N ms).");
-        o.put("snapshotEvery", "Log records between snapshots (default 100000); older log segments are deleted after a snapshot.");
-        o.put("stallTimeout", "Milliseconds a secondary may stay behind without progress before it leaves the rotation (default 30000).");
-        o.put("rebuild", "auto (default: a secondary that left the rotation is rebuilt online from a healthy replica) or manual.");
-        o.put("optimisticReads", "true (default) or false: whether a transaction that never calls setReadOnly starts on a secondary"
-                + " and moves to the primary, re-checking its reads, at its first write.");
-        o.put("jmx", "false (default) or true: register the replica set's MXBean (io.macrodb:type=ReplicaSet,name=...) in the"
-                + " platform MBeanServer while it is open; any connection asking for it registers it.");
-        o.put("routingLog", "false (default) or true: log, for each statement of this connection, the replica it ran on and why"
-                + " (System.Logger io.macrodb.routing at DEBUG).");
-        OPTIONS = java.util.Collections.unmodifiableMap(o);
-    }
 
     private final String url;
     private final Engine engine;
@@ -90,37 +55,33 @@ public final class MacroConfig {
         this.engine = engine;
         this.engineUrl = engineUrl;
         this.engineProperties = engineProperties;
-        this.replicas = intOption(o, "replicas", defaultReplicas(), 1, 64);
-        this.propagation = enumOption(o, "propagation");
+        this.replicas = intOption(o, MacroProperty.REPLICAS, defaultReplicas());
+        this.propagation = Propagation.valueOf(choice(o, MacroProperty.PROPAGATION).toUpperCase(Locale.ROOT));
         this.consistency = consistencyOption(o);
-        this.balancer = o.getOrDefault("balancer", "leastActive");
+        this.balancer = o.getOrDefault(MacroProperty.BALANCER.optionName(), MacroProperty.BALANCER.defaultValue());
         try {
             Balancer.parse(balancer);
         } catch (IllegalArgumentException e) {
             throw SqlStates.rejected(e.getMessage());
         }
-        this.readWaitMillis = intOption(o, "readWait", 5, 0, 3_600_000);
-        this.lockTimeoutMillis = intOption(o, "lockTimeout", 10_000, 1, 3_600_000);
-        this.applyGroup = intOption(o, "applyGroup", 256, 1, 100_000);
-        this.applyThreads = intOption(o, "applyThreads", defaultApplyThreads(engine, replicas), 1, 64);
-        String lag = o.getOrDefault("maxLag", "10000").trim().toLowerCase(Locale.ROOT);
+        this.readWaitMillis = intOption(o, MacroProperty.READ_WAIT);
+        this.lockTimeoutMillis = intOption(o, MacroProperty.LOCK_TIMEOUT);
+        this.applyGroup = intOption(o, MacroProperty.APPLY_GROUP);
+        this.applyThreads = intOption(o, MacroProperty.APPLY_THREADS, defaultApplyThreads(engine, replicas));
+        String lag = value(o, MacroProperty.MAX_LAG).trim().toLowerCase(Locale.ROOT);
         try {
             long n = Long.parseLong(lag.endsWith("ms") ? lag.substring(0, lag.length() - 2).trim() : lag);
             if (n < 0) throw new NumberFormatException();
             this.maxLagMillis = lag.endsWith("ms") ? n : 0;
             this.maxLagVersions = lag.endsWith("ms") ? 0 : n;
         } catch (NumberFormatException e) {
-            throw SqlStates.rejected("maxLag='" + o.get("maxLag") + "' must be a number of versions (e.g. maxLag=10000), a time"
+            throw SqlStates.rejected("maxLag='" + o.get(MacroProperty.MAX_LAG.optionName()) + "' must be a number of versions (e.g. maxLag=10000), a time"
                     + " of apply work (e.g. maxLag=500ms) or 0 for no bound");
         }
-        String opt = o.getOrDefault("optimisticReads", "true").trim().toLowerCase(Locale.ROOT);
-        if (!opt.equals("true") && !opt.equals("false")) {
-            throw SqlStates.rejected("optimisticReads='" + o.get("optimisticReads") + "' must be true or false");
-        }
-        this.optimisticReads = opt.equals("true");
-        this.jmx = booleanOption(o, "jmx");
-        this.routingLog = booleanOption(o, "routingLog");
-        String adm = o.getOrDefault("admission", "auto").trim().toLowerCase(Locale.ROOT);
+        this.optimisticReads = choice(o, MacroProperty.OPTIMISTIC_READS).equals("true");
+        this.jmx = choice(o, MacroProperty.JMX).equals("true");
+        this.routingLog = choice(o, MacroProperty.ROUTING_LOG).equals("true");
+        String adm = value(o, MacroProperty.ADMISSION).trim().toLowerCase(Locale.ROOT);
         if (adm.equals("auto")) {
             this.admissionLimit = engine.admissionProfile();
             this.admissionAdaptive = true;
@@ -128,22 +89,18 @@ public final class MacroConfig {
             this.admissionLimit = 0;
             this.admissionAdaptive = false;
         } else {
-            this.admissionLimit = intOption(o, "admission", 0, 1, 100_000);
+            this.admissionLimit = intOption(o, MacroProperty.ADMISSION, 0);
             this.admissionAdaptive = false;
         }
         this.durability = durabilityOption(o);
-        this.stallTimeoutMillis = intOption(o, "stallTimeout", 30_000, 100, 3_600_000);
-        String rebuild = o.getOrDefault("rebuild", "auto").trim().toLowerCase(Locale.ROOT);
-        if (!rebuild.equals("auto") && !rebuild.equals("manual")) {
-            throw SqlStates.rejected("rebuild='" + o.get("rebuild") + "' must be auto or manual");
-        }
-        this.autoRebuild = rebuild.equals("auto");
+        this.stallTimeoutMillis = intOption(o, MacroProperty.STALL_TIMEOUT);
+        this.autoRebuild = choice(o, MacroProperty.REBUILD).equals("auto");
     }
 
     private static io.macrodb.durable.DurabilityConfig durabilityOption(Map<String, String> o) throws SQLException {
-        String d = o.getOrDefault("durability", "none").trim();
+        String d = value(o, MacroProperty.DURABILITY).trim();
         if (d.equalsIgnoreCase("none")) {
-            if (o.containsKey("fsync") || o.containsKey("snapshotEvery")) {
+            if (o.containsKey(MacroProperty.FSYNC.optionName()) || o.containsKey(MacroProperty.SNAPSHOT_EVERY.optionName())) {
                 throw SqlStates.rejected("fsync and snapshotEvery need durability=log:<directory>");
             }
             return null;
@@ -157,7 +114,7 @@ public final class MacroConfig {
         } catch (java.nio.file.InvalidPathException e) {
             throw SqlStates.rejected("durability='" + d + "' names no valid directory: " + e.getMessage());
         }
-        String f = o.getOrDefault("fsync", "commit").trim().toLowerCase(Locale.ROOT);
+        String f = value(o, MacroProperty.FSYNC).trim().toLowerCase(Locale.ROOT);
         io.macrodb.durable.DurableLog.Sync sync;
         if (f.equals("commit")) {
             sync = io.macrodb.durable.DurableLog.Sync.COMMIT;
@@ -173,7 +130,7 @@ public final class MacroConfig {
             if (ms < 1 || ms > 60_000) throw SqlStates.rejected("fsync='" + f + "' must be commit or <1..60000>ms, e.g. fsync=20ms");
             sync = io.macrodb.durable.DurableLog.Sync.interval(ms);
         }
-        long every = intOption(o, "snapshotEvery", 100_000, 1, Integer.MAX_VALUE);
+        long every = intOption(o, MacroProperty.SNAPSHOT_EVERY);
         return new io.macrodb.durable.DurabilityConfig(dir, sync, every);
     }
 
@@ -199,8 +156,44 @@ public final class MacroConfig {
         return profile > 0 ? Math.min(profile, byCores) : byCores;
     }
 
+    /** {@link #defaultApplyThreads(Engine, int)} for the engine {@code url} names; 0 if it names none MacroDB supports. */
+    static int defaultApplyThreads(String url, int replicas) {
+        if (url == null || !url.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) return 0;
+        String rest = url.substring(PREFIX.length());
+        int colon = rest.indexOf(':');
+        Engine engine = colon <= 0 ? null : Engines.forName(rest.substring(0, colon));
+        return engine == null ? 0 : defaultApplyThreads(engine, replicas);
+    }
+
     static int defaultReplicas() {
         return Math.max(2, Math.min(8, Runtime.getRuntime().availableProcessors() / 2));
+    }
+
+    /**
+     * The options a URL and properties give, by canonical name, without validating them (for
+     * {@link MacroDriver#getPropertyInfo}); a part that cannot be read is left out.
+     */
+    static Map<String, String> givenOptions(String url, Properties info) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int q = url == null ? -1 : url.indexOf('?');
+        if (q >= 0) {
+            for (String pair : url.substring(q + 1).split("&")) {
+                int eq = pair.indexOf('=');
+                try {
+                    String known = canonical(decode(eq < 0 ? pair : pair.substring(0, eq), url));
+                    if (known != null) out.put(known, eq < 0 ? "" : decode(pair.substring(eq + 1), url));
+                } catch (SQLException unreadable) {
+                    // left out: connect reports it
+                }
+            }
+        }
+        if (info != null) {
+            for (String k : info.stringPropertyNames()) {
+                String known = canonical(k);
+                if (known != null) out.put(known, info.getProperty(k));
+            }
+        }
+        return out;
     }
 
     /**
@@ -250,7 +243,7 @@ public final class MacroConfig {
             String known = canonical(k);
             if (known == null) {
                 throw SqlStates.rejected("unknown URL option '" + k + "' in " + url + "; MacroDB options are "
-                        + String.join(", ", OPTIONS.keySet()) + ". Engine settings belong in the engine URL (e.g. ;MODE=PostgreSQL)");
+                        + String.join(", ", MacroProperty.names()) + ". Engine settings belong in the engine URL (e.g. ;MODE=PostgreSQL)");
             }
             if (options.containsKey(known)) {
                 throw SqlStates.rejected("option '" + known + "' is given more than once in " + url + " ('" + options.get(known)
@@ -298,10 +291,33 @@ public final class MacroConfig {
     }
 
     private static String canonical(String key) {
-        for (String k : OPTIONS.keySet()) {
-            if (k.equalsIgnoreCase(key)) return k;
+        MacroProperty p = MacroProperty.forName(key);
+        return p == null ? null : p.optionName();
+    }
+
+    /** The value given for {@code p}, or its default. */
+    private static String value(Map<String, String> o, MacroProperty p) {
+        String v = o.get(p.optionName());
+        return v != null ? v : p.defaultValue();
+    }
+
+    /** The value given for {@code p}, one of its choices (lower case), or 08001 naming them. */
+    private static String choice(Map<String, String> o, MacroProperty p) throws SQLException {
+        String v = value(o, p);
+        for (String c : p.choices()) {
+            if (c.equalsIgnoreCase(v.trim())) return c.toLowerCase(Locale.ROOT);
         }
-        return null;
+        throw SqlStates.rejected(p.mustBeOneOf(v));
+    }
+
+    /** A whole-number option with its fixed default and range from the table. */
+    private static int intOption(Map<String, String> o, MacroProperty p) throws SQLException {
+        return intOption(o, p, Integer.parseInt(p.defaultValue()));
+    }
+
+    /** A whole-number option with its range from the table and a default computed here. */
+    private static int intOption(Map<String, String> o, MacroProperty p, int def) throws SQLException {
+        return intOption(o, p.optionName(), def, (int) p.min(), (int) Math.min(Integer.MAX_VALUE, p.max()));
     }
 
     private static int intOption(Map<String, String> o, String name, int def, int min, int max) throws SQLException {
@@ -318,18 +334,9 @@ public final class MacroConfig {
                 + (name.equals("admission") ? ", auto or off" : ""));
     }
 
-    private static Propagation enumOption(Map<String, String> o, String name) throws SQLException {
-        String v = o.getOrDefault(name, "row");
-        try {
-            return Propagation.valueOf(v.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw SqlStates.rejected("propagation='" + v + "' must be row or statement");
-        }
-    }
-
     private static ReadConsistency consistencyOption(Map<String, String> o) throws SQLException {
         try {
-            return ReadConsistency.parse(o.getOrDefault("consistency", "strict"));
+            return ReadConsistency.parse(value(o, MacroProperty.CONSISTENCY));
         } catch (IllegalArgumentException e) {
             throw SqlStates.rejected(e.getMessage());
         }
@@ -351,12 +358,6 @@ public final class MacroConfig {
     /** Whether this connection logs where each statement ran and why ({@code routingLog=true}). */
     public boolean routingLog() { return routingLog; }
 
-    /** A true/false option that defaults to false. */
-    private static boolean booleanOption(Map<String, String> o, String name) throws SQLException {
-        String v = o.getOrDefault(name, "false").trim().toLowerCase(Locale.ROOT);
-        if (!v.equals("true") && !v.equals("false")) throw SqlStates.rejected(name + "='" + o.get(name) + "' must be true or false");
-        return v.equals("true");
-    }
 
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,

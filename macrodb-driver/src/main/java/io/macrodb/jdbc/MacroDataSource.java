@@ -47,31 +47,82 @@ public class MacroDataSource implements javax.sql.DataSource {
     public void setUser(String user) { this.user = user; }
     public String getUser() { return user; }
     public void setPassword(String password) { this.password = password; }
-    public void setReplicas(int replicas) { options.put("replicas", Integer.toString(replicas)); }
-    public void setPropagation(String propagation) { options.put("propagation", propagation); }
-    public void setConsistency(String consistency) { options.put("consistency", consistency); }
-    public void setBalancer(String balancer) { options.put("balancer", balancer); }
-    public void setReadWait(long millis) { options.put("readWait", Long.toString(millis)); }
-    public void setLockTimeout(long millis) { options.put("lockTimeout", Long.toString(millis)); }
-    public void setApplyGroup(int records) { options.put("applyGroup", Integer.toString(records)); }
-    public void setApplyThreads(int threads) { options.put("applyThreads", Integer.toString(threads)); }
+    // One setter and one getter per MacroProperty (MacroPropertyTest checks it). A getter returns the value
+    // set with the setter, else the one in the URL, else the default (where MacroDB computes it, the value
+    // it would choose in this JVM; applyThreads: 0 while the URL names no supported engine).
+    public void setReplicas(int replicas) { set(MacroProperty.REPLICAS, Integer.toString(replicas)); }
+    public int getReplicas() { return (int) number(MacroProperty.REPLICAS, MacroConfig.defaultReplicas()); }
+    /** {@code row} or {@code statement}. */
+    public void setPropagation(String propagation) { set(MacroProperty.PROPAGATION, propagation); }
+    public String getPropagation() { return string(MacroProperty.PROPAGATION); }
+    /** {@code strict}, {@code session}, {@code bounded:<versions>} or {@code bounded:<millis>ms}. */
+    public void setConsistency(String consistency) { set(MacroProperty.CONSISTENCY, consistency); }
+    public String getConsistency() { return string(MacroProperty.CONSISTENCY); }
+    /** {@code leastActive}, {@code freshest} or {@code roundRobin}. */
+    public void setBalancer(String balancer) { set(MacroProperty.BALANCER, balancer); }
+    public String getBalancer() { return string(MacroProperty.BALANCER); }
+    public void setReadWait(long millis) { set(MacroProperty.READ_WAIT, Long.toString(millis)); }
+    public long getReadWait() { return number(MacroProperty.READ_WAIT, 0); }
+    public void setLockTimeout(long millis) { set(MacroProperty.LOCK_TIMEOUT, Long.toString(millis)); }
+    public long getLockTimeout() { return number(MacroProperty.LOCK_TIMEOUT, 0); }
+    public void setApplyGroup(int records) { set(MacroProperty.APPLY_GROUP, Integer.toString(records)); }
+    public int getApplyGroup() { return (int) number(MacroProperty.APPLY_GROUP, 0); }
+    public void setApplyThreads(int threads) { set(MacroProperty.APPLY_THREADS, Integer.toString(threads)); }
+    public int getApplyThreads() {
+        return (int) number(MacroProperty.APPLY_THREADS, MacroConfig.defaultApplyThreads(url, getReplicas()));
+    }
     /** {@code maxLag}: versions ({@code "10000"}), apply work ({@code "500ms"}) or {@code "0"}. */
-    public void setMaxLag(String maxLag) { options.put("maxLag", maxLag); }
+    public void setMaxLag(String maxLag) { set(MacroProperty.MAX_LAG, maxLag); }
+    public String getMaxLag() { return string(MacroProperty.MAX_LAG); }
     /** {@code admission}: {@code "auto"}, {@code "off"} or a fixed number of transactions per replica. */
-    public void setAdmission(String admission) { options.put("admission", admission); }
-    public void setOptimisticReads(boolean on) { options.put("optimisticReads", Boolean.toString(on)); }
+    public void setAdmission(String admission) { set(MacroProperty.ADMISSION, admission); }
+    public String getAdmission() { return string(MacroProperty.ADMISSION); }
+    public void setOptimisticReads(boolean on) { set(MacroProperty.OPTIMISTIC_READS, Boolean.toString(on)); }
+    public boolean isOptimisticReads() { return Boolean.parseBoolean(string(MacroProperty.OPTIMISTIC_READS).trim()); }
     /** {@code jmx}: registers the replica set's MXBean while it is open. */
-    public void setJmx(boolean on) { options.put("jmx", Boolean.toString(on)); }
+    public void setJmx(boolean on) { set(MacroProperty.JMX, Boolean.toString(on)); }
+    public boolean isJmx() { return Boolean.parseBoolean(string(MacroProperty.JMX).trim()); }
     /** {@code routingLog}: logs where each statement ran and why ({@code io.macrodb.routing}, DEBUG). */
-    public void setRoutingLog(boolean on) { options.put("routingLog", Boolean.toString(on)); }
+    public void setRoutingLog(boolean on) { set(MacroProperty.ROUTING_LOG, Boolean.toString(on)); }
+    public boolean isRoutingLog() { return Boolean.parseBoolean(string(MacroProperty.ROUTING_LOG).trim()); }
     /** {@code none} or {@code log:<directory>}. */
-    public void setDurability(String durability) { options.put("durability", durability); }
+    public void setDurability(String durability) { set(MacroProperty.DURABILITY, durability); }
+    public String getDurability() { return string(MacroProperty.DURABILITY); }
     /** {@code commit} or {@code <N>ms}. */
-    public void setFsync(String fsync) { options.put("fsync", fsync); }
-    public void setSnapshotEvery(long records) { options.put("snapshotEvery", Long.toString(records)); }
-    public void setStallTimeout(long millis) { options.put("stallTimeout", Long.toString(millis)); }
+    public void setFsync(String fsync) { set(MacroProperty.FSYNC, fsync); }
+    public String getFsync() { return string(MacroProperty.FSYNC); }
+    public void setSnapshotEvery(long records) { set(MacroProperty.SNAPSHOT_EVERY, Long.toString(records)); }
+    public long getSnapshotEvery() { return number(MacroProperty.SNAPSHOT_EVERY, 0); }
+    public void setStallTimeout(long millis) { set(MacroProperty.STALL_TIMEOUT, Long.toString(millis)); }
+    public long getStallTimeout() { return number(MacroProperty.STALL_TIMEOUT, 0); }
     /** {@code auto} or {@code manual}. */
-    public void setRebuild(String rebuild) { options.put("rebuild", rebuild); }
+    public void setRebuild(String rebuild) { set(MacroProperty.REBUILD, rebuild); }
+    public String getRebuild() { return string(MacroProperty.REBUILD); }
+
+    private void set(MacroProperty p, String value) { options.put(p.optionName(), value); }
+
+    /** What the setter or the URL gives for {@code p}, or null. */
+    private String given(MacroProperty p) {
+        String v = options.get(p.optionName());
+        return v != null || url == null ? v : MacroConfig.givenOptions(url, null).get(p.optionName());
+    }
+
+    private String string(MacroProperty p) {
+        String v = given(p);
+        return v != null ? v : p.defaultValue();
+    }
+
+    /** A numeric option's value; {@code computed} where its default is computed; 0 where what is given is not a number. */
+    private long number(MacroProperty p, long computed) {
+        String v = given(p);
+        if (v == null) return p.defaultValue() != null ? Long.parseLong(p.defaultValue()) : computed;
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            return 0; // connecting reports it
+        }
+    }
+
     /** An engine connection property, passed to every replica's engine connection. */
     public void setEngineProperty(String key, String value) { engineProperties.setProperty(key, value); }
 

@@ -49,14 +49,14 @@ public final class MacroDriver implements Driver {
         return url != null && url.regionMatches(true, 0, MacroConfig.PREFIX, 0, MacroConfig.PREFIX.length());
     }
 
+    /**
+     * One entry per {@link MacroProperty}, in its order: the value the URL or {@code info} gives (or the
+     * default where it is fixed), its description, and its choices where the values are a closed set.
+     */
     @Override public DriverPropertyInfo[] getPropertyInfo(String url, Properties info) {
+        Map<String, String> given = MacroConfig.givenOptions(url, info);
         List<DriverPropertyInfo> out = new ArrayList<>();
-        for (Map.Entry<String, String> e : MacroConfig.OPTIONS.entrySet()) {
-            DriverPropertyInfo p = new DriverPropertyInfo(e.getKey(), info == null ? null : info.getProperty(e.getKey()));
-            p.description = e.getValue();
-            p.required = false;
-            out.add(p);
-        }
+        for (MacroProperty p : MacroProperty.values()) out.add(p.propertyInfo(given.get(p.optionName())));
         return out.toArray(new DriverPropertyInfo[0]);
     }
 

@@ -368,12 +368,12 @@ final class Transaction {
             throw SqlStates.unreplicable("with row propagation and durability=log, recovery replays captured rows, and a trigger"
                     + " of the application would fire again on them; triggers need propagation=statement with durability=log");
         }
-        long[] version = new long[1];
         // Settings that secondaries keep their own values of (Verb says which and why) run on the primary only.
         boolean replicate = !(c.verb() == Verb.PRIMARY_ONLY_SET || !statementMode && c.verb() == Verb.ROW_MODE_PRIMARY_ONLY_SET);
-        T result = db.schemaChange(p, sql, params, replicate, () -> body.run(p), shipped == null ? null : () -> shipped.run(p), version);
-        if (version[0] > 0) lastCommitVersion = version[0];
-        return result;
+        ReplicaSet.SchemaChanged<T> done = db.schemaChange(p, sql, params, replicate, () -> body.run(p),
+                shipped == null ? null : () -> shipped.run(p));
+        if (done.version() > 0) lastCommitVersion = done.version();
+        return done.result();
     }
 
     // ================================================================= failures

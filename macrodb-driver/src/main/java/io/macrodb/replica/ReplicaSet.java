@@ -2,31 +2,25 @@ package io.macrodb.replica;
 
 import io.macrodb.engine.CaptureContext;
 import io.macrodb.durable.DurableLog;
-import io.macrodb.durable.RecordCodec;
 import io.macrodb.durable.SnapshotStore;
 import io.macrodb.engine.Checksums;
 import io.macrodb.engine.Engine;
 import io.macrodb.log.Propagation;
 import io.macrodb.log.Change;
-import io.macrodb.log.ChangeRecord;
 import io.macrodb.log.ReplicationLog;
 import io.macrodb.log.StatementChange;
 import io.macrodb.log.TableShape;
 
 import java.io.IOException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLTransactionRollbackException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
 
 /**
@@ -34,23 +28,27 @@ import java.util.logging.Logger;
  * apply the replication log and serve read-only transactions, and the commit critical section that
  * orders them (DESIGN.md §2).
  *
- * <p>Commit: the changes are built outside any lock (row images are read inside the still-open
- * transaction); the transaction then takes the next version from {@link CommitOrder}, commits in
- * the engine with no lock held, and its record is appended to the log and published in version
- * order. Taking the version is the only serial step.
+ * <p>This class owns the membership (which replica is the primary, the secondaries, the catalog
+ * session) and the set's life (open with recovery, shutdown), and is the public face of the
+ * package; each other job is a collaborator of its own:
+ * <ul>
+ *   <li>{@link CommitPath}: update transactions, commits and schema changes in version order;</li>
+ *   <li>{@link Failover}: deciding that a replica failed, failing the primary over, the monitor thread;</li>
+ *   <li>{@link Repair}: building secondaries (at open, a failed one rebuilt, one added after a promotion);</li>
+ *   <li>{@link Snapshots}: snapshots and the durability status (durability=log only).</li>
+ * </ul>
+ * What stays here besides the membership is what every job reads: the table shapes the capture
+ * and the appliers use, the application's triggers that a promoted secondary must get back (row
+ * propagation), the sequence positions a promoted or recovered primary restarts from, and the
+ * inspection the operator face reads (status, checksums, catching up). Membership changes go
+ * through {@link #installPrimary}, {@link #replaceSecondary} and {@link #addSecondary}; the list of
+ * secondaries is copy-on-write, so readers iterate it without a lock.
  */
 public final class ReplicaSet {
     private static final Logger LOG = Logger.getLogger(ReplicaSet.class.getName());
-    /** The durable form of an empty record (a version whose engine commit failed). */
-    private static final byte[] EMPTY_PAYLOAD;
 
-    static {
-        try {
-            EMPTY_PAYLOAD = RecordCodec.encode(List.of());
-        } catch (SQLException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** What a schema change's statement returned, and the version it was logged as (0: not logged). */
+    public record SchemaChanged<T>(T result, long version) {}
 
     /** A statement to run on the primary under the schema-change protocol. */
     @FunctionalInterface
@@ -62,11 +60,12 @@ public final class ReplicaSet {
     private volatile Replica primary;
     private final List<Replica> secondaries;
     private final ReplicationLog log;
-    /** The order of versions: the commit path's only serial step. */
-    private final CommitOrder order;
-    private final UpdateGate updateGate = new UpdateGate();
-    /** Statement mode: update transactions run one at a time, so replay order is execution order. */
-    private final Semaphore writerToken = new Semaphore(1, true);
+    /** Update transactions, commits and schema changes: the version order and the update gate. */
+    private final CommitPath commits;
+    /** Building secondaries: at open, a failed one rebuilt, one added after a promotion. */
+    private final Repair repair;
+    /** Deciding that a replica failed, failing the primary over, and the monitor thread. */
+    private final Failover failover;
     private final Map<String, TableShape> shapes = new ConcurrentHashMap<>();
     private volatile Session catalog;
     private final String uniqueName;
@@ -74,11 +73,8 @@ public final class ReplicaSet {
     private final Map<Class<?>, Object> extensions = new ConcurrentHashMap<>();
     /** The log on disk (durability=log), or null. */
     private volatile DurableLog durableLog;
-    private SnapshotStore snapshots;
-    private final java.util.concurrent.atomic.AtomicLong sinceSnapshot = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicBoolean snapshotting = new java.util.concurrent.atomic.AtomicBoolean();
-    private volatile Thread snapshotThread;
-    private volatile String durabilityReport = "none";
+    /** Snapshots and the durability status (durability=log), or null. */
+    private volatile Snapshots snapshots;
     /**
      * Row propagation only: the application's triggers, which secondaries do not carry (their effects
      * arrive as rows), by upper-cased name, so that a promoted secondary gets them back.
@@ -99,7 +95,7 @@ public final class ReplicaSet {
     }
 
     /** Keeps the application's trigger DDL (row propagation) for a promoted secondary. */
-    private void noteTriggerDdl(String sql, Object[] params, String schema) {
+    void noteTriggerDdl(String sql, Object[] params, String schema) {
         if (config.propagation() != Propagation.ROW) return;
         java.util.regex.Matcher m = CREATE_TRIGGER.matcher(sql);
         if (m.matches()) {
@@ -152,18 +148,9 @@ public final class ReplicaSet {
         this.log = log;
         this.catalog = catalog;
         this.uniqueName = uniqueName;
-        this.order = new CommitOrder(log.lastVersion(), this::publishRecord, EMPTY_PAYLOAD);
-    }
-
-    /** Appends a record in version order, under the commit order's lock. */
-    private void publishRecord(long v, List<Change> changes, byte[] payload) throws IOException {
-        log.append(new ChangeRecord(v, System.nanoTime(), changes));
-        DurableLog durable = durableLog;
-        try {
-            if (durable != null) durable.append(v, payload);
-        } finally {
-            primary.gate().publish(v);
-        }
+        this.commits = new CommitPath(this, config, log);
+        this.repair = new Repair(this, config, log);
+        this.failover = new Failover(this, config, log, commits.order(), repair);
     }
 
     static ReplicaSet open(ReplicaSetConfig cfg) throws SQLException {
@@ -214,17 +201,17 @@ public final class ReplicaSet {
             rs.refreshShapes();
             if (!engine.tables(pc).isEmpty()) rs.readUserTriggers(pc);
             if (cfg.durability() != null) {
-                rs.durabilityReport = report;
-                rs.snapshots = new SnapshotStore(cfg.durability().directory());
+                SnapshotStore store = new SnapshotStore(cfg.durability().directory());
                 rs.durableLog = new DurableLog(cfg.durability().directory(), cfg.durability().sync(), version);
+                rs.snapshots = new Snapshots(rs, store, rs.durableLog, report);
                 // A base to recover from next time: what recovery rebuilt, or what the database already held.
-                if (version > 0 || !engine.tables(pc).isEmpty() || rs.snapshots.newest().isEmpty()) rs.snapshotFromPrimary();
+                if (version > 0 || !engine.tables(pc).isEmpty() || rs.snapshots.none()) rs.snapshots.fromPrimary();
             }
             for (int i = 1; i < cfg.replicas(); i++) {
-                secondaries.add(rs.buildSecondary(i, unique, pc, log.tail(), "built from the primary at v" + version));
+                secondaries.add(rs.repair.buildSecondary(i, unique, pc, log.tail(), "built from the primary at v" + version));
             }
             primary.setState(ReplicaState.ACTIVE, "primary");
-            rs.startMonitor();
+            rs.failover.startMonitor();
         } catch (SQLException | IOException | RuntimeException e) {
             if (rs != null) rs.shutdown();
             else {
@@ -243,254 +230,71 @@ public final class ReplicaSet {
     }
 
     /** A replica's admission as configured: adaptive up to the machine's processors. */
-    private static Admission admission(ReplicaSetConfig cfg) {
+    static Admission admission(ReplicaSetConfig cfg) {
         return new Admission(cfg.admissionLimit(), cfg.admissionAdaptive(), Runtime.getRuntime().availableProcessors());
-    }
-
-    /**
-     * Builds secondary {@code index} as a new in-memory database named after {@code name}: a copy of
-     * {@code source} (which holds the state of {@code start}), then an applier that pulls the log
-     * from the record after {@code start}. The caller keeps {@code source} still during the copy.
-     */
-    private Replica buildSecondary(int index, String name, Connection source, ChangeRecord start, String reason)
-            throws SQLException {
-        Engine engine = config.engine();
-        Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index), config.connectProperties(), engine,
-                config.lockTimeoutMillis(), start.version());
-        r.admit(admission(config));
-        Connection ac = r.open();
-        CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-        try {
-            engine.configureSecondary(ac, config.propagation());
-            engine.copy(source, ac);
-            engine.refreshCapture(ac);
-            if (config.propagation() == Propagation.ROW) engine.dropUserTriggers(ac);
-            ac.setAutoCommit(false);
-        } catch (SQLException | RuntimeException e) {
-            try {
-                ac.close();
-            } catch (SQLException ignored) {
-                // the original failure is what matters
-            }
-            throw e;
-        } finally {
-            CaptureContext.restore(prev);
-        }
-        ReplicationLog.Cursor cursor = log.openCursorAt(start);
-        Applier a = new Applier(r, engine, cursor, ac, config.applyGroup(), config.applyThreads(), config.propagation() == Propagation.ROW,
-                durableLog == null ? null : durableLog.durableGate());
-        r.attach(a);
-        a.start("macrodb-applier-" + name + "-r" + index);
-        r.setState(ReplicaState.ACTIVE, reason);
-        return r;
     }
 
     // ---------------------------------------------------------------- faults
 
-    private final Object promotion = new Object();
-    private volatile boolean promoting;
-
     /**
      * The one place that decides what an error from a replica's engine means for the replica: if the
      * engine is gone ({@link Engine#isEngineGone}), a secondary leaves the rotation ({@link #fail}) and
-     * the primary is failed over ({@link #primaryGone}). Every session, commit and probe that gets an
-     * engine error asks here. (An applier whose records keep failing, and the monitor's stall check,
-     * take their secondary out of the rotation themselves: those are not engine errors.)
+     * the primary is failed over. Every session, commit and probe that gets an engine error asks
+     * here. (An applier whose records keep failing takes its secondary out of the rotation itself:
+     * that is not an engine error.) See {@link Failover}.
      *
      * @param who what found the error, for the reason recorded with the replica's state
      * @return whether the replica is out of service now: its engine gone, or already not active
      */
-    public boolean replicaFailed(Replica r, SQLException e, String who) {
-        boolean gone = e != null && config.engine().isEngineGone(e);
-        if (gone && r.isActive()) {
-            String reason = who + " found its engine gone: " + e.getMessage();
-            if (r.isPrimary()) primaryGone(r, reason);
-            else fail(r, reason);
-        }
-        return gone || !r.isActive();
-    }
-
-    /**
-     * The primary's engine is gone: a secondary takes over (in a thread of its own; new update
-     * transactions wait for it, in-flight ones fail with 40001).
-     */
-    private void primaryGone(Replica failed, String reason) {
-        synchronized (promotion) {
-            if (failed != primary || !failed.isActive() || promoting || closed) return;
-            failed.setState(ReplicaState.FAILED, reason);
-            promoting = true;
-        }
-        LOG.severe("MacroDB: the primary " + failed + " failed (" + reason + "); promoting a secondary");
-        Thread t = new Thread(() -> failOver(failed), "macrodb-promotion-" + uniqueName);
-        t.setDaemon(true);
-        t.start();
-    }
+    public boolean replicaFailed(Replica r, SQLException e, String who) { return failover.replicaFailed(r, e, who); }
 
     /** Waits (bounded by lockTimeout) while a promotion runs; fails if there is no working primary. */
-    private void awaitPrimary() throws SQLException {
-        if (primary.isActive() && !promoting) return;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis());
-        synchronized (promotion) {
-            while (promoting) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) break;
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(promotion, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-        if (!primary.isActive() || promoting) {
-            throw new SQLTransactionRollbackException("MacroDB: the primary failed (" + primary.stateReason() + ") and "
-                    + (promoting ? "no secondary has taken over within lockTimeout yet" : "no secondary could take over")
-                    + "; retry later", "40001");
-        }
+    void awaitPrimary() throws SQLException { failover.awaitPrimary(); }
+
+    /**
+     * Failover's last step, with the commit order held idle: {@code s} leaves the secondaries and
+     * becomes the primary, published at {@code version}, with {@code newCatalog} as the catalog
+     * session; the shapes are read again from it.
+     *
+     * @return the catalog session it replaces, for the caller to close
+     */
+    Session installPrimary(Replica s, Session newCatalog, long version, String reason) throws SQLException {
+        Session oldCatalog = catalog;
+        secondaries.remove(s);
+        s.becomePrimary();
+        s.setState(ReplicaState.ACTIVE, reason);
+        catalog = newCatalog;
+        primary = s;
+        primary.gate().publish(version);
+        refreshShapes();
+        return oldCatalog;
+    }
+
+    /** A rebuilt secondary takes the failed one's place in the list (the list is copy-on-write). */
+    void replaceSecondary(Replica old, Replica fresh) {
+        secondaries.set(secondaries.indexOf(old), fresh);
     }
 
     /**
-     * Makes the freshest active secondary the primary: once it has applied every logged record
-     * (every acknowledged commit is one), its applier stops, its foreign keys are checked again, its
-     * sequences and identity columns move past every value the old primary handed out, and update
-     * transactions go to it. A new secondary then takes its place in the rotation.
+     * Takes every secondary out of the rotation at once, so that no rebuild (one at a time under
+     * {@link Repair}'s monitor) copies a secondary that is about to fail.
      */
-    private void failOver(Replica failed) {
-        Replica chosen = null;
-        String outcome;
-        // no commit is in flight, and none on the old primary will succeed: commit() checks
-        if (!order.holdIdle(Math.max(config.lockTimeoutMillis(), 10_000))) {
-            LOG.severe("MacroDB: commits in flight on the failed primary did not finish; update transactions fail until the database is reopened");
-            synchronized (promotion) {
-                promoting = false;
-                promotion.notifyAll();
-            }
-            return;
-        }
-        try {
-            long target = log.lastVersion();
-            for (Replica r : secondaries) {
-                if (r.isActive() && r.applier() != null && (chosen == null || r.version() > chosen.version())) chosen = r;
-            }
-            if (chosen == null) throw new SQLException("no active secondary", "08006");
-            Replica s = chosen;
-            if (!s.gate().await(target, TimeUnit.MILLISECONDS.toNanos(Math.max(config.lockTimeoutMillis(), 10_000)), s::isActive)) {
-                throw new SQLException(s + " did not reach v" + target + " in time", "08006");
-            }
-            Applier a = s.applier();
-            a.holdStill(true);
-            a.stop();
-            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (Connection c = s.open()) {
-                c.setAutoCommit(false);
-                if (config.propagation() == Propagation.ROW) {
-                    config.engine().setReferentialIntegrity(c, true);
-                    // secondaries do not carry the application's triggers in row propagation: put them back
-                    for (StatementChange t : userTriggers.values()) {
-                        if (t.schema() != null) c.setSchema(t.schema());
-                        try (PreparedStatement ps = c.prepareStatement(t.sql())) {
-                            for (int i = 0; i < t.params().length; i++) ps.setObject(i + 1, t.params()[i]);
-                            ps.execute();
-                        }
-                    }
-                }
-                c.commit();
-                Recovery.restartGenerators(config.engine(), c, sequencePositions);
-                c.setAutoCommit(true);
-            } finally {
-                CaptureContext.restore(prev);
-            }
-            Session newCatalog = s.borrow();
-            newCatalog.connection().setAutoCommit(true);
-            Session oldCatalog = catalog;
-            secondaries.remove(s);
-            s.becomePrimary();
-            s.setState(ReplicaState.ACTIVE, "promoted to primary at v" + target + " after: " + failed.stateReason());
-            catalog = newCatalog;
-            primary = s;
-            primary.gate().publish(target);
-            refreshShapes();
-            oldCatalog.closeQuietly();
-            failed.closeIdle();
-            outcome = "promoted " + s + " at v" + target;
-        } catch (SQLException | RuntimeException e) {
-            outcome = "promotion failed: " + e.getMessage();
-            chosen = null;
-        } finally {
-            order.release();
-            synchronized (promotion) {
-                promoting = false;
-                promotion.notifyAll();
-            }
-        }
-        if (chosen == null) {
-            LOG.severe("MacroDB: " + outcome + "; update transactions fail until the database is reopened");
-            return;
-        }
-        LOG.warning("MacroDB: " + outcome);
-        // Back to the configured number of replicas: a new secondary where the promoted one was.
-        try {
-            addSecondary(chosen.index());
-        } catch (SQLException | RuntimeException e) {
-            LOG.warning("MacroDB: adding a secondary after the promotion failed: " + e);
+    void failEverySecondary(String reason) {
+        synchronized (repair) {
+            for (Replica r : secondaries) fail(r, reason);
         }
     }
 
-    /** Builds a new secondary with {@code index} from the freshest active replica. */
-    private synchronized void addSecondary(int index) throws SQLException {
-        secondaries.add(copyOfHealthyReplica(index, null, "added", "after a promotion"));
-    }
-
-    /**
-     * A new secondary {@code index}: a copy of the freshest active secondary other than {@code
-     * excluded} (held still only while the engine copies it), or of the primary (update
-     * transactions wait for the copy) if there is none, caught up from the log from there.
-     */
-    private Replica copyOfHealthyReplica(int index, Replica excluded, String verb, String why) throws SQLException {
-        Replica source = null;
-        for (Replica r : secondaries) {
-            if (r != excluded && r.isActive() && r.applier() != null && (source == null || r.version() > source.version())) {
-                source = r;
-            }
-        }
-        String name = uniqueName + "g" + generation.incrementAndGet();
-        if (source != null) {
-            Applier a = source.applier();
-            a.holdStill(true);
-            try (Connection c = source.open()) {
-                ChangeRecord start = a.lastApplied();
-                return buildSecondary(index, name, c, start, verb + " from secondary " + source.index() + " at v"
-                        + start.version() + " " + why);
-            } finally {
-                a.holdStill(false);
-            }
-        }
-        updateGate.enterExclusive(config.lockTimeoutMillis());
-        try {
-            synchronized (catalog) {
-                ChangeRecord start = log.tail();
-                return buildSecondary(index, name, catalog.connection(), start, verb + " from the primary at v"
-                        + start.version() + " " + why);
-            }
-        } finally {
-            updateGate.exitExclusive();
-        }
+    /** A secondary added after a promotion. */
+    void addSecondary(Replica r) {
+        secondaries.add(r);
     }
 
     /**
      * Takes secondary {@code r} out of the rotation because a session found its engine gone (or an
      * operator said so); the monitor rebuilds it unless {@code rebuild=manual}.
      */
-    public void fail(Replica r, String reason) {
-        if (r.isPrimary() || !r.isActive()) return;
-        r.setState(ReplicaState.FAILED, reason);
-        LOG.warning("MacroDB: " + r + " left the rotation: " + reason);
-        Applier a = r.applier();
-        if (a != null) a.stop();
-    }
-
-    private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
-    private Thread monitor;
+    public void fail(Replica r, String reason) { failover.fail(r, reason); }
 
     /**
      * Replaces failed secondary {@code index} with a new one, online: a copy of the freshest active
@@ -498,109 +302,7 @@ public final class ReplicaSet {
      * if none is active, of the primary (update transactions then wait for the copy), caught up from
      * the log and put back into the rotation.
      */
-    public synchronized void rebuild(int index) throws SQLException {
-        if (closed) throw new SQLException("MacroDB: the replica set was shut down", "08003");
-        Replica old = null;
-        for (Replica r : secondaries) if (r.index() == index) old = r;
-        if (old == null) {
-            throw new IllegalArgumentException("no secondary with index " + index + "; secondaries are 1.." + secondaries.size());
-        }
-        if (old.isActive()) {
-            throw new SQLException("MacroDB: secondary " + index + " is active; only a failed one is rebuilt", "55000");
-        }
-        Replica fresh = copyOfHealthyReplica(index, old, "rebuilt", "after: " + old.stateReason());
-        secondaries.set(secondaries.indexOf(old), fresh);
-        retire(old);
-        LOG.info(() -> "MacroDB: " + fresh + " " + fresh.stateReason());
-    }
-
-    /**
-     * Lets go of a replica that left the rotation: its applier, its sessions, its database. The
-     * engine is shut down in a thread of its own, so that one stuck in a broken engine never holds
-     * up the monitor.
-     */
-    private void retire(Replica r) {
-        Thread t = new Thread(() -> {
-            Applier a = r.applier();
-            if (a != null) a.stop();
-            r.closeIdle();
-            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (Connection c = r.open(); java.sql.Statement s = c.createStatement()) {
-                s.execute("SHUTDOWN");
-            } catch (SQLException ignored) {
-                // already gone
-            } finally {
-                CaptureContext.restore(prev);
-            }
-        }, "macrodb-retire-" + r.index());
-        t.setDaemon(true);
-        t.start();
-    }
-
-    /**
-     * Watches the secondaries every 100 ms: one that is behind and has not advanced for {@code
-     * stallTimeout} leaves the rotation; a failed one is rebuilt (up to 3 times in a row) unless
-     * {@code rebuild=manual}.
-     */
-    private void startMonitor() {
-        monitor = new Thread(this::watch, "macrodb-monitor-" + uniqueName);
-        monitor.setDaemon(true);
-        monitor.start();
-    }
-
-    private void watch() {
-        Map<Replica, long[]> progress = new java.util.IdentityHashMap<>(); // version, since nanos
-        Map<Integer, Integer> rebuildFailures = new java.util.HashMap<>();
-        while (!closed) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                return;
-            }
-            Replica current = primary;
-            Session cat = catalog;
-            if (current.isActive() && !promoting) {
-                // isValid alone is not enough: an in-process HSQLDB connection stays "valid" after its
-                // database was shut down, so the probe runs a statement.
-                SQLException probe = null;
-                synchronized (cat) {
-                    try (java.sql.Statement st = cat.connection().createStatement()) {
-                        st.execute("VALUES (1)");
-                    } catch (SQLException e) {
-                        probe = e;
-                    }
-                }
-                if (probe != null && current == primary) replicaFailed(current, probe, "the monitor's probe");
-            }
-            long target = durableLog == null ? log.lastVersion() : Math.min(log.lastVersion(), durableLog.durableVersion());
-            for (Replica r : secondaries) {
-                if (closed) return;
-                if (r.isActive()) {
-                    long[] p = progress.computeIfAbsent(r, k -> new long[] {r.version(), System.nanoTime()});
-                    if (r.version() != p[0] || r.version() >= target || r.applier() == null || r.applier().isPaused()) {
-                        p[0] = r.version();
-                        p[1] = System.nanoTime();
-                    } else if (System.nanoTime() - p[1] > TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis())) {
-                        r.setState(ReplicaState.FAILED, "no progress for " + config.stallTimeoutMillis() + " ms at v" + r.version()
-                                + " while " + (target - r.version()) + " records waited");
-                        LOG.warning("MacroDB: " + r + " left the rotation: " + r.stateReason());
-                        Applier a = r.applier();
-                        if (a != null) a.stop();
-                    }
-                } else if (r.state() == ReplicaState.FAILED && config.autoRebuild()
-                        && rebuildFailures.getOrDefault(r.index(), 0) < 3) {
-                    try {
-                        rebuild(r.index());
-                        rebuildFailures.remove(r.index());
-                    } catch (SQLException | RuntimeException e) {
-                        rebuildFailures.merge(r.index(), 1, Integer::sum);
-                        LOG.warning("MacroDB: rebuilding secondary " + r.index() + " failed: " + e);
-                    }
-                }
-            }
-            progress.keySet().retainAll(new java.util.HashSet<>(secondaries));
-        }
-    }
+    public void rebuild(int index) throws SQLException { repair.rebuild(index); }
 
     public ReplicaSetConfig config() { return config; }
     public Engine engine() { return config.engine(); }
@@ -636,6 +338,37 @@ public final class ReplicaSet {
 
     /** The replication log (tests of what it keeps reachable). */
     ReplicationLog log() { return log; }
+
+    // For the collaborators (Snapshots, ...): the members and state this class owns.
+
+    /** The session that reads the primary's catalog; users synchronize on it. Replaced by a failover. */
+    Session catalog() { return catalog; }
+
+    /** The name this set's databases and threads carry. */
+    String uniqueName() { return uniqueName; }
+
+    /** Row propagation: the application's triggers, which a promoted secondary gets back. */
+    java.util.Collection<StatementChange> userTriggers() { return userTriggers.values(); }
+
+    /** Whether {@link #shutdown} has begun. */
+    boolean isClosed() { return closed; }
+
+    /** Keeps schema changes (and copies of the primary) apart from update transactions. */
+    UpdateGate updateGate() { return commits.updateGate(); }
+
+    /** The log on disk (durability=log), or null. */
+    DurableLog durableLog() { return durableLog; }
+
+    /** Snapshots and the durability status (durability=log), or null. */
+    Snapshots snapshots() { return snapshots; }
+
+    /** A commit drew from sequences: where a promoted secondary restarts them is past these. */
+    void noteSequencePositions(Map<String, Long> next) {
+        next.forEach((k, v) -> sequencePositions.merge(k, v, Math::max));
+    }
+
+    /** The highest next value of each sequence seen at a commit (read-only view for snapshots). */
+    Map<String, Long> sequencePositions() { return Collections.unmodifiableMap(sequencePositions); }
 
     /** The database's version: update transactions committed so far. */
     public long version() { return primary.version(); }
@@ -677,7 +410,7 @@ public final class ReplicaSet {
     }
 
     /** Re-reads every table's shape and installs capture on new tables. Caller excludes writers. */
-    private void refreshShapes() throws SQLException {
+    void refreshShapes() throws SQLException {
         synchronized (catalog) {
             Connection c = catalog.connection();
             shapes.clear();
@@ -701,7 +434,7 @@ public final class ReplicaSet {
      */
     public boolean shipsChanges() { return config.replicas() > 1 || config.durability() != null; }
 
-    // ---------------------------------------------------------------- update transactions
+    // ---------------------------------------------------------------- update transactions (CommitPath)
 
     /**
      * Called when an update transaction starts on the primary: waits for the lag bound, the writer
@@ -709,96 +442,16 @@ public final class ReplicaSet {
      *
      * @return the primary's admission, to hand back to {@link #endUpdate}
      */
-    public Admission.Permit beginUpdate() throws SQLException {
-        if (closed) throw new SQLException("MacroDB: the replica set was shut down", "08003");
-        awaitPrimary();
-        holdBackWhileLagging();
-        if (config.propagation() == Propagation.STATEMENT) {
-            try {
-                if (!writerToken.tryAcquire(config.lockTimeoutMillis(), TimeUnit.MILLISECONDS)) {
-                    throw new SQLTransactionRollbackException("MacroDB: statement propagation runs update transactions one at a"
-                            + " time and this one waited " + config.lockTimeoutMillis() + " ms for its turn; retry it"
-                            + " (lockTimeout sets the bound; propagation=row lets updates run concurrently)", "40001");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SQLException("MacroDB: the thread was interrupted while waiting to start an update transaction; the statement did not"
-                        + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", "57014", e);
-            }
-        }
-        Admission.Permit permit = null;
-        try {
-            permit = primary.admission().enter(config.lockTimeoutMillis(), "the primary");
-            updateGate.enter(config.lockTimeoutMillis());
-            return permit;
-        } catch (SQLException | RuntimeException e) {
-            if (permit != null) permit.close();
-            if (config.propagation() == Propagation.STATEMENT) writerToken.release();
-            throw e;
-        }
-    }
-
-    private final java.util.concurrent.atomic.AtomicLong throttled = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong throttledNanos = new java.util.concurrent.atomic.AtomicLong();
-    private volatile long lastThrottleLog;
+    public Admission.Permit beginUpdate() throws SQLException { return commits.beginUpdate(); }
 
     /** Update transactions that waited at their start for a secondary beyond {@code maxLag}. */
-    public long throttledTransactions() { return throttled.get(); }
+    public long throttledTransactions() { return commits.throttledTransactions(); }
 
     /** Time those waited, in all. */
-    public long throttledNanos() { return throttledNanos.get(); }
-
-    /**
-     * Back-pressure (the lag bound): a new update transaction waits while an active secondary is more
-     * than {@code maxLag} behind, so a secondary whose appliers cannot keep up slows the primary
-     * instead of letting the lag, and the log records it pins, grow without limit. It waits before
-     * the transaction has taken a lock or a version, until the secondary is back within the bound,
-     * leaves the rotation, or is paused; at most {@code stallTimeout}, after which the monitor takes
-     * a secondary that made no progress out of the rotation. The lag can exceed the bound only by
-     * the update transactions that were already running.
-     */
-    private void holdBackWhileLagging() {
-        long maxVersions = config.maxLagVersions();
-        long maxMillis = config.maxLagMillis();
-        if (maxVersions <= 0 && maxMillis <= 0) return;
-        for (Replica r : secondaries) {
-            Applier a = r.applier();
-            if (!r.isActive() || a == null || a.isPaused()) continue;
-            long head = order.lastTicket();
-            long target;
-            if (maxVersions > 0) {
-                target = head - maxVersions;
-            } else {
-                double perNano = a.applyRate();
-                if (perNano <= 0) continue; // no measured rate yet
-                target = head - (long) (perNano * TimeUnit.MILLISECONDS.toNanos(maxMillis));
-            }
-            if (r.version() >= target) continue;
-            long started = System.nanoTime();
-            throttled.incrementAndGet();
-            if (started - lastThrottleLog > TimeUnit.SECONDS.toNanos(10)) {
-                lastThrottleLog = started;
-                LOG.warning("MacroDB: update transactions wait for " + r + ": " + (head - r.version()) + " versions behind, beyond maxLag="
-                        + (maxVersions > 0 ? Long.toString(maxVersions) : maxMillis + "ms") + " (applying with "
-                        + a.threads() + " session(s); more applyThreads, fewer replicas or a larger maxLag let it keep up)");
-            }
-            long deadline = started + TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis());
-            java.util.function.BooleanSupplier counts = () -> r.isActive() && !a.isPaused() && !closed;
-            // in slices, so that a pause (which wakes nobody) ends the wait soon
-            while (!r.gate().await(target, TimeUnit.MILLISECONDS.toNanos(100), counts)
-                    && counts.getAsBoolean() && System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
-                Thread.onSpinWait();
-            }
-            throttledNanos.addAndGet(System.nanoTime() - started);
-        }
-    }
+    public long throttledNanos() { return commits.throttledNanos(); }
 
     /** Called when an update transaction ends (commit or rollback), exactly once per {@link #beginUpdate}. */
-    public void endUpdate(Admission.Permit permit) {
-        updateGate.leave();
-        if (permit != null) permit.close();
-        if (config.propagation() == Propagation.STATEMENT) writerToken.release();
-    }
+    public void endUpdate(Admission.Permit permit) { commits.endUpdate(permit); }
 
     /**
      * Commits the update transaction on {@code session} and, if it changed anything, appends its
@@ -807,102 +460,7 @@ public final class ReplicaSet {
      * @return the new database version, or 0 if the transaction changed nothing
      */
     public long commit(Session session, PendingChanges changes) throws SQLException {
-        Connection c = session.connection();
-        if (changes.isEmpty()) {
-            c.commit();
-            awaitPublished(); // it may have read a commit whose version is being published right now
-            return 0;
-        }
-        if (!shipsChanges()) return commitUnshipped(session);
-        DurableLog durable = durableLog;
-        List<Change> built = changes.build(c, session);
-        if (changes.usesSequences() && !built.isEmpty()) {
-            Map<String, Long> next = config.engine().sequencePositions(c);
-            if (!next.isEmpty()) {
-                built = new ArrayList<>(built);
-                built.add(new io.macrodb.log.SequencePositions(next));
-                next.forEach((k, v) -> sequencePositions.merge(k, v, Math::max));
-            }
-        }
-        byte[] payload = durable == null ? null : RecordCodec.encode(built); // a value the log cannot hold fails here, before the commit
-        Replica on = session.replica();
-        CommitOrder.Ticket ticket = order.take(built, payload, () -> {
-            if (on != primary || !on.isActive()) {
-                try {
-                    c.rollback();
-                } catch (SQLException ignored) {
-                    // its engine is gone
-                }
-                throw new SQLTransactionRollbackException("MacroDB: the primary failed before this transaction committed ("
-                        + on.stateReason() + "); nothing was committed, retry it", "40001");
-            }
-        });
-        // The engine commits outside the order's lock: commits of transactions with disjoint writes run
-        // in parallel in the engine (CommitOrder says why their version order is still right).
-        SQLException failed = null;
-        try {
-            c.commit();
-        } catch (SQLException e) {
-            failed = e;
-        } catch (RuntimeException e) {
-            failed = new SQLException("MacroDB: the engine's commit failed: " + e, "XX000", e);
-        }
-        try {
-            order.finish(ticket, failed == null);
-        } catch (IOException e) {
-            log.wakeReaders();
-            if (failed != null) {
-                failed.addSuppressed(e); // the empty record of a commit that did not happen was not written either
-                replicaFailed(on, failed, "a commit");
-                throw failed;
-            }
-            throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
-                    + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
-        }
-        log.wakeReaders();
-        if (failed != null) {
-            replicaFailed(on, failed, "a commit");
-            throw failed;
-        }
-        long v = ticket.version();
-        if (durable != null) awaitDurable(durable, v);
-        return v;
-    }
-
-    /**
-     * A database that ships nothing (one replica, no log): no replica replays its commits, so their
-     * versions need not follow the engine's order. The engine commits first, with no lock held,
-     * and the commit is then numbered: a committer never waits for another's engine commit.
-     */
-    private long commitUnshipped(Session session) throws SQLException {
-        try {
-            session.connection().commit();
-        } catch (SQLException e) {
-            replicaFailed(session.replica(), e, "a commit");
-            throw e;
-        }
-        try {
-            return order.sequenceNow(List.of(), null);
-        } catch (IOException e) {
-            throw new IllegalStateException("no durable log to fail", e);
-        }
-    }
-
-    /** Returns when record {@code v} is on disk; counts towards the next snapshot. */
-    private void awaitDurable(DurableLog durable, long v) throws SQLException {
-        try {
-            durable.awaitDurable(v);
-        } catch (IOException e) {
-            throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
-                    + " forced to disk (" + e.getMessage() + "); it may not survive a restart. Check " + durable.directory(), "58030", e);
-        }
-        if (sinceSnapshot.incrementAndGet() >= config.durability().snapshotEvery() && !closed
-                && snapshotting.compareAndSet(false, true)) {
-            Thread t = new Thread(this::snapshotInBackground, "macrodb-snapshot");
-            t.setDaemon(true);
-            snapshotThread = t;
-            t.start();
-        }
+        return commits.commit(session, changes);
     }
 
     /**
@@ -914,75 +472,12 @@ public final class ReplicaSet {
      *                (rows it computed with a random or time function, which the secondaries take
      *                instead of computing their own). If that read fails, the statement is logged
      *                alone and every secondary leaves the rotation to be rebuilt from the primary.
-     * @return what {@code call} returned
+     * @return what {@code call} returned, and the version of the logged change (0 if nothing was
+     *         logged: a setting the secondaries keep their own value of)
      */
-    public <T> T schemaChange(Session session, String sql, Object[] params, boolean replicate, SqlCall<T> call,
-                              SqlCall<List<Change>> shipped, long[] versionOut) throws SQLException {
-        updateGate.enterExclusive(config.lockTimeoutMillis());
-        try {
-            T result;
-            List<Change> computed = null;
-            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try {
-                result = call.run();
-                if (replicate && shipped != null) {
-                    try {
-                        computed = shipped.run(); // in this transaction, which the commit below ends
-                    } catch (SQLException | RuntimeException | OutOfMemoryError e) {
-                        // the engine committed the statement itself already: it must be logged all the same
-                        LOG.log(java.util.logging.Level.WARNING, "MacroDB: the rows that " + sql + " computed on the primary"
-                                + " could not be read (" + e + "); every secondary is rebuilt from the primary", e);
-                    }
-                }
-                session.connection().commit();
-            } catch (SQLException | RuntimeException e) {
-                try {
-                    session.connection().rollback();
-                } catch (SQLException ignored) {
-                    // the original error is what matters
-                }
-                if (e instanceof SQLException se && config.engine().isRetryable(se)) {
-                    throw new SQLTransactionRollbackException("MacroDB: the schema change waited longer than lockTimeout ("
-                            + config.lockTimeoutMillis() + " ms) for other transactions and was cancelled; nothing"
-                            + " changed, retry it", "40001", se);
-                }
-                throw e;
-            } finally {
-                CaptureContext.restore(prev);
-            }
-            if (!replicate) return result; // a setting the secondaries keep their own value of
-            // Logged before anything else can fail: the primary has it, so the secondaries must get it.
-            String schema = session.connection().getSchema();
-            noteTriggerDdl(sql, params, schema);
-            List<Change> ddl = new ArrayList<>(3);
-            ddl.add(new StatementChange(sql, params, true, schema));
-            boolean unshipped = shipped != null && computed == null;
-            if (computed != null) ddl.addAll(computed);
-            DurableLog durable = durableLog;
-            byte[] payload = durable == null ? null : RecordCodec.encode(ddl);
-            long v;
-            try {
-                v = order.sequenceNow(ddl, payload);
-            } catch (IOException e) {
-                log.wakeReaders();
-                throw new SQLException("MacroDB: the schema change committed on the primary but its log record could not be"
-                        + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
-            }
-            if (versionOut != null) versionOut[0] = v;
-            log.wakeReaders();
-            refreshShapes();
-            if (unshipped) {
-                synchronized (this) { // all at once: a rebuild (synchronized) must not copy a secondary about to fail
-                    for (Replica r : secondaries) {
-                        fail(r, "v" + v + " changed the schema with values computed on the primary that could not be shipped");
-                    }
-                }
-            }
-            if (durable != null) awaitDurable(durable, v);
-            return result;
-        } finally {
-            updateGate.exitExclusive();
-        }
+    public <T> SchemaChanged<T> schemaChange(Session session, String sql, Object[] params, boolean replicate, SqlCall<T> call,
+                              SqlCall<List<Change>> shipped) throws SQLException {
+        return commits.schemaChange(session, sql, params, replicate, call, shipped);
     }
 
     // ---------------------------------------------------------------- inspection
@@ -993,35 +488,14 @@ public final class ReplicaSet {
      * the instant between the engine's commit and its publication, and a read the same client starts
      * afterwards on a secondary must not see less.
      */
-    public void awaitPublished() {
-        // With one replica and no log every read runs on the primary: there is nothing to wait for,
-        // and taking the commit lock at the end of every read would only contend with committers.
-        if (!shipsChanges()) return;
-        // Every commit the engine has made has a version up to the newest handed out; those publish
-        // in order once their engine commits end, which never wait for MacroDB.
-        long handedOut = order.lastTicket();
-        Replica p = primary;
-        while (!p.gate().await(handedOut, TimeUnit.MILLISECONDS.toNanos(100), p::isActive)) {
-            if (!p.isActive() || p != primary || closed) break; // failover publishes what was committed on the new primary
-        }
-        DurableLog durable = durableLog;
-        if (durable != null) {
-            // and on disk: what a reader saw must not be taken back by a crash
-            try {
-                durable.awaitDurable(version());
-            } catch (IOException ignored) {
-                // the committers report the log's failure
-            }
-        }
-    }
+    public void awaitPublished() { commits.awaitPublished(); }
 
     // ---------------------------------------------------------------- durability
 
     /** What start-up recovered and where the durable log stands ("none" without durability). */
     public String durabilityStatus() {
-        DurableLog d = durableLog;
-        if (d == null) return "none";
-        return durabilityReport + "; durable through v" + d.durableVersion() + " in " + d.directory() + " (fsync " + d.sync() + ")";
+        Snapshots s = snapshots;
+        return s == null ? "none" : s.status();
     }
 
     /**
@@ -1034,75 +508,11 @@ public final class ReplicaSet {
     public long snapshot() throws SQLException {
         if (durableLog == null) throw new SQLException("MacroDB: snapshots need durability=log:<dir>", io.macrodb.sql.SqlState.FEATURE_NOT_OFFERED.getState());
         // One snapshot at a time: two would share a replica's hold and race to the same files.
-        snapshotLock.lock();
-        try {
-            for (Replica r : secondaries) {
-                if (r.isActive() && r.applier() != null) return snapshotFromSecondary(r);
-            }
-            return snapshotFromPrimary();
-        } finally {
-            snapshotLock.unlock();
-        }
+        return snapshots.take();
     }
 
     /** With durability: this database's hold on its directory, released at shutdown. */
     private io.macrodb.durable.DirectoryLock directoryLock;
-
-    private final java.util.concurrent.locks.ReentrantLock snapshotLock = new java.util.concurrent.locks.ReentrantLock();
-
-    private void snapshotInBackground() {
-        try {
-            snapshot();
-        } catch (SQLException | RuntimeException e) {
-            LOG.warning("MacroDB: taking a snapshot in " + config.durability().directory() + " failed: " + e);
-        } finally {
-            snapshotting.set(false);
-        }
-    }
-
-    private long snapshotFromSecondary(Replica r) throws SQLException {
-        Applier a = r.applier();
-        a.holdStill(true); // an operator's pauseApplying(false) meanwhile does not release this hold
-        try {
-            long v = r.version();
-            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (Connection c = r.open()) {
-                writeSnapshot(v, c);
-            } finally {
-                CaptureContext.restore(prev);
-            }
-            return v;
-        } finally {
-            a.holdStill(false);
-        }
-    }
-
-    private long snapshotFromPrimary() throws SQLException {
-        updateGate.enterExclusive(config.lockTimeoutMillis());
-        try {
-            long v = version();
-            synchronized (catalog) {
-                writeSnapshot(v, catalog.connection());
-            }
-            return v;
-        } finally {
-            updateGate.exitExclusive();
-        }
-    }
-
-    private void writeSnapshot(long v, Connection c) throws SQLException {
-        sinceSnapshot.set(0);
-        try {
-            Map<String, Long> positions = new java.util.TreeMap<>(sequencePositions);
-            snapshots.write(v, file -> engine().exportScript(c, file), positions);
-            durableLog.deleteSegmentsThrough(v);
-        } catch (SQLException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new SQLException("MacroDB: writing the snapshot of v" + v + " failed: " + e.getMessage(), "58030", e);
-        }
-        LOG.info(() -> "MacroDB: snapshot of v" + v + " written to " + snapshots.file(v));
-    }
 
     /** Versions, lag and apply counters of every replica, primary first. */
     public List<ReplicaStatus> status() {
@@ -1183,23 +593,9 @@ public final class ReplicaSet {
     void shutdown() {
         if (closed) return;
         closed = true;
-        if (monitor != null) {
-            monitor.interrupt();
-            try {
-                monitor.join(2_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        Thread snapshot = snapshotThread;
-        if (snapshot != null) {
-            // a snapshot being written finishes (it is written under a temporary name until complete)
-            try {
-                snapshot.join(30_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        failover.stopMonitor();
+        Snapshots snaps = snapshots;
+        if (snaps != null) snaps.awaitBackground();
         for (Replica r : secondaries) {
             r.setState(ReplicaState.CLOSED, "replica set shut down");
             Applier a = r.applier();

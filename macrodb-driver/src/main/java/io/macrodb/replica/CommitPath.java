@@ -1,0 +1,391 @@
+package io.macrodb.replica;
+
+import io.macrodb.durable.DurableLog;
+import io.macrodb.durable.RecordCodec;
+import io.macrodb.engine.CaptureContext;
+import io.macrodb.log.Change;
+import io.macrodb.log.ChangeRecord;
+import io.macrodb.log.Propagation;
+import io.macrodb.log.ReplicationLog;
+import io.macrodb.log.SequencePositions;
+import io.macrodb.log.StatementChange;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
+
+/**
+ * The write path of a replica set (DESIGN.md §2, {@code docs/internals.md} §3): an update
+ * transaction's start ({@link #beginUpdate}: lag bound, writer turn, admission, update gate) and
+ * end, its commit, a schema change, and the wait of a read on the primary for what it may have seen
+ * ({@link #awaitPublished}).
+ *
+ * <p>Commit: the changes are built outside any lock (row images are read inside the still-open
+ * transaction); the transaction then takes the next version from {@link CommitOrder}, commits in
+ * the engine with no lock held, and its record is appended to the log and published in version
+ * order. Taking the version is the only serial step. A schema change runs while the update gate
+ * keeps every update transaction out, and takes and publishes its version at once. Both end the
+ * same way ({@link #publish}, then {@link #awaitDurable}).
+ *
+ * <p>Locks, in the order they are taken: the statement-mode {@link #writerToken}, the primary's
+ * admission, {@link #updateGate} (shared for a transaction, exclusive for a schema change or a copy
+ * of the primary), the order's lock (inside {@link CommitOrder}, held only to hand out a version and
+ * to publish; {@link #publishRecord} runs under it), the catalog session's monitor (refreshing
+ * shapes after a schema change). The throttling counters are atomics; {@link #lastThrottleLog} is
+ * a racy timestamp that only spaces out a log line.
+ */
+final class CommitPath {
+    private static final Logger LOG = Logger.getLogger(ReplicaSet.class.getName());
+    /** The durable form of an empty record (a version whose engine commit failed). */
+    private static final byte[] EMPTY_PAYLOAD;
+
+    static {
+        try {
+            EMPTY_PAYLOAD = RecordCodec.encode(List.of());
+        } catch (SQLException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final ReplicaSet set;
+    private final ReplicaSetConfig config;
+    private final ReplicationLog log;
+    /** The order of versions: the commit path's only serial step. */
+    private final CommitOrder order;
+    private final UpdateGate updateGate = new UpdateGate();
+    /** Statement mode: update transactions run one at a time, so replay order is execution order. */
+    private final Semaphore writerToken = new Semaphore(1, true);
+    private final AtomicLong throttled = new AtomicLong();
+    private final AtomicLong throttledNanos = new AtomicLong();
+    private volatile long lastThrottleLog;
+
+    CommitPath(ReplicaSet set, ReplicaSetConfig config, ReplicationLog log) {
+        this.set = set;
+        this.config = config;
+        this.log = log;
+        this.order = new CommitOrder(log.lastVersion(), this::publishRecord, EMPTY_PAYLOAD);
+    }
+
+    /** The order of versions (failover holds it idle). */
+    CommitOrder order() { return order; }
+
+    /** Keeps schema changes and copies of the primary apart from update transactions. */
+    UpdateGate updateGate() { return updateGate; }
+
+    /** Appends a record in version order, under the commit order's lock. */
+    private void publishRecord(long v, List<Change> changes, byte[] payload) throws IOException {
+        log.append(new ChangeRecord(v, System.nanoTime(), changes));
+        DurableLog durable = set.durableLog();
+        try {
+            if (durable != null) durable.append(v, payload);
+        } finally {
+            set.primary().gate().publish(v);
+        }
+    }
+
+    /** See {@link ReplicaSet#beginUpdate}. */
+    Admission.Permit beginUpdate() throws SQLException {
+        if (set.isClosed()) throw new SQLException("MacroDB: the replica set was shut down", "08003");
+        set.awaitPrimary();
+        holdBackWhileLagging();
+        if (config.propagation() == Propagation.STATEMENT) {
+            try {
+                if (!writerToken.tryAcquire(config.lockTimeoutMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new SQLTransactionRollbackException("MacroDB: statement propagation runs update transactions one at a"
+                            + " time and this one waited " + config.lockTimeoutMillis() + " ms for its turn; retry it"
+                            + " (lockTimeout sets the bound; propagation=row lets updates run concurrently)", "40001");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("MacroDB: the thread was interrupted while waiting to start an update transaction; the statement did not"
+                        + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", "57014", e);
+            }
+        }
+        Admission.Permit permit = null;
+        try {
+            permit = set.primary().admission().enter(config.lockTimeoutMillis(), "the primary");
+            updateGate.enter(config.lockTimeoutMillis());
+            return permit;
+        } catch (SQLException | RuntimeException e) {
+            if (permit != null) permit.close();
+            if (config.propagation() == Propagation.STATEMENT) writerToken.release();
+            throw e;
+        }
+    }
+
+    long throttledTransactions() { return throttled.get(); }
+
+    long throttledNanos() { return throttledNanos.get(); }
+
+    /**
+     * Back-pressure (the lag bound): a new update transaction waits while an active secondary is more
+     * than {@code maxLag} behind, so a secondary whose appliers cannot keep up slows the primary
+     * instead of letting the lag, and the log records it pins, grow without limit. It waits before
+     * the transaction has taken a lock or a version, until the secondary is back within the bound,
+     * leaves the rotation, or is paused; at most {@code stallTimeout}, after which the monitor takes
+     * a secondary that made no progress out of the rotation. The lag can exceed the bound only by
+     * the update transactions that were already running.
+     */
+    private void holdBackWhileLagging() {
+        long maxVersions = config.maxLagVersions();
+        long maxMillis = config.maxLagMillis();
+        if (maxVersions <= 0 && maxMillis <= 0) return;
+        for (Replica r : set.secondaries()) {
+            Applier a = r.applier();
+            if (!r.isActive() || a == null || a.isPaused()) continue;
+            long head = order.lastTicket();
+            long target;
+            if (maxVersions > 0) {
+                target = head - maxVersions;
+            } else {
+                double perNano = a.applyRate();
+                if (perNano <= 0) continue; // no measured rate yet
+                target = head - (long) (perNano * TimeUnit.MILLISECONDS.toNanos(maxMillis));
+            }
+            if (r.version() >= target) continue;
+            long started = System.nanoTime();
+            throttled.incrementAndGet();
+            if (started - lastThrottleLog > TimeUnit.SECONDS.toNanos(10)) {
+                lastThrottleLog = started;
+                LOG.warning("MacroDB: update transactions wait for " + r + ": " + (head - r.version()) + " versions behind, beyond maxLag="
+                        + (maxVersions > 0 ? Long.toString(maxVersions) : maxMillis + "ms") + " (applying with "
+                        + a.threads() + " session(s); more applyThreads, fewer replicas or a larger maxLag let it keep up)");
+            }
+            long deadline = started + TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis());
+            BooleanSupplier counts = () -> r.isActive() && !a.isPaused() && !set.isClosed();
+            // in slices, so that a pause (which wakes nobody) ends the wait soon
+            while (!r.gate().await(target, TimeUnit.MILLISECONDS.toNanos(100), counts)
+                    && counts.getAsBoolean() && System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
+                Thread.onSpinWait();
+            }
+            throttledNanos.addAndGet(System.nanoTime() - started);
+        }
+    }
+
+    /** See {@link ReplicaSet#endUpdate}. */
+    void endUpdate(Admission.Permit permit) {
+        updateGate.leave();
+        if (permit != null) permit.close();
+        if (config.propagation() == Propagation.STATEMENT) writerToken.release();
+    }
+
+    /** See {@link ReplicaSet#commit}. */
+    long commit(Session session, PendingChanges changes) throws SQLException {
+        Connection c = session.connection();
+        if (changes.isEmpty()) {
+            c.commit();
+            awaitPublished(); // it may have read a commit whose version is being published right now
+            return 0;
+        }
+        if (!set.shipsChanges()) return commitUnshipped(session);
+        DurableLog durable = set.durableLog();
+        List<Change> built = changes.build(c, session);
+        if (changes.usesSequences() && !built.isEmpty()) {
+            Map<String, Long> next = config.engine().sequencePositions(c);
+            if (!next.isEmpty()) {
+                built = new ArrayList<>(built);
+                built.add(new SequencePositions(next));
+                set.noteSequencePositions(next);
+            }
+        }
+        byte[] payload = payload(durable, built); // a value the log cannot hold fails here, before the commit
+        Replica on = session.replica();
+        CommitOrder.Ticket ticket = order.take(built, payload, () -> {
+            if (on != set.primary() || !on.isActive()) {
+                try {
+                    c.rollback();
+                } catch (SQLException ignored) {
+                    // its engine is gone
+                }
+                throw new SQLTransactionRollbackException("MacroDB: the primary failed before this transaction committed ("
+                        + on.stateReason() + "); nothing was committed, retry it", "40001");
+            }
+        });
+        // The engine commits outside the order's lock: commits of transactions with disjoint writes run
+        // in parallel in the engine (CommitOrder says why their version order is still right).
+        SQLException failed = engineCommit(c);
+        long v = publish(() -> {
+            order.finish(ticket, failed == null);
+            return ticket.version();
+        }, failed, "transaction", durable);
+        if (failed != null) {
+            set.replicaFailed(on, failed, "a commit");
+            throw failed;
+        }
+        if (durable != null) awaitDurable(durable, v);
+        return v;
+    }
+
+    /** The engine's commit of a transaction that holds a ticket: its failure, or null. */
+    private static SQLException engineCommit(Connection c) {
+        try {
+            c.commit();
+            return null;
+        } catch (SQLException e) {
+            return e;
+        } catch (RuntimeException e) {
+            return new SQLException("MacroDB: the engine's commit failed: " + e, "XX000", e);
+        }
+    }
+
+    /**
+     * A database that ships nothing (one replica, no log): no replica replays its commits, so their
+     * versions need not follow the engine's order. The engine commits first, with no lock held,
+     * and the commit is then numbered: a committer never waits for another's engine commit.
+     */
+    private long commitUnshipped(Session session) throws SQLException {
+        try {
+            session.connection().commit();
+        } catch (SQLException e) {
+            set.replicaFailed(session.replica(), e, "a commit");
+            throw e;
+        }
+        try {
+            return order.sequenceNow(List.of(), null);
+        } catch (IOException e) {
+            throw new IllegalStateException("no durable log to fail", e);
+        }
+    }
+
+    /** See {@link ReplicaSet#schemaChange}. */
+    <T> ReplicaSet.SchemaChanged<T> schemaChange(Session session, String sql, Object[] params, boolean replicate,
+                                                 ReplicaSet.SqlCall<T> call, ReplicaSet.SqlCall<List<Change>> shipped)
+            throws SQLException {
+        updateGate.enterExclusive(config.lockTimeoutMillis());
+        try {
+            T result;
+            List<Change> computed = null;
+            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+            try {
+                result = call.run();
+                if (replicate && shipped != null) {
+                    try {
+                        computed = shipped.run(); // in this transaction, which the commit below ends
+                    } catch (SQLException | RuntimeException | OutOfMemoryError e) {
+                        // the engine committed the statement itself already: it must be logged all the same
+                        LOG.log(java.util.logging.Level.WARNING, "MacroDB: the rows that " + sql + " computed on the primary"
+                                + " could not be read (" + e + "); every secondary is rebuilt from the primary", e);
+                    }
+                }
+                session.connection().commit();
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    session.connection().rollback();
+                } catch (SQLException ignored) {
+                    // the original error is what matters
+                }
+                if (e instanceof SQLException se && config.engine().isRetryable(se)) {
+                    throw new SQLTransactionRollbackException("MacroDB: the schema change waited longer than lockTimeout ("
+                            + config.lockTimeoutMillis() + " ms) for other transactions and was cancelled; nothing"
+                            + " changed, retry it", "40001", se);
+                }
+                throw e;
+            } finally {
+                CaptureContext.restore(prev);
+            }
+            if (!replicate) return new ReplicaSet.SchemaChanged<>(result, 0); // a setting the secondaries keep their own value of
+            // Logged before anything else can fail: the primary has it, so the secondaries must get it.
+            String schema = session.connection().getSchema();
+            set.noteTriggerDdl(sql, params, schema);
+            List<Change> ddl = new ArrayList<>(3);
+            ddl.add(new StatementChange(sql, params, true, schema));
+            if (computed != null) ddl.addAll(computed);
+            DurableLog durable = set.durableLog();
+            byte[] payload = payload(durable, ddl);
+            // no update transaction is open (the gate is held exclusively), so nothing is in flight beside it
+            long v = publish(() -> order.sequenceNow(ddl, payload), null, "schema change", durable);
+            set.refreshShapes();
+            if (shipped != null && computed == null) {
+                set.failEverySecondary("v" + v + " changed the schema with values computed on the primary that could not be shipped");
+            }
+            if (durable != null) awaitDurable(durable, v);
+            return new ReplicaSet.SchemaChanged<>(result, v);
+        } finally {
+            updateGate.exitExclusive();
+        }
+    }
+
+    /** The record's durable form, or null without a durable log. */
+    private static byte[] payload(DurableLog durable, List<Change> changes) throws SQLException {
+        return durable == null ? null : RecordCodec.encode(changes);
+    }
+
+    /** Publishes a record in version order: finishes a ticket, or takes and publishes one at once. */
+    @FunctionalInterface
+    private interface Sequencing {
+        /** @return the record's version; @throws IOException if the durable log did not take it */
+        long run() throws IOException;
+    }
+
+    /**
+     * The end of the critical section, one for a transaction and a schema change: {@code step}
+     * publishes the record in version order (log, durable log, the primary's version), and the
+     * appliers are woken to pull it, whether or not the durable log took it (the log has it either
+     * way, and a later version must not wait behind it).
+     *
+     * @param engineFailure the transaction's engine commit failed (it was published as an empty
+     *                      record): the caller throws it; a durable-log failure is added to it
+     *                      instead of being thrown, since that record is of a commit that did not happen
+     * @param what          what committed on the primary, for the error when the durable log failed
+     * @return the version ({@code 0} when the durable log failed beside an engine failure)
+     */
+    private long publish(Sequencing step, SQLException engineFailure, String what, DurableLog durable) throws SQLException {
+        long v;
+        try {
+            v = step.run();
+        } catch (IOException e) {
+            log.wakeReaders();
+            if (engineFailure != null) {
+                engineFailure.addSuppressed(e); // the empty record of a commit that did not happen was not written either
+                return 0;
+            }
+            throw new SQLException("MacroDB: the " + what + " committed on the primary but its log record could not be"
+                    + " written (" + e.getMessage() + "); it will not survive a restart. Check " + durable.directory(), "58030", e);
+        }
+        log.wakeReaders();
+        return v;
+    }
+
+    /** Returns when record {@code v} is on disk; counts towards the next snapshot. */
+    private void awaitDurable(DurableLog durable, long v) throws SQLException {
+        try {
+            durable.awaitDurable(v);
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: the transaction committed on the primary but its log record could not be"
+                    + " forced to disk (" + e.getMessage() + "); it may not survive a restart. Check " + durable.directory(), "58030", e);
+        }
+        set.snapshots().committedDurably();
+    }
+
+    /** See {@link ReplicaSet#awaitPublished}. */
+    void awaitPublished() {
+        // With one replica and no log every read runs on the primary: there is nothing to wait for,
+        // and taking the commit lock at the end of every read would only contend with committers.
+        if (!set.shipsChanges()) return;
+        // Every commit the engine has made has a version up to the newest handed out; those publish
+        // in order once their engine commits end, which never wait for MacroDB.
+        long handedOut = order.lastTicket();
+        Replica p = set.primary();
+        while (!p.gate().await(handedOut, TimeUnit.MILLISECONDS.toNanos(100), p::isActive)) {
+            if (!p.isActive() || p != set.primary() || set.isClosed()) break; // failover publishes what was committed on the new primary
+        }
+        DurableLog durable = set.durableLog();
+        if (durable != null) {
+            // and on disk: what a reader saw must not be taken back by a crash
+            try {
+                durable.awaitDurable(set.version());
+            } catch (IOException ignored) {
+                // the committers report the log's failure
+            }
+        }
+    }
+}

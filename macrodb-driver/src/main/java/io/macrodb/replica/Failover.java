@@ -1,0 +1,276 @@
+package io.macrodb.replica;
+
+import io.macrodb.durable.DurableLog;
+import io.macrodb.engine.CaptureContext;
+import io.macrodb.log.Propagation;
+import io.macrodb.log.ReplicationLog;
+import io.macrodb.log.StatementChange;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * Faults (DESIGN.md §6, {@code docs/internals.md} §5c and §7): deciding that a replica failed, and
+ * replacing a failed primary with the freshest secondary.
+ *
+ * <p>Failure is decided here only: {@link #replicaFailed} for an engine error found by a session,
+ * a commit or the monitor's probe; {@link #fail} takes a secondary out of the rotation (an operator,
+ * or the monitor's stall check); a gone primary is failed over ({@link #primaryGone}). (An applier
+ * whose records keep failing sets its own replica FAILED: that is not an engine error.) The monitor
+ * thread ({@link #watch}) probes the primary, fails stalled secondaries and has failed ones
+ * rebuilt.
+ *
+ * <p>Locks: {@link #promotion}'s monitor guards the decision to promote (the primary's state set to
+ * FAILED together with {@link #promoting} set, so one promotion runs at a time) and is what
+ * {@link #awaitPrimary} waits on; {@link #promoting} is volatile so that the fast paths read it
+ * without the monitor. The promotion itself ({@link #failOver}) holds the commit order idle
+ * ({@link CommitOrder#holdIdle}: no commit in flight, none can start) and takes no other lock of
+ * this class meanwhile: the monitor is taken only after the order is released, or without it.
+ */
+final class Failover {
+    private static final Logger LOG = Logger.getLogger(ReplicaSet.class.getName());
+
+    private final ReplicaSet set;
+    private final ReplicaSetConfig config;
+    private final ReplicationLog log;
+    private final CommitOrder order;
+    private final Repair repair;
+    private final Object promotion = new Object();
+    private volatile boolean promoting;
+    private Thread monitor;
+
+    Failover(ReplicaSet set, ReplicaSetConfig config, ReplicationLog log, CommitOrder order, Repair repair) {
+        this.set = set;
+        this.config = config;
+        this.log = log;
+        this.order = order;
+        this.repair = repair;
+    }
+
+    /** See {@link ReplicaSet#replicaFailed}: the one place that decides what an engine error means. */
+    boolean replicaFailed(Replica r, SQLException e, String who) {
+        boolean gone = e != null && config.engine().isEngineGone(e);
+        if (gone && r.isActive()) {
+            String reason = who + " found its engine gone: " + e.getMessage();
+            if (r.isPrimary()) primaryGone(r, reason);
+            else fail(r, reason);
+        }
+        return gone || !r.isActive();
+    }
+
+    /** See {@link ReplicaSet#fail}: secondary {@code r} leaves the rotation. */
+    void fail(Replica r, String reason) {
+        if (r.isPrimary() || !r.isActive()) return;
+        r.setState(ReplicaState.FAILED, reason);
+        LOG.warning("MacroDB: " + r + " left the rotation: " + reason);
+        Applier a = r.applier();
+        if (a != null) a.stop();
+    }
+
+    /**
+     * The primary's engine is gone: a secondary takes over (in a thread of its own; new update
+     * transactions wait for it, in-flight ones fail with 40001).
+     */
+    private void primaryGone(Replica failed, String reason) {
+        synchronized (promotion) {
+            if (failed != set.primary() || !failed.isActive() || promoting || set.isClosed()) return;
+            failed.setState(ReplicaState.FAILED, reason);
+            promoting = true;
+        }
+        LOG.severe("MacroDB: the primary " + failed + " failed (" + reason + "); promoting a secondary");
+        Thread t = new Thread(() -> failOver(failed), "macrodb-promotion-" + set.uniqueName());
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Waits (bounded by lockTimeout) while a promotion runs; fails if there is no working primary. */
+    void awaitPrimary() throws SQLException {
+        if (set.primary().isActive() && !promoting) return;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis());
+        synchronized (promotion) {
+            while (promoting) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) break;
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(promotion, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        Replica primary = set.primary();
+        if (!primary.isActive() || promoting) {
+            throw new SQLTransactionRollbackException("MacroDB: the primary failed (" + primary.stateReason() + ") and "
+                    + (promoting ? "no secondary has taken over within lockTimeout yet" : "no secondary could take over")
+                    + "; retry later", "40001");
+        }
+    }
+
+    /**
+     * Makes the freshest active secondary the primary: once it has applied every logged record
+     * (every acknowledged commit is one), its applier stops, its foreign keys are checked again, its
+     * sequences and identity columns move past every value the old primary handed out, and update
+     * transactions go to it. A new secondary then takes its place in the rotation.
+     */
+    private void failOver(Replica failed) {
+        Replica chosen = null;
+        String outcome;
+        // no commit is in flight, and none on the old primary will succeed: commit() checks
+        if (!order.holdIdle(Math.max(config.lockTimeoutMillis(), 10_000))) {
+            LOG.severe("MacroDB: commits in flight on the failed primary did not finish; update transactions fail until the database is reopened");
+            synchronized (promotion) {
+                promoting = false;
+                promotion.notifyAll();
+            }
+            return;
+        }
+        try {
+            long target = log.lastVersion();
+            for (Replica r : set.secondaries()) {
+                if (r.isActive() && r.applier() != null && (chosen == null || r.version() > chosen.version())) chosen = r;
+            }
+            if (chosen == null) throw new SQLException("no active secondary", "08006");
+            Replica s = chosen;
+            if (!s.gate().await(target, TimeUnit.MILLISECONDS.toNanos(Math.max(config.lockTimeoutMillis(), 10_000)), s::isActive)) {
+                throw new SQLException(s + " did not reach v" + target + " in time", "08006");
+            }
+            Applier a = s.applier();
+            a.holdStill(true);
+            a.stop();
+            CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+            try (Connection c = s.open()) {
+                c.setAutoCommit(false);
+                if (config.propagation() == Propagation.ROW) {
+                    config.engine().setReferentialIntegrity(c, true);
+                    // secondaries do not carry the application's triggers in row propagation: put them back
+                    for (StatementChange t : set.userTriggers()) {
+                        if (t.schema() != null) c.setSchema(t.schema());
+                        try (PreparedStatement ps = c.prepareStatement(t.sql())) {
+                            for (int i = 0; i < t.params().length; i++) ps.setObject(i + 1, t.params()[i]);
+                            ps.execute();
+                        }
+                    }
+                }
+                c.commit();
+                Recovery.restartGenerators(config.engine(), c, set.sequencePositions());
+                c.setAutoCommit(true);
+            } finally {
+                CaptureContext.restore(prev);
+            }
+            Session newCatalog = s.borrow();
+            newCatalog.connection().setAutoCommit(true);
+            Session oldCatalog = set.installPrimary(s, newCatalog, target,
+                    "promoted to primary at v" + target + " after: " + failed.stateReason());
+            oldCatalog.closeQuietly();
+            failed.closeIdle();
+            outcome = "promoted " + s + " at v" + target;
+        } catch (SQLException | RuntimeException e) {
+            outcome = "promotion failed: " + e.getMessage();
+            chosen = null;
+        } finally {
+            order.release();
+            synchronized (promotion) {
+                promoting = false;
+                promotion.notifyAll();
+            }
+        }
+        if (chosen == null) {
+            LOG.severe("MacroDB: " + outcome + "; update transactions fail until the database is reopened");
+            return;
+        }
+        LOG.warning("MacroDB: " + outcome);
+        // Back to the configured number of replicas: a new secondary where the promoted one was.
+        try {
+            repair.add(chosen.index());
+        } catch (SQLException | RuntimeException e) {
+            LOG.warning("MacroDB: adding a secondary after the promotion failed: " + e);
+        }
+    }
+
+    // ---------------------------------------------------------------- the monitor
+
+    /**
+     * Watches the secondaries every 100 ms: one that is behind and has not advanced for {@code
+     * stallTimeout} leaves the rotation; a failed one is rebuilt (up to 3 times in a row) unless
+     * {@code rebuild=manual}. Probes the primary too.
+     */
+    void startMonitor() {
+        monitor = new Thread(this::watch, "macrodb-monitor-" + set.uniqueName());
+        monitor.setDaemon(true);
+        monitor.start();
+    }
+
+    /** At shutdown (after the set is marked closed): ends the monitor, waiting at most 2 s. */
+    void stopMonitor() {
+        if (monitor != null) {
+            monitor.interrupt();
+            try {
+                monitor.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void watch() {
+        Map<Replica, long[]> progress = new IdentityHashMap<>(); // version, since nanos
+        Map<Integer, Integer> rebuildFailures = new HashMap<>();
+        while (!set.isClosed()) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            Replica current = set.primary();
+            Session cat = set.catalog();
+            if (current.isActive() && !promoting) {
+                // isValid alone is not enough: an in-process HSQLDB connection stays "valid" after its
+                // database was shut down, so the probe runs a statement.
+                SQLException probe = null;
+                synchronized (cat) {
+                    try (Statement st = cat.connection().createStatement()) {
+                        st.execute("VALUES (1)");
+                    } catch (SQLException e) {
+                        probe = e;
+                    }
+                }
+                if (probe != null && current == set.primary()) replicaFailed(current, probe, "the monitor's probe");
+            }
+            DurableLog durable = set.durableLog();
+            long target = durable == null ? log.lastVersion() : Math.min(log.lastVersion(), durable.durableVersion());
+            for (Replica r : set.secondaries()) {
+                if (set.isClosed()) return;
+                if (r.isActive()) {
+                    long[] p = progress.computeIfAbsent(r, k -> new long[] {r.version(), System.nanoTime()});
+                    if (r.version() != p[0] || r.version() >= target || r.applier() == null || r.applier().isPaused()) {
+                        p[0] = r.version();
+                        p[1] = System.nanoTime();
+                    } else if (System.nanoTime() - p[1] > TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis())) {
+                        fail(r, "no progress for " + config.stallTimeoutMillis() + " ms at v" + r.version()
+                                + " while " + (target - r.version()) + " records waited");
+                    }
+                } else if (r.state() == ReplicaState.FAILED && config.autoRebuild()
+                        && rebuildFailures.getOrDefault(r.index(), 0) < 3) {
+                    try {
+                        repair.rebuild(r.index());
+                        rebuildFailures.remove(r.index());
+                    } catch (SQLException | RuntimeException e) {
+                        rebuildFailures.merge(r.index(), 1, Integer::sum);
+                        LOG.warning("MacroDB: rebuilding secondary " + r.index() + " failed: " + e);
+                    }
+                }
+            }
+            progress.keySet().retainAll(new HashSet<>(set.secondaries()));
+        }
+    }
+}
