@@ -135,7 +135,8 @@ class AdminApiTest {
                 "io.macrodb.route.ReadWaits$Stats", "io.macrodb.route.ShapeLearning$ShapeStats",
                 "io.macrodb.jdbc.Route", "io.macrodb.jdbc.RoutingCounts");
         Set<String> leaks = new TreeSet<>();
-        for (Class<?> face : List.of(MacroAdmin.class, MacroConnection.class, MacroDataSource.class, MacroDriver.class)) {
+        for (Class<?> face : List.of(MacroAdmin.class, MacroConnection.class, MacroDataSource.class, MacroDriver.class,
+                io.macrodb.jdbc.MacroConfig.class)) {
             for (Method m : face.getMethods()) {
                 if (m.getDeclaringClass() == Object.class) continue;
                 List<Type> types = new ArrayList<>(List.of(m.getGenericParameterTypes()));

@@ -367,11 +367,13 @@ public final class MacroConfig {
     }
 
     public String url() { return url; }
-    public Engine engine() { return engine; }
-    public EngineUrl engineUrl() { return engineUrl; }
+    Engine engine() { return engine; }
+    EngineUrl engineUrl() { return engineUrl; }
     public int replicas() { return replicas; }
-    public Propagation propagation() { return propagation; }
-    public ReadConsistency consistency() { return consistency; }
+    Propagation propagation() { return propagation; }
+    ReadConsistency consistency() { return consistency; }
+    /** The read consistency, as the {@code consistency} option names it ({@code strict}, {@code session}, ...). */
+    public String readConsistency() { return consistency.toString(); }
     /** The balancer option as given (parsed and validated when the connection was configured). */
     public String balancerName() { return balancer; }
     public long readWaitMillis() { return readWaitMillis; }

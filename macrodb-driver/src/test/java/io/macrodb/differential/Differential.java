@@ -90,9 +90,14 @@ public final class Differential {
                     // MacroDB's documented refusal: a failed statement had changed a table without a key,
                     // and it cannot tell what of it the engine undid. It rolled back; so does the plain engine.
                     Target.Outcome e = expected.run(Step.rollback());
-                    transcript.add(where + "\n      MacroDB REFUSED THE COMMIT: " + a.message() + "\n      plain: rolled back " + e);
+                    // MacroDB's commit() threw before the step turned autocommit back on: end the
+                    // transaction there the same way, so both sides are where the step leaves them
+                    Target.Outcome back = actual.run(Step.rollback());
+                    transcript.add(where + "\n      MacroDB REFUSED THE COMMIT: " + a.message() + "\n      plain: rolled back " + e
+                            + "\n      MacroDB: rolled back " + back);
                     refusals.add(step + "  -> " + a.message());
-                    continue; // autocommit stays off: the next statements open the next transaction
+                    inTransaction = false;
+                    continue;
                 }
                 Target.Outcome e = expected.run(step);
                 transcript.add(where + "\n      plain: " + e + "\n      MacroDB: " + a);

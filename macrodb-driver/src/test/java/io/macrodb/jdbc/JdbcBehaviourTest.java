@@ -305,7 +305,7 @@ class JdbcBehaviourTest {
                 .user("sa").password("").build();
         try (Connection c = ds.getConnection()) {
             assertEquals(2, TestDb.macro(c).replicaStatus().size());
-            assertEquals("session", TestDb.macro(c).config().consistency().toString());
+            assertEquals("session", TestDb.macro(c).config().readConsistency());
         }
         MacroDataSource bean = new MacroDataSource();
         bean.setUrl("jdbc:macrodb:" + engineUrl);

@@ -186,7 +186,7 @@ public final class DemoCommand implements Callable<Integer> {
         out.printf("  replicas    %d: 1 primary runs the updates, %d %s read-only transactions%n",
                 replicas, replicas - 1, replicas == 2 ? "secondary serves" : "secondaries serve");
         out.printf("  options     %s propagation, %s consistency%n", propagation.name().toLowerCase(Locale.ROOT),
-                macro.config().consistency());
+                macro.config().readConsistency());
         out.printf("  URL         %s%n", url);
         out.printf("  bank        %,d accounts of %,d: total %,d%n", accounts, Bank.INITIAL_BALANCE, (long) accounts * Bank.INITIAL_BALANCE);
         out.printf("  workload    %d clients; %d%% audits (read-only: sum of all balances, transfer count of every client),"
