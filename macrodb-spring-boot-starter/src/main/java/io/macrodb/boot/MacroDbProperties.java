@@ -48,6 +48,8 @@ public class MacroDbProperties {
     private Duration stallTimeout;
     /** auto (default) or manual: whether a failed secondary is rebuilt online. */
     private String rebuild;
+    /** How long the replica set stays open after its last connection: engine (default: as the engine keeps the database), -1, or seconds. */
+    private String closeDelay;
     /** Register the replica set's MXBean in the platform MBeanServer (driver default false). */
     private Boolean jmx;
     /** Log each statement's replica and the reason (System.Logger io.macrodb.routing at DEBUG; driver default false). */
@@ -72,6 +74,7 @@ public class MacroDbProperties {
         put(o, "snapshotEvery", snapshotEvery);
         put(o, "stallTimeout", millis(stallTimeout));
         put(o, "rebuild", rebuild);
+        put(o, "closeDelay", closeDelay);
         put(o, "jmx", jmx);
         put(o, "routingLog", routingLog);
         return o;
@@ -117,6 +120,8 @@ public class MacroDbProperties {
     public void setStallTimeout(Duration stallTimeout) { this.stallTimeout = stallTimeout; }
     public String getRebuild() { return rebuild; }
     public void setRebuild(String rebuild) { this.rebuild = rebuild; }
+    public String getCloseDelay() { return closeDelay; }
+    public void setCloseDelay(String closeDelay) { this.closeDelay = closeDelay; }
     public Boolean getJmx() { return jmx; }
     public void setJmx(Boolean jmx) { this.jmx = jmx; }
     public Boolean getRoutingLog() { return routingLog; }
