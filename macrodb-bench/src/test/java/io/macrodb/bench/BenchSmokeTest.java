@@ -49,7 +49,11 @@ class BenchSmokeTest {
                 assertTrue(r.readOnlyOnSecondary() > 0, () -> "MacroDB ran no read-only transaction on a secondary: " + r);
             }
             if (r.config().equals("macrodb-1")) assertEquals(0, r.readOnlyOnSecondary(), where);
-            assertTrue(r.cpuUsPerTx() > 0 && r.cpuPct() > 0 && r.cpuPct() <= 100.5, () -> "CPU time out of range: " + r);
+            // A sanity bound, not a measurement: over a 0.8 s window the process CPU clock and a
+            // container's CPU quota (enforced per 100 ms period) can run a few percent past the cores
+            // the JVM reports (CI once saw 100.51%); a unit slip (ns for us, no division by cores)
+            // lands far outside it.
+            assertTrue(r.cpuUsPerTx() > 0 && r.cpuPct() > 0 && r.cpuPct() <= 115, () -> "CPU time out of range: " + r);
             // read waits: counted among the routed read-only transactions, fall-backs among the waits
             assertTrue(r.readOnlyWaited() <= r.readOnlyOnSecondary() + r.readOnlyOnPrimary(), () -> "more waits than reads: " + r);
             assertTrue(r.readOnlyFellBack() <= r.readOnlyWaited() && r.readOnlyFellBack() <= r.readOnlyOnPrimary(), () -> "fall-backs: " + r);
