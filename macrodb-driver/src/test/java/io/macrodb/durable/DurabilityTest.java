@@ -137,6 +137,7 @@ class DurabilityTest {
             }
             workload(c, 0, 30);
             long segmentsBefore = segments(dir).size();
+            assertTrue(TestDb.macro(c).admin().awaitCaughtUp(10_000)); // the snapshot is of what a secondary applied
             long v = TestDb.macro(c).admin().snapshot();
             assertTrue(v > 0);
             assertTrue(Files.exists(dir.resolve(SnapshotStore.name(v))));

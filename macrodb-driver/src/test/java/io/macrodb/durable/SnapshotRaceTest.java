@@ -201,7 +201,10 @@ class SnapshotRaceTest {
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
             s.execute("INSERT INTO t VALUES (1, 0)");
-            snapshot = TestDb.macro(c).admin().snapshot(); // from a secondary: maybe of an earlier version
+            // The snapshot is taken from a secondary, of the version it has applied: without this wait it
+            // can be of v0, before the table exists, and the line appended below fails for that reason.
+            assertTrue(TestDb.macro(c).admin().awaitCaughtUp(10_000));
+            snapshot = TestDb.macro(c).admin().snapshot();
             s.execute("INSERT INTO t VALUES (2, 0)"); // logged after the snapshot
             second = TestDb.macro(c).admin().version();
         }
