@@ -8,6 +8,7 @@ import io.macrodb.replica.Admission;
 import io.macrodb.replica.Replica;
 import io.macrodb.replica.ReplicaSet;
 import io.macrodb.replica.Session;
+import io.macrodb.replica.UpdateTurn;
 import io.macrodb.route.Balancer;
 import io.macrodb.route.ReadRouter;
 import io.macrodb.route.ReadWaits;
@@ -39,7 +40,9 @@ import java.util.Map;
  *       read, or an undeclared transaction whose first statement is a pure read. The route is chosen
  *       once, here: only the first statement waits for a fresh secondary.</li>
  *   <li><b>NONE → UPDATE</b> ({@link #beginUpdate}): everything else, on the primary, with a writer
- *       turn and change capture.</li>
+ *       turn and change capture. The transaction enters the update gate before its first statement
+ *       that may write ({@link Target#mayWrite}), not before, so that reading and locking rows does
+ *       not hold back a schema change on another connection ({@link UpdateTurn}).</li>
  *   <li><b>READ → UPDATE</b> ({@link #moveToPrimary}): only an undeclared transaction, at its first
  *       statement that may write; its reads are checked again on the primary.</li>
  *   <li><b>→ NONE</b>: {@link #commit}, {@link #rollback}, a schema change, the end of an autocommit
@@ -79,11 +82,11 @@ final class Transaction {
     private State state = State.NONE;
     private Session readSession;
     /**
-     * The admissions the open transaction holds: on its read replica, or on the primary for an
-     * update transaction. Volatile: {@link #abandon} hands them back from another thread.
+     * What the open transaction holds: the admission on its read replica, or its turn on the primary
+     * for an update transaction. Volatile: {@link #abandon} hands them back from another thread.
      */
     private volatile Admission.Permit readPermit;
-    private volatile Admission.Permit updatePermit;
+    private volatile UpdateTurn turn;
     /** Set while the READ transaction is an undeclared one that started on a secondary and may still write. */
     private Undeclared undeclared;
     private TransactionChanges changes;
@@ -194,8 +197,16 @@ final class Transaction {
 
     // ================================================================= routing a statement
 
-    /** Where a statement runs, with the transaction it starts if none is open. */
-    record Target(Session session, boolean update) {}
+    /**
+     * Where a statement runs, with the transaction it starts if none is open.
+     *
+     * @param update   it runs in an update transaction on the primary
+     * @param mayWrite it may change data, so the update transaction enters the update gate before it
+     *                 runs (a pure or locking read in an update transaction does not)
+     */
+    record Target(Session session, boolean update, boolean mayWrite) {
+        static Target read(Session s) { return new Target(s, false, false); }
+    }
 
     /**
      * Chooses the session for a data statement (not DDL, SESSION or TRANSACTION kinds) and begins a
@@ -207,9 +218,10 @@ final class Transaction {
     Target target(Classification c, String sql, boolean forceWrite, boolean trackable) throws SQLException {
         began = null;
         boolean write = forceWrite || c.kind() != StatementKind.READ;
+        boolean mayWrite = forceWrite || c.mayWrite();
         switch (state) {
             case UPDATE:
-                return new Target(primary, true);
+                return new Target(primary, true, mayWrite);
             case READ:
                 if (!readSession.isPrimary() && !readSession.replica().isActive()) {
                     Replica gone = readSession.replica();
@@ -220,10 +232,10 @@ final class Transaction {
                 if (undeclared != null && (write || !c.pureRead() || !trackable)) {
                     moveToPrimary();
                     began = Route.MOVED_TO_PRIMARY;
-                    return new Target(primary, true);
+                    return new Target(primary, true, mayWrite);
                 }
                 if (write) throw SqlStates.readOnly(sql);
-                return new Target(readSession, false);
+                return Target.read(readSession);
             default:
                 break;
         }
@@ -231,13 +243,13 @@ final class Transaction {
         if (readOnly) {
             if (write) throw SqlStates.readOnly(sql);
             beginRead();
-            return new Target(readSession, false);
+            return Target.read(readSession);
         }
         Route why = Route.PRIMARY_UPDATE;
         if (c.pureRead() && !forceWrite) {
             if (autoCommit) {
                 beginRead();
-                return new Target(readSession, false);
+                return Target.read(readSession);
             }
             if (!config.optimisticReads()) {
                 why = Route.PRIMARY_OPTIMISTIC_OFF;
@@ -250,13 +262,13 @@ final class Transaction {
                 if (learning.startOptimistic(shape)) {
                     beginRead();
                     undeclared = new Undeclared(shape);
-                    return new Target(readSession, false);
+                    return Target.read(readSession);
                 }
                 why = Route.PRIMARY_LEARNED;
             }
         }
         beginUpdate(why);
-        return new Target(primary, true);
+        return new Target(primary, true, mayWrite);
     }
 
     /** Body of a statement execution on a physical session. */
@@ -276,6 +288,7 @@ final class Transaction {
         Session s = t.session();
         lastReplica = s.replica();
         if (t.update()) {
+            if (t.mayWrite()) enterGate();
             int mark = changes.mark();
             CaptureContext prev = CaptureContext.enter(changes);
             T result;
@@ -345,7 +358,7 @@ final class Transaction {
         if (state == State.READ && undeclared != null) moveToPrimary();
         if (readOnly || state == State.READ) throw SqlStates.readOnly("(a change through an updatable result set)");
         if (state == State.NONE) beginUpdate(Route.PRIMARY_UPDATE);
-        run(new Target(primary, true), s -> {
+        run(new Target(primary, true, true), s -> {
             action.run();
             return null;
         });
@@ -511,7 +524,7 @@ final class Transaction {
 
     private void beginUpdate(Route why) throws SQLException {
         primarySession(); // opened and synced before the transaction takes its turn
-        updatePermit = db.beginUpdate();
+        turn = db.beginUpdate();
         counters.began(why);
         began = why;
         changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges());
@@ -520,14 +533,28 @@ final class Transaction {
         namedSavepoints.clear();
     }
 
+    /**
+     * Enters the update gate before a statement that may write (once per transaction). A transaction
+     * that waited {@code lockTimeout} for a schema change is rolled back, as after an engine lock
+     * timeout (40001); an interrupted wait (57014) leaves it open, the statement not run.
+     */
+    private void enterGate() throws SQLException {
+        try {
+            turn.enterGate();
+        } catch (SQLException e) {
+            if (SqlState.SERIALIZATION_FAILURE.getState().equals(e.getSQLState())) rollbackQuietly();
+            throw e;
+        }
+    }
+
     private void endUpdate() {
         changes = null;
         state = State.NONE;
         namedSavepoints.clear();
         savepointGeneration++;
-        Admission.Permit p = updatePermit;
-        updatePermit = null;
-        db.endUpdate(p);
+        UpdateTurn t = turn;
+        turn = null;
+        t.close();
     }
 
     void commit() throws SQLException {
@@ -536,7 +563,7 @@ final class Transaction {
             case READ -> endRead(true);
             case UPDATE -> {
                 try {
-                    long v = db.commit(primary, changes);
+                    long v = db.commit(primary, changes, turn);
                     if (v > 0) lastCommitVersion = v;
                 } catch (SQLException e) {
                     try {
@@ -748,7 +775,8 @@ final class Transaction {
             s.markBroken();
             s.replica().release(s); // a broken session is closed, not pooled
         }
-        if (state == State.UPDATE) db.endUpdate(updatePermit);
+        UpdateTurn updating = turn;
+        if (updating != null) updating.close(); // closing twice hands back once: the owner may be ending it too
         Admission.Permit reading = readPermit;
         if (reading != null) reading.close(); // closing twice releases once: the owner may be ending it too
     }

@@ -25,8 +25,8 @@ import java.util.logging.Logger;
 
 /**
  * The write path of a replica set (DESIGN.md §2, {@code docs/internals.md} §3): an update
- * transaction's start ({@link #beginUpdate}: lag bound, writer turn, admission, update gate) and
- * end, its commit, a schema change, and the wait of a read on the primary for what it may have seen
+ * transaction's start ({@link #beginUpdate}: lag bound, writer turn, admission; the update gate at
+ * its first statement that may write, {@link UpdateTurn}), its commit, a schema change, and the wait of a read on the primary for what it may have seen
  * ({@link #awaitPublished}).
  *
  * <p>Commit: the changes are built outside any lock (row images are read inside the still-open
@@ -93,7 +93,7 @@ final class CommitPath {
     }
 
     /** See {@link ReplicaSet#beginUpdate}. */
-    Admission.Permit beginUpdate() throws SQLException {
+    UpdateTurn beginUpdate() throws SQLException {
         if (set.isClosed()) throw new SQLException("MacroDB: the replica set was shut down", "08003");
         set.awaitPrimary();
         holdBackWhileLagging();
@@ -110,13 +110,11 @@ final class CommitPath {
                         + " run and the connection remains usable (57014: canceled, as the engines report a canceled statement)", "57014", e);
             }
         }
-        Admission.Permit permit = null;
         try {
-            permit = set.primary().admission().enter(config.lockTimeoutMillis(), "the primary");
-            updateGate.enter(config.lockTimeoutMillis());
-            return permit;
+            Admission.Permit permit = set.primary().admission().enter(config.lockTimeoutMillis(), "the primary");
+            return new UpdateTurn(updateGate, config.lockTimeoutMillis(), permit,
+                    config.propagation() == Propagation.STATEMENT ? writerToken : null);
         } catch (SQLException | RuntimeException e) {
-            if (permit != null) permit.close();
             if (config.propagation() == Propagation.STATEMENT) writerToken.release();
             throw e;
         }
@@ -171,21 +169,19 @@ final class CommitPath {
         }
     }
 
-    /** See {@link ReplicaSet#endUpdate}. */
-    void endUpdate(Admission.Permit permit) {
-        updateGate.leave();
-        if (permit != null) permit.close();
-        if (config.propagation() == Propagation.STATEMENT) writerToken.release();
-    }
-
     /** See {@link ReplicaSet#commit}. */
-    long commit(Session session, PendingChanges changes) throws SQLException {
+    long commit(Session session, PendingChanges changes, UpdateTurn turn) throws SQLException {
         Connection c = session.connection();
         if (changes.isEmpty()) {
             c.commit();
             awaitPublished(); // it may have read a commit whose version is being published right now
             return 0;
         }
+        // A transaction with changes takes a version only from inside the update gate: a schema change
+        // takes its version while the gate keeps every such transaction out (schemaChange), so none is
+        // in flight beside it. Every statement that may write entered the gate before it ran; this
+        // holds the rule even if one that changed rows was taken for a read.
+        turn.enterGate();
         if (!set.shipsChanges()) return commitUnshipped(session);
         DurableLog durable = set.durableLog();
         List<Change> built = changes.build(c, session);

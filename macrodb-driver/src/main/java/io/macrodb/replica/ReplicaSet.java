@@ -10,6 +10,7 @@ import io.macrodb.log.Change;
 import io.macrodb.log.ReplicationLog;
 import io.macrodb.log.StatementChange;
 import io.macrodb.log.TableShape;
+import io.macrodb.sql.SqlClassifier;
 
 import java.io.IOException;
 import java.sql.Connection;
@@ -97,12 +98,13 @@ public final class ReplicaSet {
     /** Keeps the application's trigger DDL (row propagation) for a promoted secondary. */
     void noteTriggerDdl(String sql, Object[] params, String schema) {
         if (config.propagation() != Propagation.ROW) return;
-        java.util.regex.Matcher m = CREATE_TRIGGER.matcher(sql);
+        String text = SqlClassifier.withoutComments(sql); // "-- audit\nCREATE TRIGGER ..." creates a trigger too
+        java.util.regex.Matcher m = CREATE_TRIGGER.matcher(text);
         if (m.matches()) {
             userTriggers.put(triggerName(m.group(1)), new StatementChange(sql, params, true, schema));
             return;
         }
-        m = DROP_TRIGGER.matcher(sql);
+        m = DROP_TRIGGER.matcher(text);
         if (m.matches()) userTriggers.remove(triggerName(m.group(1)));
     }
 
@@ -431,11 +433,12 @@ public final class ReplicaSet {
 
     /**
      * Called when an update transaction starts on the primary: waits for the lag bound, the writer
-     * turn (statement mode), the primary's admission and the update gate, in that order.
+     * turn (statement mode) and the primary's admission, in that order. The transaction enters the
+     * update gate through the turn before its first statement that may write.
      *
-     * @return the primary's admission, to hand back to {@link #endUpdate}
+     * @return what the transaction holds; closed exactly when it ends (commit or rollback)
      */
-    public Admission.Permit beginUpdate() throws SQLException { return commits.beginUpdate(); }
+    public UpdateTurn beginUpdate() throws SQLException { return commits.beginUpdate(); }
 
     /** Update transactions that waited at their start for a secondary beyond {@code maxLag}. */
     public long throttledTransactions() { return commits.throttledTransactions(); }
@@ -443,17 +446,15 @@ public final class ReplicaSet {
     /** Time those waited, in all. */
     public long throttledNanos() { return commits.throttledNanos(); }
 
-    /** Called when an update transaction ends (commit or rollback), exactly once per {@link #beginUpdate}. */
-    public void endUpdate(Admission.Permit permit) { commits.endUpdate(permit); }
-
     /**
      * Commits the update transaction on {@code session} and, if it changed anything, appends its
      * record to the log.
      *
+     * @param turn what the transaction holds since {@link #beginUpdate}
      * @return the new database version, or 0 if the transaction changed nothing
      */
-    public long commit(Session session, PendingChanges changes) throws SQLException {
-        return commits.commit(session, changes);
+    public long commit(Session session, PendingChanges changes, UpdateTurn turn) throws SQLException {
+        return commits.commit(session, changes, turn);
     }
 
     /**

@@ -23,10 +23,13 @@ import java.util.Set;
  * @param temporaryTable the statement creates a temporary table
  * @param unsafeSchemaChange why this schema change would leave replicas different, or null (only looked
  *                 for in statements that run as schema changes)
+ * @param lockingRead a query that would be a pure read but for a locking clause ({@code FOR UPDATE},
+ *                 {@code FOR SHARE}, {@code NOWAIT}...): it locks rows and changes none, so an update
+ *                 transaction may run it before it holds the update gate (see {@link #mayWrite})
  */
 public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange,
                              Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
-                             String unsafeSchemaChange) {
+                             String unsafeSchemaChange, boolean lockingRead) {
 
     /**
      * The statements MacroDB does something with beyond what their kind says. Transaction control
@@ -95,7 +98,7 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
     }
 
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {
-        this(kind, pureRead, tables, reason, runsAsSchemaChange, Verb.OTHER, null, false, false, null);
+        this(kind, pureRead, tables, reason, runsAsSchemaChange, Verb.OTHER, null, false, false, null, false);
     }
 
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason) {
@@ -106,9 +109,21 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(verb, "verb");
         tables = tables == null ? Set.of() : Set.copyOf(tables);
-        if (pureRead && kind != StatementKind.READ) {
-            throw new IllegalArgumentException("pureRead requires kind READ");
+        if ((pureRead || lockingRead) && kind != StatementKind.READ) {
+            throw new IllegalArgumentException("pureRead and lockingRead require kind READ");
         }
+        if (pureRead && lockingRead) throw new IllegalArgumentException("a locking read is not a pure read");
+    }
+
+    /**
+     * Whether the statement may change data (rows, sequences, anything a replica must replay): false
+     * only for a pure read and a locking read. An update transaction enters the update gate before
+     * its first such statement, so a transaction that has only read and locked rows does not hold
+     * back a schema change on another connection (Flyway holds {@code SELECT ... FOR UPDATE} on its
+     * history table while it migrates on another connection; plain engines run that DDL at once).
+     */
+    public boolean mayWrite() {
+        return !pureRead && !lockingRead;
     }
 
     static Classification pure(Set<String> tables) {
@@ -119,7 +134,12 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
     Classification with(boolean runsAsSchemaChange, Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
                         String unsafeSchemaChange) {
         return new Classification(kind, pureRead, tables, reason, runsAsSchemaChange, verb, argument, drawsFromSequence,
-                temporaryTable, unsafeSchemaChange);
+                temporaryTable, unsafeSchemaChange, lockingRead);
+    }
+
+    /** A query that changes nothing but locks the rows it reads. */
+    static Classification locking(Set<String> tables, String reason) {
+        return new Classification(StatementKind.READ, false, tables, reason, false, Verb.OTHER, null, false, false, null, true);
     }
 
     static Classification notPure(StatementKind kind, Set<String> tables, String reason) {

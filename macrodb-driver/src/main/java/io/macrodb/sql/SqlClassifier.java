@@ -48,6 +48,14 @@ public final class SqlClassifier {
     }
 
     /** Classifies {@code sql}; thread-safe, never throws (null gives UNKNOWN). */
+    /**
+     * {@code sql} with every comment turned into spaces (same length; the text itself if it does not
+     * lex cleanly): for a pattern that must read the text as SQL does, where a comment is whitespace.
+     */
+    public static String withoutComments(String sql) {
+        return SqlLexer.lex(sql).withoutComments();
+    }
+
     public Classification classify(String sql) {
         if (sql == null) {
             return Classification.notPure(StatementKind.UNKNOWN, Set.of(), "null SQL");
@@ -124,6 +132,9 @@ public final class SqlClassifier {
         }
         if (st instanceof PlainSelect ps && ps.getIntoTables() != null && !ps.getIntoTables().isEmpty()) {
             return Classification.notPure(StatementKind.WRITE, tables, "SELECT ... INTO");
+        }
+        if (scan.locksOnly && st instanceof Select) {
+            return Classification.locking(tables, scan.reason);
         }
         if (scan.reason != null) {
             return Classification.notPure(StatementKind.READ, tables, scan.reason);
@@ -229,15 +240,17 @@ public final class SqlClassifier {
         boolean temporary = false;
         String unsafe = null;
         if (c.kind() == StatementKind.DDL || c.kind() == StatementKind.SESSION || schemaChange) {
+            // the patterns below look at the text as SQL reads it: a comment (a migration tool's header) is blank
+            String text = lx.withoutComments();
             try {
-                temporary = NonDeterminism.createsTemporaryTable(sql);
-                unsafe = NonDeterminism.unsafeSchemaChange(sql);
-                String filled = unsafe == null || verb != Verb.OTHER ? null : NonDeterminism.tableWhoseRowsMakeItUnsafe(sql);
+                temporary = NonDeterminism.createsTemporaryTable(text);
+                unsafe = NonDeterminism.unsafeSchemaChange(text);
+                String filled = unsafe == null || verb != Verb.OTHER ? null : NonDeterminism.tableWhoseRowsMakeItUnsafe(text);
                 if (filled != null) {
                     verb = Verb.FILLS_EXISTING_ROWS;
                     argument = filled;
                 }
-                String created = unsafe == null || verb != Verb.OTHER ? null : NonDeterminism.tableCreatedFromQuery(sql);
+                String created = unsafe == null || verb != Verb.OTHER ? null : NonDeterminism.tableCreatedFromQuery(text);
                 if (created != null) {
                     verb = Verb.CREATES_FROM_QUERY;
                     argument = created;
@@ -385,11 +398,33 @@ public final class SqlClassifier {
 
     // ------------------------------------------------------------------ token scan
 
-    record ScanResult(String reason, boolean write) {}
+    /**
+     * @param reason     the first thing found that makes the query not a pure read, or null
+     * @param write      the query changes data (a data-change statement inside it)
+     * @param locksOnly  every such thing found is a locking clause: the query locks rows and changes none
+     */
+    record ScanResult(String reason, boolean write, boolean locksOnly) {}
+
+    /** What a scan found that makes a query not a pure read: the first, and whether only locking clauses. */
+    private static final class Findings {
+        String first;
+        boolean locks;
+        boolean others;
+
+        void lock(String what) {
+            if (first == null) first = what;
+            locks = true;
+        }
+
+        void other(String what) {
+            if (first == null) first = what;
+            others = true;
+        }
+    }
 
     /** Scans a query for anything that makes it not a pure read. */
     private ScanResult scanQuery(List<Token> ts, int from, int to) {
-        String reason = null;
+        Findings found = new Findings();
         for (int i = from; i < to; i++) {
             Token t = ts.get(i);
             Token prev = i > from ? ts.get(i - 1) : null;
@@ -399,12 +434,12 @@ public final class SqlClassifier {
             boolean qualified = prev != null && prev.isSymbol('.');
             boolean qualifier = next != null && next.isSymbol('.');
             if (t.isSymbol('@')) {
-                reason = first(reason, "reads a session variable (@...)");
+                found.other("reads a session variable (@...)");
                 continue;
             }
             if (t.type() == Type.QUOTED) {
                 if (call && !isAliasOrCteColumnList(ts, i, from, to)) {
-                    reason = first(reason, "calls quoted function " + t.text() + " (not on the whitelist)");
+                    found.other("calls quoted function " + t.text() + " (not on the whitelist)");
                 }
                 continue;
             }
@@ -414,67 +449,67 @@ public final class SqlClassifier {
             String w = t.norm();
             // data change inside a query: H2 delta tables, data-modifying CTEs, SELECT INTO
             if ((w.equals("FINAL") || w.equals("OLD") || w.equals("NEW")) && next != null && next.isWord("TABLE")) {
-                return new ScanResult("data change delta table (" + w + " TABLE)", true);
+                return new ScanResult("data change delta table (" + w + " TABLE)", true, false);
             }
             if (!qualified && !qualifier && !call
                     && (w.equals("INSERT") || w.equals("DELETE") || w.equals("MERGE") || w.equals("UPSERT"))) {
-                return new ScanResult("contains a data change statement (" + w + ")", true);
+                return new ScanResult("contains a data change statement (" + w + ")", true, false);
             }
             if (w.equals("UPDATE") && !qualified && !qualifier) {
                 boolean lock = prev != null && (prev.isWord("FOR") || prev.isWord("KEY") || prev.isWord("NO"));
                 if (!lock) {
-                    return new ScanResult("contains a data change statement (UPDATE)", true);
+                    return new ScanResult("contains a data change statement (UPDATE)", true, false);
                 }
-                reason = first(reason, "FOR UPDATE locks rows");
+                found.lock("FOR UPDATE locks rows");
                 continue;
             }
             if (w.equals("INTO") && !qualified && !qualifier) {
-                reason = first(reason, "SELECT ... INTO");
+                found.other("SELECT ... INTO");
                 continue;
             }
             if (w.equals("FOR") && next != null && next.type() == Type.WORD
                     && Set.of("UPDATE", "SHARE", "NO", "KEY").contains(next.norm())) {
-                reason = first(reason, "FOR " + next.norm() + " locks rows");
+                found.lock("FOR " + next.norm() + " locks rows");
                 continue;
             }
             if (SqlFunctions.LOCK_WORDS.contains(w) && !call && !qualified && !qualifier) {
-                reason = first(reason, "locking clause (" + w + ")");
+                found.lock("locking clause (" + w + ")");
                 continue;
             }
             if ((w.equals("NEXT") || w.equals("CURRENT")) && next != null && next.isWord("VALUE")
                     && next2 != null && next2.isWord("FOR")) {
-                reason = first(reason, w + " VALUE FOR accesses a sequence");
+                found.other(w + " VALUE FOR accesses a sequence");
                 continue;
             }
             if (SqlFunctions.SEQUENCE_WORDS.contains(w)) {
-                reason = first(reason, w + " accesses a sequence");
+                found.other(w + " accesses a sequence");
                 continue;
             }
             if (w.equals("INFORMATION_SCHEMA") && qualifier && next2 != null && next2.isName()
                     && SqlFunctions.SESSION_TABLES.contains(next2.norm().toUpperCase(java.util.Locale.ROOT))) {
-                reason = first(reason, "reads per-session system table INFORMATION_SCHEMA." + next2.norm());
+                found.other("reads per-session system table INFORMATION_SCHEMA." + next2.norm());
                 continue;
             }
             if (!call) {
                 if (SqlFunctions.SESSION_WORDS.contains(w) && !qualified && !qualifier) {
-                    reason = first(reason, w + " is session-specific");
+                    found.other(w + " is session-specific");
                 }
                 continue;
             }
             // w is followed by '('
             if (qualified) {
-                reason = first(reason, "calls schema-qualified function " + w + " (user-defined)");
+                found.other("calls schema-qualified function " + w + " (user-defined)");
                 continue;
             }
             if (isAliasOrCteColumnList(ts, i, from, to)) {
                 continue;
             }
             if (SqlFunctions.SESSION_FUNCTIONS.contains(w)) {
-                reason = first(reason, w + "() is session-specific or has side effects");
+                found.other(w + "() is session-specific or has side effects");
                 continue;
             }
             if ((w.equals("RAND") || w.equals("RANDOM")) && i + 2 < to && !ts.get(i + 2).isSymbol(')')) {
-                reason = first(reason, w + "(seed) changes the session's random generator");
+                found.other(w + "(seed) changes the session's random generator");
                 continue;
             }
             if (SqlFunctions.SYNTAX_BEFORE_PAREN.contains(w) || pureFunction(w)) {
@@ -489,9 +524,9 @@ public final class SqlClassifier {
                     || prev.isWord("JOIN") || prev.isWord("LATERAL"))) {
                 continue; // FROM UNNEST(...), FROM SYSTEM_RANGE(1, 10)
             }
-            reason = first(reason, "function " + w + " is not on the side-effect-free whitelist");
+            found.other("function " + w + " is not on the side-effect-free whitelist");
         }
-        return new ScanResult(reason, false);
+        return new ScanResult(found.first, false, found.locks && !found.others);
     }
 
     private boolean pureFunction(String w) {
@@ -506,10 +541,6 @@ public final class SqlClassifier {
         }
         int close = ts.get(i + 1).match();
         return close > 0 && close + 2 < to && ts.get(close + 1).isWord("AS") && ts.get(close + 2).isSymbol('(');
-    }
-
-    private static String first(String existing, String candidate) {
-        return existing != null ? existing : candidate;
     }
 
     // ------------------------------------------------------------------ keyword kind

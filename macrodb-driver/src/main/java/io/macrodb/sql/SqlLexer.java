@@ -35,7 +35,26 @@ final class SqlLexer {
     }
 
     /** @param error null when the input was tokenised cleanly, otherwise a short description */
-    record Lexed(String sql, List<Token> tokens, String error) {}
+    record Lexed(String sql, List<Token> tokens, String error) {
+        /**
+         * The text with every comment turned into spaces, the same length, so that positions still
+         * match the tokens: what a pattern over the raw text must see, since SQL reads a comment as
+         * whitespace ({@code -- note\nALTER TABLE ...} is an ALTER TABLE). The text itself when it
+         * did not lex cleanly (an unterminated comment: nothing to trust).
+         */
+        String withoutComments() {
+            if (error != null || tokens.isEmpty()) return sql;
+            StringBuilder out = new StringBuilder(sql.length());
+            int at = 0;
+            for (Token t : tokens) {
+                for (; at < t.start(); at++) out.append(Character.isWhitespace(sql.charAt(at)) ? sql.charAt(at) : ' ');
+                out.append(sql, t.start(), t.end());
+                at = t.end();
+            }
+            for (; at < sql.length(); at++) out.append(Character.isWhitespace(sql.charAt(at)) ? sql.charAt(at) : ' ');
+            return out.toString();
+        }
+    }
 
     private SqlLexer() {}
 

@@ -272,6 +272,58 @@ class SqlClassifierTest {
         assertEquals(Classification.Verb.OTHER, c.classify("ALTER TABLE t ADD COLUMN b INT DEFAULT 0").verb());
     }
 
+    /**
+     * A comment is whitespace to SQL, so it hides nothing: a migration tool sends a script's header
+     * comment with the statement (Flyway's V3 of the shop app diverged the secondaries before this).
+     */
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void commentsDoNotHideWhatAStatementComputes(Dialect d) {
+        SqlClassifier c = of(d);
+        Classification filled = c.classify("-- an audit column\nALTER TABLE product ADD COLUMN at TIMESTAMP DEFAULT CURRENT_TIMESTAMP");
+        assertEquals(Classification.Verb.FILLS_EXISTING_ROWS, filled.verb());
+        assertEquals("product", filled.argument());
+        assertNotNull(filled.unsafeSchemaChange());
+        Classification inside = c.classify("ALTER /* x */ TABLE /* y */ product ADD /* z */ COLUMN r DOUBLE DEFAULT RAND()");
+        assertEquals(Classification.Verb.FILLS_EXISTING_ROWS, inside.verb());
+        assertEquals("product", inside.argument());
+        Classification created = c.classify("/* history */ CREATE TABLE h (a INT, ts TIMESTAMP) AS SELECT 1, CURRENT_TIMESTAMP");
+        assertEquals(Classification.Verb.CREATES_FROM_QUERY, created.verb());
+        assertEquals("h", created.argument());
+        assertNotNull(c.classify("-- generated\nCREATE TABLE t (a INT, g DOUBLE GENERATED ALWAYS AS (RAND()))").unsafeSchemaChange());
+        assertTrue(c.classify("-- scratch\nCREATE LOCAL TEMPORARY TABLE tmp(a INT)").temporaryTable());
+        // and what is inside a literal is not a comment
+        assertEquals(Classification.Verb.OTHER, c.classify("ALTER TABLE t ADD COLUMN b VARCHAR(9) DEFAULT '-- RAND()'").verb());
+        assertEquals("ALTER   TABLE t", SqlClassifier.withoutComments("ALTER/**/TABLE t").replace("    ", "   "));
+        assertEquals("a '--x'  ", SqlClassifier.withoutComments("a '--x'--"));
+    }
+
+    /**
+     * A locking read changes nothing (so it runs before an update transaction enters the update gate);
+     * a locking query that may also write, through a sequence or an unknown function, is no locking read.
+     */
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void lockingReadsAreTheQueriesThatOnlyLock(Dialect d) {
+        SqlClassifier c = of(d);
+        for (String sql : new String[] {"SELECT * FROM t FOR UPDATE", "select * from t where a = ? for update of a nowait",
+                "SELECT * FROM t FOR SHARE", "SELECT a FROM t WHERE a IN (SELECT a FROM u) FOR UPDATE"}) {
+            Classification k = c.classify(sql);
+            assertTrue(k.lockingRead(), sql);
+            assertFalse(k.pureRead(), sql);
+            assertFalse(k.mayWrite(), sql);
+        }
+        for (String sql : new String[] {"SELECT NEXT VALUE FOR s FROM t FOR UPDATE", "SELECT myfunc(a) FROM t FOR UPDATE",
+                "SELECT NEXTVAL('s') FROM t FOR UPDATE", "SELECT * FROM t WHERE a = @v FOR UPDATE", "UPDATE t SET a = 1",
+                "SELECT NEXT VALUE FOR s", "SELECT 1; SELECT 2 FOR UPDATE", "CALL f()"}) {
+            Classification k = c.classify(sql);
+            assertFalse(k.lockingRead(), sql);
+            assertTrue(k.mayWrite(), sql);
+        }
+        assertFalse(c.classify("SELECT * FROM t").mayWrite());
+        assertFalse(c.classify("SELECT * FROM t").lockingRead());
+    }
+
     @ParameterizedTest
     @EnumSource(Dialect.class)
     void scriptDumps(Dialect d) {

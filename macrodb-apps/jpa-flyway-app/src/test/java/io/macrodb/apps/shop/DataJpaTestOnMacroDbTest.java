@@ -6,7 +6,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.jdbc.AutoConfigureTestDatabase;
 import org.springframework.boot.test.autoconfigure.jdbc.AutoConfigureTestDatabase.Replace;
 import org.springframework.boot.test.autoconfigure.orm.jpa.DataJpaTest;
-import org.springframework.test.context.TestPropertySource;
 
 import javax.sql.DataSource;
 import java.math.BigDecimal;
@@ -16,14 +15,13 @@ import java.sql.SQLException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code @DataJpaTest} with {@code @AutoConfigureTestDatabase(replace = Replace.NONE)
-@TestPropertySource("classpath:without-flyway.properties") // see FlywayStartTest} keeps the
- * application's DataSource: MacroDB, with its migration scripts (the slice runs Flyway or Spring Boot's SQL initialisation), with the starter's
- * driver class (the starter registers its auto-configuration for the JDBC test slices).
+ * {@code @DataJpaTest} with {@code @AutoConfigureTestDatabase(replace = Replace.NONE)} keeps the
+ * application's DataSource: MacroDB, migrated by the application's Flyway scripts (the slice runs
+ * Flyway), with the starter's driver class (the starter registers its auto-configuration for the
+ * JDBC test slices).
  */
 @DataJpaTest(properties = "spring.datasource.url=jdbc:macrodb:h2:mem:shop-data-jpa-test?replicas=3")
 @AutoConfigureTestDatabase(replace = Replace.NONE)
-@TestPropertySource("classpath:without-flyway.properties") // see FlywayStartTest
 class DataJpaTestOnMacroDbTest {
     @Autowired DataSource dataSource;
     @Autowired ProductRepository products;

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @SpringBootTest(properties = {"spring.datasource.url=jdbc:macrodb:h2:mem:shop-pool-of-one?replicas=3",
         "spring.datasource.hikari.maximum-pool-size=1"})
-@TestPropertySource("classpath:without-flyway.properties") // Flyway needs two connections at once, and see FlywayStartTest
+@TestPropertySource("classpath:without-flyway.properties") // Flyway needs two connections at once, on any database
 class PoolOfOneTest {
     @Autowired DataSource dataSource;
     @Autowired Catalog catalog;

@@ -11,7 +11,6 @@ import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.test.context.TestPropertySource;
 
 import javax.sql.DataSource;
 import java.math.BigDecimal;
@@ -22,11 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The shop's JPA repository, transactions, routing, meters and health on MacroDB: the application as
- * it is, its schema made by its own migration scripts through Spring Boot's SQL initialisation
- * (without-flyway.properties) while Flyway cannot migrate on MacroDB ({@link FlywayStartTest}).
+ * it is, its schema made by its own Flyway migrations at start.
  */
 @SpringBootTest(properties = "spring.datasource.url=jdbc:macrodb:h2:mem:shop-jpa?replicas=3")
-@TestPropertySource("classpath:without-flyway.properties")
 class ShopApplicationTest {
     @Autowired DataSource dataSource;
     @Autowired Catalog catalog;

@@ -1,0 +1,74 @@
+package io.macrodb.replica;
+
+import org.junit.jupiter.api.Test;
+
+import java.sql.SQLException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What an update transaction holds is handed back exactly once, however often and from wherever it ends. */
+class UpdateTurnTest {
+
+    @Test
+    void theGateIsEnteredOnceAndLeftOnce() throws SQLException {
+        UpdateGate gate = new UpdateGate();
+        AtomicInteger permitsClosed = new AtomicInteger();
+        Semaphore writer = new Semaphore(0); // as if the turn had taken the only writer permit
+        UpdateTurn turn = new UpdateTurn(gate, 1_000, permitsClosed::incrementAndGet, writer);
+        assertFalse(turn.inGate());
+        assertEquals(0, gate.active(), "entering the turn does not enter the gate");
+        turn.enterGate();
+        turn.enterGate();
+        assertTrue(turn.inGate());
+        assertEquals(1, gate.active());
+        turn.close();
+        turn.close();
+        assertEquals(0, gate.active());
+        assertEquals(1, permitsClosed.get());
+        assertEquals(1, writer.availablePermits(), "the writer turn went back once");
+        assertThrows(IllegalStateException.class, turn::enterGate);
+    }
+
+    @Test
+    void aTurnThatNeverWroteLeavesNothingBehind() {
+        UpdateGate gate = new UpdateGate();
+        UpdateTurn turn = new UpdateTurn(gate, 1_000, () -> { }, null);
+        turn.close();
+        assertEquals(0, gate.active());
+    }
+
+    /** A schema change waits for a turn inside the gate, and for none outside it. */
+    @Test
+    void aSchemaChangeWaitsOnlyForTurnsInsideTheGate() throws Exception {
+        UpdateGate gate = new UpdateGate();
+        UpdateTurn outside = new UpdateTurn(gate, 1_000, () -> { }, null);
+        gate.enterExclusive(1_000); // at once: the open turn has not written
+        gate.exitExclusive();
+        UpdateTurn inside = new UpdateTurn(gate, 1_000, () -> { }, null);
+        inside.enterGate();
+        SQLException e = assertThrows(SQLException.class, () -> gate.enterExclusive(100));
+        assertEquals("40001", e.getSQLState());
+        CountDownLatch entered = new CountDownLatch(1);
+        Thread change = new Thread(() -> {
+            try {
+                gate.enterExclusive(10_000);
+                entered.countDown();
+                gate.exitExclusive();
+            } catch (SQLException ignored) {
+                // the latch stays closed and the assertion below fails
+            }
+        });
+        change.start();
+        inside.close();
+        assertTrue(entered.await(10, java.util.concurrent.TimeUnit.SECONDS), "the schema change ran once the writer left");
+        change.join();
+        outside.close();
+        assertEquals(0, gate.active());
+    }
+}
