@@ -66,6 +66,8 @@ public final class Values {
      * 1582-10-15 and local times in a daylight-saving gap, and on HSQLDB goes through the session's
      * time zone too.
      *
+     * <p>HSQLDB's {@code BIT(n)} is read as bytes (its {@code getObject} loses all but one bit).
+     *
      * <p>H2 hands java.time values over as it stores them. HSQLDB stores seconds since 1970 counted
      * the java.time way and takes java.time values that way, but its {@code getObject(i,
      * LocalDate.class)} counts dates before 1582 by the Julian calendar: so its values are read as
@@ -91,6 +93,10 @@ public final class Values {
                     java.sql.Timestamp t = rs.getTimestamp(i, (java.util.Calendar) UTC.clone());
                     return t == null ? null : java.time.OffsetDateTime.ofInstant(t.toInstant(), hsqldbOffset(rs.getString(i)));
                 }
+                case java.sql.Types.BIT:
+                    // BIT(n) as its bits, as triggers hand it over and setObject takes it back: getObject
+                    // gives a Boolean, which says only whether some bit is set (B'1010' reads as true)
+                    return rs.getBytes(i);
                 default:
                     break;
             }

@@ -161,6 +161,7 @@ public final class MacroConnection implements Connection {
             }
             case AUTOCOMMIT_ON -> setAutoCommit(true);
             case AUTOCOMMIT_OFF -> setAutoCommit(false);
+            case LOCK_TABLE -> transaction.lockTables(c, sql);
             case SAVEPOINT -> named.put(c.argument(), setSavepoint(c.argument()));
             case RELEASE_SAVEPOINT, ROLLBACK_TO_SAVEPOINT -> {
                 Savepoint sp = named.get(c.argument());

@@ -35,7 +35,7 @@ public enum MacroProperty {
                     + " that time (`0`: never wait). A target, not a bound: a thread starved of CPU wakes late, so on an"
                     + " overloaded machine a wait can last longer")),
     LOCK_TIMEOUT(spec("lockTimeout").database().millis(1, 3_600_000).defaultValue("10000")
-            .doc("bound on every wait: engine lock waits, schema changes waiting for open update transactions,"
+            .doc("bound on every wait: engine lock waits, schema changes waiting for open update transactions that have written,"
                     + " statement mode's writer turn. What times out fails with SQLState `40001` and the transaction is"
                     + " rolled back")),
     APPLY_GROUP(spec("applyGroup").database().integer(1, 100_000).values("records").defaultValue("256")

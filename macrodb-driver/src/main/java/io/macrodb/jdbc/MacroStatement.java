@@ -143,8 +143,7 @@ class MacroStatement implements Statement {
         }
         return transaction.run(t, s -> {
             attach(s);
-            Statement p = physicalFor(s, sql);
-            boolean hasResult = finish(transaction.guarded(p, () -> exec.run(p, sql, expect)));
+            boolean hasResult = finish(execute(s, sql, expect, exec));
             if (c.verb() == Verb.SCRIPT) withoutCaptureTriggers(c.argument());
             if (hasResult && !t.update() && transaction.tracking()) {
                 transaction.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
@@ -212,6 +211,35 @@ class MacroStatement implements Statement {
             detach();
             session = s;
             transaction.holds().hold(s);
+        }
+    }
+
+    /**
+     * HSQLDB's "statement is invalid": a compiled statement that a schema change made stale and that
+     * the engine could not compile again in place. Physical prepared statements are cached per session
+     * and shared by MacroDB statements with the same SQL, so a new {@code prepareStatement} can get one
+     * compiled before a schema change (Flyway on HSQLDB did), where the plain engine compiles afresh.
+     */
+    private static final String STALE_STATEMENT = "07502";
+
+    /**
+     * Runs one execution on {@code s}'s physical statement; if the engine reports it stale, nothing
+     * ran, and it runs once more on a statement prepared afresh.
+     */
+    private Outcome execute(Session s, String sql, Expect expect, PhysicalExec exec) throws SQLException {
+        Statement p = physicalFor(s, sql);
+        try {
+            return transaction.guarded(p, () -> exec.run(p, sql, expect));
+        } catch (SQLException e) {
+            if (!STALE_STATEMENT.equals(e.getSQLState()) || physical != p) throw e;
+            physical = null;
+            try {
+                p.close();
+            } catch (SQLException ignored) {
+                // it is of no use any more
+            }
+            Statement fresh = physicalFor(s, sql);
+            return transaction.guarded(fresh, () -> exec.run(fresh, sql, expect));
         }
     }
 

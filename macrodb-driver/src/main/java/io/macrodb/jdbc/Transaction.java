@@ -344,6 +344,21 @@ final class Transaction {
         return run(t, body);
     }
 
+    /**
+     * HSQLDB's {@code LOCK TABLE}: taken on the primary, in the update transaction (begun if none is
+     * open; in autocommit it ends at once, as in the engine). It changes nothing, so it does not enter
+     * the update gate, and it is not replicated: only the primary's transactions contend for locks.
+     */
+    void lockTables(Classification c, String sql) throws SQLException {
+        Target t = target(c, sql, false, false);
+        if (routingLog != null) logRouted(t, sql);
+        run(t, s -> {
+            try (Statement physical = s.connection().createStatement()) {
+                return guarded(physical, () -> physical.execute(sql));
+            }
+        });
+    }
+
     /** A write that does not come from a statement of ours: an updatable result set's row change. */
     @FunctionalInterface
     interface SqlAction {

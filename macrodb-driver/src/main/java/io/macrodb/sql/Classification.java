@@ -23,13 +23,14 @@ import java.util.Set;
  * @param temporaryTable the statement creates a temporary table
  * @param unsafeSchemaChange why this schema change would leave replicas different, or null (only looked
  *                 for in statements that run as schema changes)
- * @param lockingRead a query that would be a pure read but for a locking clause ({@code FOR UPDATE},
- *                 {@code FOR SHARE}, {@code NOWAIT}...): it locks rows and changes none, so an update
- *                 transaction may run it before it holds the update gate (see {@link #mayWrite})
+ * @param locksOnly the statement takes locks and changes nothing: a query that would be a pure read but
+ *                 for a locking clause ({@code FOR UPDATE}, {@code FOR SHARE}, {@code NOWAIT}...), or
+ *                 {@link Verb#LOCK_TABLE}; an update transaction may run it before it holds the update
+ *                 gate (see {@link #mayWrite})
  */
 public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange,
                              Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
-                             String unsafeSchemaChange, boolean lockingRead) {
+                             String unsafeSchemaChange, boolean locksOnly) {
 
     /**
      * The statements MacroDB does something with beyond what their kind says. Transaction control
@@ -50,6 +51,12 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
         AUTOCOMMIT_ON,
         /** {@code SET AUTOCOMMIT [= | TO] FALSE | OFF | 0}. */
         AUTOCOMMIT_OFF,
+        /**
+         * HSQLDB's {@code LOCK TABLE name {READ | WRITE} [, ...]}: table locks for the rest of the
+         * transaction, taken on the primary in an update transaction (Flyway locks its history table
+         * this way on HSQLDB). It changes nothing and is not replicated.
+         */
+        LOCK_TABLE,
         /** {@code SAVEPOINT name}. */
         SAVEPOINT,
         /** {@code RELEASE [SAVEPOINT] name}. */
@@ -109,21 +116,22 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(verb, "verb");
         tables = tables == null ? Set.of() : Set.copyOf(tables);
-        if ((pureRead || lockingRead) && kind != StatementKind.READ) {
-            throw new IllegalArgumentException("pureRead and lockingRead require kind READ");
+        if (pureRead && kind != StatementKind.READ) throw new IllegalArgumentException("pureRead requires kind READ");
+        if (locksOnly && kind != StatementKind.READ && verb != Verb.LOCK_TABLE) {
+            throw new IllegalArgumentException("locksOnly requires kind READ or LOCK TABLE");
         }
-        if (pureRead && lockingRead) throw new IllegalArgumentException("a locking read is not a pure read");
+        if (pureRead && locksOnly) throw new IllegalArgumentException("a statement that locks is not a pure read");
     }
 
     /**
      * Whether the statement may change data (rows, sequences, anything a replica must replay): false
-     * only for a pure read and a locking read. An update transaction enters the update gate before
+     * only for a pure read and a statement that only locks. An update transaction enters the update gate before
      * its first such statement, so a transaction that has only read and locked rows does not hold
      * back a schema change on another connection (Flyway holds {@code SELECT ... FOR UPDATE} on its
      * history table while it migrates on another connection; plain engines run that DDL at once).
      */
     public boolean mayWrite() {
-        return !pureRead && !lockingRead;
+        return !pureRead && !locksOnly;
     }
 
     static Classification pure(Set<String> tables) {
@@ -134,7 +142,7 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
     Classification with(boolean runsAsSchemaChange, Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
                         String unsafeSchemaChange) {
         return new Classification(kind, pureRead, tables, reason, runsAsSchemaChange, verb, argument, drawsFromSequence,
-                temporaryTable, unsafeSchemaChange, lockingRead);
+                temporaryTable, unsafeSchemaChange, locksOnly || verb == Verb.LOCK_TABLE);
     }
 
     /** A query that changes nothing but locks the rows it reads. */

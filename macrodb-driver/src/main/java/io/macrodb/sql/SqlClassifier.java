@@ -226,6 +226,10 @@ public final class SqlClassifier {
             verb = setVerb(ts, end);
             if (verb == Verb.SESSION_SET) argument = settingName(ts);
         }
+        if (verb == Verb.OTHER && word(ts, 0).equals("LOCK") && (word(ts, 1).equals("TABLE") || word(ts, 1).equals("TABLES"))
+                && lx.error() == null) {
+            verb = Verb.LOCK_TABLE;
+        }
         if (verb == Verb.OTHER && word(ts, 0).equals("SHUTDOWN") && lx.error() == null && end <= 2) {
             verb = Verb.SHUTDOWN; // SHUTDOWN [IMMEDIATELY | COMPACT | DEFRAG | SCRIPT]: the argument is the mode
             argument = end == 2 ? word(ts, 1) : null;

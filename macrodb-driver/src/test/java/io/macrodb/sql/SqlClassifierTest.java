@@ -299,17 +299,17 @@ class SqlClassifierTest {
     }
 
     /**
-     * A locking read changes nothing (so it runs before an update transaction enters the update gate);
-     * a locking query that may also write, through a sequence or an unknown function, is no locking read.
+     * A locking read and LOCK TABLE change nothing (so they run before an update transaction enters the
+     * update gate); a locking query that may also write, through a sequence or an unknown function, may write.
      */
     @ParameterizedTest
     @EnumSource(Dialect.class)
-    void lockingReadsAreTheQueriesThatOnlyLock(Dialect d) {
+    void statementsThatOnlyLock(Dialect d) {
         SqlClassifier c = of(d);
         for (String sql : new String[] {"SELECT * FROM t FOR UPDATE", "select * from t where a = ? for update of a nowait",
                 "SELECT * FROM t FOR SHARE", "SELECT a FROM t WHERE a IN (SELECT a FROM u) FOR UPDATE"}) {
             Classification k = c.classify(sql);
-            assertTrue(k.lockingRead(), sql);
+            assertTrue(k.locksOnly(), sql);
             assertFalse(k.pureRead(), sql);
             assertFalse(k.mayWrite(), sql);
         }
@@ -317,11 +317,17 @@ class SqlClassifierTest {
                 "SELECT NEXTVAL('s') FROM t FOR UPDATE", "SELECT * FROM t WHERE a = @v FOR UPDATE", "UPDATE t SET a = 1",
                 "SELECT NEXT VALUE FOR s", "SELECT 1; SELECT 2 FOR UPDATE", "CALL f()"}) {
             Classification k = c.classify(sql);
-            assertFalse(k.lockingRead(), sql);
+            assertFalse(k.locksOnly(), sql);
             assertTrue(k.mayWrite(), sql);
         }
+        Classification lock = c.classify("LOCK TABLE \"PUBLIC\".\"flyway_schema_history\" WRITE");
+        assertEquals(Classification.Verb.LOCK_TABLE, lock.verb());
+        assertEquals(StatementKind.TRANSACTION, lock.kind());
+        assertTrue(lock.locksOnly());
+        assertFalse(lock.mayWrite());
+        assertEquals(Classification.Verb.LOCK_TABLE, c.classify("lock table a read, b write;").verb());
         assertFalse(c.classify("SELECT * FROM t").mayWrite());
-        assertFalse(c.classify("SELECT * FROM t").lockingRead());
+        assertFalse(c.classify("SELECT * FROM t").locksOnly());
     }
 
     @ParameterizedTest
