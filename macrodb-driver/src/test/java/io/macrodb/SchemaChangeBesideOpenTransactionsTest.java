@@ -117,12 +117,7 @@ class SchemaChangeBesideOpenTransactionsTest {
                 try (Statement s = a.createStatement()) {
                     s.execute("INSERT INTO t VALUES (1, 1)");
                 }
-                SQLException e = assertThrows(SQLException.class, () -> {
-                    try (Statement s = b.createStatement()) {
-                        s.execute("CREATE TABLE u (id INT PRIMARY KEY)");
-                    }
-                });
-                assertEquals("40001", e.getSQLState(), e.getMessage());
+                assertSchemaChangeTimesOut(b, "CREATE TABLE u (id INT PRIMARY KEY)");
                 a.commit();
                 try (Statement s = b.createStatement()) {
                     s.execute("CREATE TABLE u (id INT PRIMARY KEY)"); // nothing changed: the retry runs
@@ -197,12 +192,7 @@ class SchemaChangeBesideOpenTransactionsTest {
                     try (Statement s = w.createStatement()) {
                         s.execute("INSERT INTO t VALUES (2)");
                     }
-                    SQLException e = assertThrows(SQLException.class, () -> {
-                        try (Statement s = b.createStatement()) {
-                            s.execute("CREATE TABLE v (id INT PRIMARY KEY)");
-                        }
-                    });
-                    assertEquals("40001", e.getSQLState(), e.getMessage());
+                    assertSchemaChangeTimesOut(b, "CREATE TABLE v (id INT PRIMARY KEY)");
                     w.rollback();
                 }
                 TestDb.assertConverged(keep);
@@ -210,5 +200,15 @@ class SchemaChangeBesideOpenTransactionsTest {
                 executor.shutdownNow();
             }
         });
+    }
+
+    /** {@code ddl} on {@code b} waits lockTimeout for an update transaction that has written, then fails with 40001. */
+    private static void assertSchemaChangeTimesOut(Connection b, String ddl) {
+        SQLException e = assertThrows(SQLException.class, () -> {
+            try (Statement s = b.createStatement()) {
+                s.execute(ddl);
+            }
+        });
+        assertEquals("40001", e.getSQLState(), e.getMessage());
     }
 }
