@@ -2,7 +2,7 @@ package io.macrodb;
 
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,7 +35,7 @@ class ConvergenceTest {
     private static final int TRANSACTIONS = 120;
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
+    @MethodSource("io.macrodb.testing.TestEngines#withPropagation")
     void randomizedConcurrentWorkloadConverges(String engine, String propagation) throws Exception {
         long seed = TestDb.seed("convergence " + engine + " " + propagation);
         boolean rowMode = propagation.equals("row");
@@ -188,7 +188,7 @@ class ConvergenceTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
+    @MethodSource("io.macrodb.testing.TestEngines#withPropagation")
     void unqualifiedNamesResolveInTheConnectionsSchemaOnEveryReplica(String engine, String propagation) throws Exception {
         try (Connection c = TestDb.open(TestDb.url(engine, "replicas=2&propagation=" + propagation))) {
             try (Statement s = c.createStatement()) {
@@ -212,7 +212,7 @@ class ConvergenceTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
+    @MethodSource("io.macrodb.testing.TestEngines#withPropagation")
     void rollbackToSavepointDropsExactlyTheLaterChanges(String engine, String propagation) throws Exception {
         String url = TestDb.url(engine, "replicas=2&propagation=" + propagation);
         try (Connection c = TestDb.open(url)) {

@@ -4,7 +4,7 @@ import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.route.ShapeLearning;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,7 +51,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aReadOnlyTransactionThatNeverSaidSoRunsOnASecondary(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
@@ -65,7 +65,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aWriteMovesTheTransactionToThePrimaryWhenItsReadsStillHold(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
@@ -87,7 +87,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aReadThatChangedBeforeTheFirstWriteFailsWith40001AndChangesNothing(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=2");
         try (Connection c = open(url); Connection other = TestDb.open(url)) {
@@ -112,7 +112,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void anOpenResultSetReadsOnFromThePrimaryAfterTheMove(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
@@ -139,7 +139,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void shapesThatKeepWritingLearnToStartOnThePrimary(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
@@ -162,7 +162,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void readsTooLargeToRememberSendTheShapeToThePrimary(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             try (Statement s = c.createStatement()) {

@@ -4,8 +4,7 @@ import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -66,7 +65,7 @@ class DurabilityTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
+    @MethodSource("io.macrodb.testing.TestEngines#withPropagation")
     void everyAcknowledgedCommitSurvivesARestart(String engine, String propagation, @TempDir Path dir) throws Exception {
         String url = url(engine, dir, "propagation=" + propagation + "&snapshotEvery=25");
         List<String> before;
@@ -97,7 +96,7 @@ class DurabilityTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
+    @MethodSource("io.macrodb.testing.TestEngines#withPropagation")
     void sequencesAndIdentitiesNeverHandOutAValueTwiceAfterARestart(String engine, String propagation, @TempDir Path dir)
             throws Exception {
         // snapshotEvery=5: the restart starts from a snapshot of a secondary, whose own generators never moved
@@ -158,7 +157,7 @@ class DurabilityTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aTornTailIsCutAndReported(String engine, @TempDir Path dir) throws Exception {
         String url = url(engine, dir, "");
         List<String> before;
@@ -183,7 +182,7 @@ class DurabilityTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aDamagedMiddleRefusesToStart(String engine, @TempDir Path dir) throws Exception {
         String url = url(engine, dir, "");
         try (Connection c = TestDb.open(url)) {

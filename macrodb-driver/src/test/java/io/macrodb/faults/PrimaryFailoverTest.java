@@ -6,7 +6,7 @@ import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.testing.BankWorkload;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -33,7 +33,7 @@ class PrimaryFailoverTest {
     private static final int ACCOUNTS = 20;
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aSecondaryTakesOverAndNoAcknowledgedCommitIsLost(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=3&lockTimeout=5000");
         try (Connection admin = TestDb.open(url);
@@ -127,7 +127,7 @@ class PrimaryFailoverTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void thePromotedPrimaryKeepsTheApplicationsTriggers(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=2");
         try (Connection c = TestDb.open(url)) {
