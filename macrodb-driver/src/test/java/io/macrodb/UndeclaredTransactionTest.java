@@ -167,8 +167,12 @@ class UndeclaredTransactionTest {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE big (id INT PRIMARY KEY)");
-                s.execute("INSERT INTO big SELECT X FROM SYSTEM_RANGE(1, 10001)".replace("SYSTEM_RANGE(1, 10001)",
-                        engine.equals("h2") ? "SYSTEM_RANGE(1, 10001)" : "UNNEST(SEQUENCE_ARRAY(1, 10001, 1)) AS T(X)"));
+                s.execute(switch (engine) {
+                    case "h2" -> "INSERT INTO big SELECT X FROM SYSTEM_RANGE(1, 10001)";
+                    case "sqlite" -> "INSERT INTO big WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 10001)"
+                            + " SELECT x FROM r";
+                    default -> "INSERT INTO big SELECT X FROM UNNEST(SEQUENCE_ARRAY(1, 10001, 1)) AS T(X)";
+                });
             }
             c.commit();
             MacroConnection mc = TestDb.macro(c);

@@ -97,6 +97,7 @@ public final class MacroConfig {
         this.closeDelayMillis = closeDelayOption(o, engine, engineUrl, engineProperties, durability != null);
         this.stallTimeoutMillis = intOption(o, MacroProperty.STALL_TIMEOUT);
         this.autoRebuild = choice(o, MacroProperty.REBUILD).equals("auto");
+        engine.checkSupported(engineUrl, propagation, durability != null);
     }
 
     /**

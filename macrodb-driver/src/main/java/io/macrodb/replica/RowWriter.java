@@ -27,7 +27,12 @@ final class RowWriter implements AutoCloseable {
     /** Whether {@link #zone} is what the session has (false at first and after {@link #clear}). */
     private boolean zoneKnown;
 
-    RowWriter(Connection c) { this.c = c; }
+    private final io.macrodb.engine.Engine engine;
+
+    RowWriter(Connection c, io.macrodb.engine.Engine engine) {
+        this.c = c;
+        this.engine = engine;
+    }
 
     /**
      * Applies one table's changes. Fast: delete, update, insert exactly what changed. Safe (after a
@@ -176,7 +181,10 @@ final class RowWriter implements AutoCloseable {
     }
 
     void apply(StatementChange sc) throws SQLException {
-        if (sc.ddl()) clear(); // shapes change; statements prepared against the old ones may be invalid
+        if (sc.ddl()) {
+            clear(); // shapes change; statements prepared against the old ones may be invalid
+            engine.beforeSchemaChange(c);
+        }
         if (sc.schema() != null && !sc.schema().equals(schema)) {
             c.setSchema(sc.schema());
             schema = sc.schema();
@@ -210,8 +218,11 @@ final class RowWriter implements AutoCloseable {
 
     /** Runs the statement with the primary session's time zone: its SET TIME ZONE, or back to the default. */
     private void setZone(String set) throws SQLException {
-        try (java.sql.Statement s = c.createStatement()) {
-            s.execute(set != null ? set : "SET TIME ZONE LOCAL");
+        String sql = set != null ? set : engine.timeZoneReset();
+        if (sql != null) {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute(sql);
+            }
         }
         zone = set;
         zoneKnown = true;

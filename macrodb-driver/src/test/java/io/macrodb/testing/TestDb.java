@@ -22,7 +22,8 @@ public final class TestDb {
      * An HSQLDB one gets {@code closeDelay=0} (unless the options name a closeDelay): HSQLDB keeps a
      * memory database, and so MacroDB its replica set, until SHUTDOWN, and the suite's hundreds of
      * databases would stay open to the end of the run; closing with the last connection is what every
-     * test written before the close delay expects.
+     * test written before the close delay expects. Every engine's URL has the form {@code
+     * <engine>:mem:<name>} (for SQLite, MacroDB's name for an in-memory database).
      */
     public static String url(String engine, String options) {
         String name = "t" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());

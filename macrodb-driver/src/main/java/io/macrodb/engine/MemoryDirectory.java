@@ -1,0 +1,72 @@
+package io.macrodb.engine;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/**
+ * The directory of this process where SQLite's in-memory replicas live as files
+ * ({@link SqliteEngine}): on {@code /dev/shm} where it is a writable directory (a memory file
+ * system on Linux), else in {@code java.io.tmpdir}. Made on first use, removed with everything in
+ * it when the JVM exits; {@link #delete} removes one database's files as soon as MacroDB is done
+ * with it.
+ */
+final class MemoryDirectory {
+    private static volatile Path dir;
+
+    private MemoryDirectory() {}
+
+    static Path get() {
+        Path d = dir;
+        if (d != null) return d;
+        synchronized (MemoryDirectory.class) {
+            if (dir == null) {
+                Path shm = Path.of("/dev/shm");
+                Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+                try {
+                    dir = Files.createTempDirectory(parent, "macrodb-sqlite-" + ProcessHandle.current().pid() + "-");
+                } catch (IOException e) {
+                    throw new UncheckedIOException("MacroDB: cannot make a directory for SQLite's in-memory replicas in " + parent, e);
+                }
+                Path made = dir;
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteAll(made), "macrodb-sqlite-cleanup"));
+            }
+            return dir;
+        }
+    }
+
+    /** Deletes the files of the database {@code jdbcUrl} names, if it is one of this directory's. */
+    static void delete(String jdbcUrl) {
+        Path d = dir;
+        if (d == null || !jdbcUrl.startsWith("jdbc:sqlite:")) return;
+        String path = jdbcUrl.substring("jdbc:sqlite:".length());
+        int q = path.indexOf('?');
+        if (q >= 0) path = path.substring(0, q);
+        Path db = Path.of(path).toAbsolutePath().normalize();
+        if (!db.getParent().equals(d)) return; // never a file of the application's
+        for (String suffix : new String[] {"", "-wal", "-shm", "-journal"}) {
+            try {
+                Files.deleteIfExists(Path.of(db + suffix));
+            } catch (IOException ignored) {
+                // still open elsewhere (Windows) or gone: the JVM's exit removes the directory
+            }
+        }
+    }
+
+    private static void deleteAll(Path d) {
+        try (Stream<Path> files = Files.list(d)) {
+            files.forEach(f -> {
+                try {
+                    Files.deleteIfExists(f);
+                } catch (IOException ignored) {
+                    // best effort at exit
+                }
+            });
+            Files.deleteIfExists(d);
+        } catch (IOException ignored) {
+            // best effort at exit
+        }
+    }
+}
