@@ -329,7 +329,7 @@ public final class SqliteEngine implements Engine {
      */
     @Override public SQLException withSqlState(SQLException e) {
         if (e.getSQLState() != null) return e;
-        int code = e.getErrorCode();
+        int code = e instanceof org.sqlite.SQLiteException se ? se.getResultCode().code : e.getErrorCode(); // the extended code
         String state = switch (code) {
             case 787 -> "23503";            // SQLITE_CONSTRAINT_FOREIGNKEY
             case 1299 -> "23502";           // SQLITE_CONSTRAINT_NOTNULL
