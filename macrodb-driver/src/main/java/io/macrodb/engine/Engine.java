@@ -224,6 +224,9 @@ public interface Engine {
      */
     default int applySessionsProfile() { return 0; }
 
+    /** Most sessions a secondary of this engine can apply the log with at all (SQLite: one writer per database). */
+    default int maxApplySessions() { return 64; }
+
     /**
      * How long the engine keeps the database {@code url} names after its last connection closes:
      * 0 closes it at once, -1 keeps it until it is shut down ({@code SHUTDOWN}) or the JVM exits,

@@ -11,7 +11,8 @@ import java.util.stream.Stream;
  * ({@link SqliteEngine}): on {@code /dev/shm} where it is a writable directory (a memory file
  * system on Linux), else in {@code java.io.tmpdir}. Made on first use, removed with everything in
  * it when the JVM exits; {@link #delete} removes one database's files as soon as MacroDB is done
- * with it.
+ * with it, and the directories of processes that died without exiting are removed when the next
+ * process makes its own.
  */
 final class MemoryDirectory {
     private static volatile Path dir;
@@ -32,6 +33,7 @@ final class MemoryDirectory {
                 }
                 Path made = dir;
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteAll(made), "macrodb-sqlite-cleanup"));
+                removeOrphans(parent);
             }
             return dir;
         }
@@ -52,6 +54,28 @@ final class MemoryDirectory {
             } catch (IOException ignored) {
                 // still open elsewhere (Windows) or gone: the JVM's exit removes the directory
             }
+        }
+    }
+
+    /**
+     * Removes the directories of processes that are gone without their exit hook (killed, crashed):
+     * their replicas would otherwise hold memory on {@code /dev/shm} until the machine restarts.
+     */
+    private static void removeOrphans(Path parent) {
+        try (Stream<Path> dirs = Files.list(parent)) {
+            dirs.forEach(d -> {
+                String name = d.getFileName().toString();
+                if (!name.startsWith("macrodb-sqlite-")) return;
+                String[] parts = name.split("-");
+                try {
+                    long pid = Long.parseLong(parts[2]);
+                    if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()) deleteAll(d);
+                } catch (RuntimeException notOurs) {
+                    // a name MacroDB did not make: left alone
+                }
+            });
+        } catch (IOException ignored) {
+            // nothing to tidy, or not allowed to look
         }
     }
 

@@ -68,7 +68,16 @@ public final class MacroConfig {
         this.readWaitMillis = intOption(o, MacroProperty.READ_WAIT);
         this.lockTimeoutMillis = intOption(o, MacroProperty.LOCK_TIMEOUT);
         this.applyGroup = intOption(o, MacroProperty.APPLY_GROUP);
-        this.applyThreads = intOption(o, MacroProperty.APPLY_THREADS, defaultApplyThreads(engine, replicas));
+        int threads = intOption(o, MacroProperty.APPLY_THREADS, defaultApplyThreads(engine, replicas));
+        if (threads > engine.maxApplySessions()) {
+            if (o.containsKey(MacroProperty.APPLY_THREADS.optionName())) {
+                throw SqlStates.unsupported("applyThreads=" + threads + " is not offered on " + engine.name() + ", which writes"
+                        + " with one session at a time per database; leave applyThreads out or set it to "
+                        + engine.maxApplySessions());
+            }
+            threads = engine.maxApplySessions(); // a default (or the test suites' override) the engine cannot use
+        }
+        this.applyThreads = threads;
         String lag = value(o, MacroProperty.MAX_LAG).trim().toLowerCase(Locale.ROOT);
         try {
             long n = Long.parseLong(lag.endsWith("ms") ? lag.substring(0, lag.length() - 2).trim() : lag);

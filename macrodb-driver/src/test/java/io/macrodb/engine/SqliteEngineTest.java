@@ -143,6 +143,8 @@ class SqliteEngineTest {
         assertEquals("0AM00", statement.getSQLState(), statement.getMessage());
         SQLException settings = assertThrows(SQLException.class, () -> TestDb.open("jdbc:macrodb:sqlite:mem:x;cache=shared"));
         assertEquals("0AM00", settings.getSQLState(), settings.getMessage());
+        SQLException appliers = assertThrows(SQLException.class, () -> TestDb.open(url("applyThreads=2")));
+        assertEquals("0AM00", appliers.getSQLState(), appliers.getMessage());
     }
 
     @Test
