@@ -262,7 +262,7 @@ public final class MacroConfig {
         Engine engine = Engines.forName(engineUrl.engine());
         if (engine == null) {
             throw SqlStates.rejected("engine '" + engineUrl.engine() + "' is not supported; MacroDB replicates "
-                    + String.join(", ", Engines.supported()) + " (jdbc:macrodb:h2:..., jdbc:macrodb:hsqldb:...)");
+                    + String.join(", ", Engines.supported()) + " (jdbc:macrodb:h2:..., jdbc:macrodb:hsqldb:..., jdbc:macrodb:sqlite:...)");
         }
         if (engineUrl.setting("INIT") != null) {
             throw SqlStates.rejected("the engine setting INIT runs a script on every replica behind MacroDB's back;"
