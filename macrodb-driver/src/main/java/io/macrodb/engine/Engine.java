@@ -194,6 +194,14 @@ public interface Engine {
         }
     }
 
+    /**
+     * A DELETE of one row of {@code table} (qualified and quoted) that meets {@code condition}: how a
+     * secondary removes one of several equal rows of a table without a key.
+     */
+    default String deleteOneRowSql(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE " + condition + " FETCH FIRST ROW ONLY";
+    }
+
     /** Turns foreign-key checks (and cascades) on or off for the whole database. */
     void setReferentialIntegrity(Connection c, boolean on) throws SQLException;
 

@@ -311,13 +311,34 @@ public final class SqliteEngine implements Engine {
     @Override public void alignIdentities(Connection c) {
     }
 
-    /** Foreign-key enforcement is per connection in SQLite, and a pragma cannot change it inside a transaction. */
+    /** A table without a key has a rowid (WITHOUT ROWID needs a primary key): one row of the matching ones, by it. */
+    @Override public String deleteOneRowSql(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE rowid IN (SELECT rowid FROM " + table + " WHERE " + condition + " LIMIT 1)";
+    }
+
+    /** What {@link #setReferentialIntegrity} found on each connection it turned checks off on. */
+    private static final java.util.Map<Connection, Boolean> CHECKED_BEFORE = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /**
+     * Foreign-key enforcement is per connection in SQLite (and a pragma cannot change it inside a
+     * transaction): off, then back to what the connection had before (the application's
+     * {@code foreign_keys} property on a primary's session), or on where nothing was turned off.
+     */
     @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
         boolean auto = c.getAutoCommit();
         if (!auto) c.commit();
         c.setAutoCommit(true);
         try (Statement s = c.createStatement()) {
-            s.execute("PRAGMA foreign_keys = " + (on ? "ON" : "OFF"));
+            boolean value = on;
+            if (!on) {
+                try (ResultSet rs = s.executeQuery("PRAGMA foreign_keys")) {
+                    CHECKED_BEFORE.put(c, rs.next() && rs.getInt(1) == 1);
+                }
+            } else {
+                Boolean before = CHECKED_BEFORE.remove(c);
+                if (before != null) value = before;
+            }
+            s.execute("PRAGMA foreign_keys = " + (value ? "ON" : "OFF"));
         } finally {
             c.setAutoCommit(auto);
         }

@@ -74,16 +74,6 @@ final class RowWriter implements AutoCloseable {
         insertRows(ps[2], shape, rc.inserts());
     }
 
-    /** How this engine limits a DELETE to one row. */
-    private String limitOne() throws SQLException {
-        if (limitOne == null) {
-            limitOne = "HSQL Database Engine".equals(c.getMetaData().getDatabaseProductName()) ? " LIMIT 1" : " FETCH FIRST ROW ONLY";
-        }
-        return limitOne;
-    }
-
-    private String limitOne;
-
     /** Per table without a key and pattern of NULL columns: its statement deleting one row equal to an image. */
     private final Map<TableShape, Map<java.util.BitSet, PreparedStatement>> deleteOne = new IdentityHashMap<>();
 
@@ -94,7 +84,7 @@ final class RowWriter implements AutoCloseable {
         Map<java.util.BitSet, PreparedStatement> byNulls = deleteOne.computeIfAbsent(shape, s -> new java.util.HashMap<>());
         PreparedStatement ps = byNulls.get(nulls);
         if (ps == null) {
-            ps = c.prepareStatement(deleteOneSql(shape, nulls, limitOne()));
+            ps = c.prepareStatement(deleteOneSql(shape, nulls, engine));
             byNulls.put(nulls, ps);
         }
         int p = 1;
@@ -106,12 +96,12 @@ final class RowWriter implements AutoCloseable {
      * Deletes one row whose every replicated column equals the image's: {@code = ?}, or {@code IS
      * NULL} where the image holds NULL (HSQLDB cannot type a parameter in {@code IS NOT DISTINCT FROM ?}).
      */
-    static String deleteOneSql(TableShape t, java.util.BitSet nulls, String limitOne) {
-        StringBuilder sb = new StringBuilder("DELETE FROM ").append(t.qualifiedName()).append(" WHERE ");
+    static String deleteOneSql(TableShape t, java.util.BitSet nulls, io.macrodb.engine.Engine engine) {
+        StringBuilder sb = new StringBuilder();
         for (int i = 0; i < t.columns().size(); i++) {
             sb.append(i == 0 ? "" : " AND ").append(TableShape.quote(t.columns().get(i))).append(nulls.get(i) ? " IS NULL" : " = ?");
         }
-        return sb.append(limitOne).toString();
+        return engine.deleteOneRowSql(t.qualifiedName(), sb.toString());
     }
 
     private static void deleteKeys(PreparedStatement del, TableShape shape, java.util.List<Object[]> keys, boolean mustExist)

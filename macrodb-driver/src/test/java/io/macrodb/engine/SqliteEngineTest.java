@@ -91,6 +91,19 @@ class SqliteEngineTest {
         }
     }
 
+    /** A table without a key: a secondary deletes one of several equal rows by its rowid (SQLite has no DELETE ... LIMIT). */
+    @Test
+    void equalRowsOfATableWithoutAKeyAreDeletedOneByOne() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=3")); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE log (what TEXT, n INT)");
+            s.execute("INSERT INTO log VALUES ('a', 1), ('a', 1), ('a', 1), ('b', NULL), ('b', NULL)");
+            s.execute("DELETE FROM log WHERE rowid IN (SELECT rowid FROM log WHERE what = 'a' LIMIT 2)");
+            s.execute("DELETE FROM log WHERE rowid = (SELECT min(rowid) FROM log WHERE what = 'b')");
+            assertSameEverywhere(TestDb.macro(c), "SELECT what, n FROM log ORDER BY what", "a,1;b,null;");
+            TestDb.assertConverged(c);
+        }
+    }
+
     @Test
     void schemaChangesThatSqliteTriggersWouldBlockRunEverywhere() throws Exception {
         try (Connection c = TestDb.open(url("replicas=3")); Statement s = c.createStatement()) {
