@@ -81,6 +81,17 @@ public interface Engine {
     }
 
     /**
+     * {@link #refreshCapture} for engines whose capture triggers remember a table's name or columns:
+     * every capture trigger is dropped and made afresh.
+     */
+    default List<TableShape> recreateCapture(Connection c) throws SQLException {
+        removeCapture(c);
+        List<TableShape> tables = tables(c);
+        for (TableShape t : tables) installCapture(c, t);
+        return tables;
+    }
+
+    /**
      * The application's own triggers, by name, with the statement that creates each, read from the
      * catalog; null where the engine's catalog does not keep that statement, and they are read from
      * the primary's script instead.

@@ -180,10 +180,7 @@ public final class SqliteEngine implements Engine {
      * a new column) they are made afresh.
      */
     @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
-        removeCapture(c);
-        List<TableShape> tables = tables(c);
-        for (TableShape t : tables) installCapture(c, t);
-        return tables;
+        return recreateCapture(c);
     }
 
     /** SQLite refuses to drop a column that a trigger reads: the capture triggers go first (in the DDL's transaction). */
