@@ -8,8 +8,9 @@ import java.util.stream.Stream;
 
 /**
  * The directory of this process where SQLite's in-memory replicas live as files
- * ({@link SqliteEngine}): on {@code /dev/shm} where it is a writable directory (a memory file
- * system on Linux), else in {@code java.io.tmpdir}. Made on first use, removed with everything in
+ * ({@link SqliteEngine}): on {@code /dev/shm} where it is a writable directory of at least 1 GiB (a
+ * memory file system on Linux), else in {@code java.io.tmpdir} ({@link #parent} says how to choose
+ * another). Made on first use, removed with everything in
  * it when the JVM exits; {@link #delete} removes one database's files as soon as MacroDB is done
  * with it, and the directories of processes that died without exiting are removed when the next
  * process makes its own.
@@ -24,8 +25,7 @@ final class MemoryDirectory {
         if (d != null) return d;
         synchronized (MemoryDirectory.class) {
             if (dir == null) {
-                Path shm = Path.of("/dev/shm");
-                Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+                Path parent = parent();
                 try {
                     dir = Files.createTempDirectory(parent, "macrodb-sqlite-" + ProcessHandle.current().pid() + "-");
                 } catch (IOException e) {
@@ -37,6 +37,24 @@ final class MemoryDirectory {
             }
             return dir;
         }
+    }
+
+    /**
+     * Where the directory goes: the system property {@code macrodb.sqlite.memoryDirectory} if set;
+     * else {@code /dev/shm} if it is a writable directory of at least 1 GiB (a container's default
+     * 64 MiB would fill up: SQLite then fails writes with "database or disk is full"); else
+     * {@code java.io.tmpdir}.
+     */
+    private static Path parent() {
+        String chosen = System.getProperty("macrodb.sqlite.memoryDirectory");
+        if (chosen != null && !chosen.isBlank()) return Path.of(chosen);
+        Path shm = Path.of("/dev/shm");
+        try {
+            if (Files.isDirectory(shm) && Files.isWritable(shm) && Files.getFileStore(shm).getTotalSpace() >= (1L << 30)) return shm;
+        } catch (IOException ignored) {
+            // not usable: the temporary directory below
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"));
     }
 
     /** Deletes the files of the database {@code jdbcUrl} names, if it is one of this directory's. */
