@@ -243,6 +243,13 @@ public interface Engine {
      */
     default int applySessionsProfile() { return 0; }
 
+    /**
+     * Whether a transaction can commit while one of its statements still has rows to hand out (an
+     * {@code INSERT ... RETURNING} result): SQLite refuses ("SQL statements in progress"), and MacroDB
+     * then reads such a result into memory before it commits an autocommit write.
+     */
+    default boolean commitsBesideOpenResults() { return true; }
+
     /** Most sessions a secondary of this engine can apply the log with at all (SQLite: one writer per database). */
     default int maxApplySessions() { return 64; }
 

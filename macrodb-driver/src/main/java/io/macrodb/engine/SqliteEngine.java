@@ -390,6 +390,9 @@ public final class SqliteEngine implements Engine {
     /** One: SQLite runs one writer at a time per database, whatever the number of sessions. */
     @Override public int applySessionsProfile() { return 1; }
 
+    /** SQLite cannot commit while a statement of the transaction is still stepping ({@code RETURNING}). */
+    @Override public boolean commitsBesideOpenResults() { return false; }
+
     /** One: a second apply session would only wait for the first one's write lock. */
     @Override public int maxApplySessions() { return 1; }
 }

@@ -91,6 +91,53 @@ class SqliteEngineTest {
         }
     }
 
+    /**
+     * What applications write on SQLite: generated keys, batches, {@code RETURNING} in autocommit (SQLite
+     * cannot commit while the statement still has rows: MacroDB reads them first), upserts, a CTE
+     * feeding an update, savepoints in SQL, {@code BEGIN IMMEDIATE ... END}.
+     */
+    @Test
+    void sqliteWritesApplicationsUseWorkAndReplicate() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=3")); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT, n INT DEFAULT 0)");
+            try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO t (v) VALUES (?)", Statement.RETURN_GENERATED_KEYS)) {
+                ps.setString(1, "a");
+                ps.executeUpdate();
+                try (ResultSet k = ps.getGeneratedKeys()) {
+                    assertTrue(k.next());
+                    assertEquals(1, k.getLong(1));
+                }
+                for (int i = 0; i < 5; i++) {
+                    ps.setString(1, "b" + i);
+                    ps.addBatch();
+                }
+                assertEquals(5, ps.executeBatch().length);
+            }
+            try (ResultSet rs = s.executeQuery("INSERT INTO t (v) VALUES ('r') RETURNING id, v")) {
+                assertTrue(rs.next());
+                assertEquals(7, rs.getLong(1));
+                assertEquals("r", rs.getString(2));
+                assertFalse(rs.next());
+            }
+            s.execute("INSERT INTO t (id, v) VALUES (1, 'x') ON CONFLICT(id) DO UPDATE SET n = n + 1, v = excluded.v");
+            s.execute("WITH x AS (SELECT id FROM t WHERE v LIKE 'b%') UPDATE t SET n = 5 WHERE id IN (SELECT id FROM x)");
+            c.setAutoCommit(false);
+            s.execute("SAVEPOINT a");
+            s.execute("DELETE FROM t WHERE id = 2");
+            s.execute("ROLLBACK TO a");
+            s.execute("RELEASE a");
+            s.execute("UPDATE t SET v = upper(v)");
+            c.commit();
+            c.setAutoCommit(true);
+            s.execute("BEGIN IMMEDIATE");
+            s.execute("INSERT INTO t (v) VALUES ('in begin')");
+            s.execute("END");
+            assertSameEverywhere(TestDb.macro(c), "SELECT count(*), sum(n), group_concat(v, '|') FROM (SELECT * FROM t ORDER BY id)",
+                    "8,26,X|B0|B1|B2|B3|B4|R|in begin;");
+            TestDb.assertConverged(c);
+        }
+    }
+
     /** A table without a key: a secondary deletes one of several equal rows by its rowid (SQLite has no DELETE ... LIMIT). */
     @Test
     void equalRowsOfATableWithoutAKeyAreDeletedOneByOne() throws Exception {
