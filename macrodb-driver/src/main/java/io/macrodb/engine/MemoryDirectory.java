@@ -17,6 +17,10 @@ import java.util.stream.Stream;
  */
 final class MemoryDirectory {
     private static volatile Path dir;
+    /** The file in each directory whose lock its process holds while it lives. */
+    private static final String OWNER = ".owner";
+    /** This process's lock on its directory's {@link #OWNER} file. */
+    private static java.nio.channels.FileLock ownerLock;
 
     private MemoryDirectory() {}
 
@@ -32,6 +36,13 @@ final class MemoryDirectory {
                     throw new UncheckedIOException("MacroDB: cannot make a directory for SQLite's in-memory replicas in " + parent, e);
                 }
                 Path made = dir;
+                try {
+                    // held until the JVM ends: a process that finds it free knows the directory is an orphan
+                    ownerLock = java.nio.channels.FileChannel.open(made.resolve(OWNER), java.nio.file.StandardOpenOption.CREATE,
+                            java.nio.file.StandardOpenOption.WRITE).lock();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("MacroDB: cannot lock " + made.resolve(OWNER), e);
+                }
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteAll(made), "macrodb-sqlite-cleanup"));
                 removeOrphans(parent);
             }
@@ -77,20 +88,24 @@ final class MemoryDirectory {
 
     /**
      * Removes the directories of processes that are gone without their exit hook (killed, crashed):
-     * their replicas would otherwise hold memory on {@code /dev/shm} until the machine restarts.
+     * their replicas would otherwise hold memory on {@code /dev/shm} until the machine restarts. A
+     * directory is an orphan when nobody holds the lock on its {@link #OWNER} file: file locks, unlike
+     * process ids, also tell a live process of another container that shares the directory.
      */
-    private static void removeOrphans(Path parent) {
+    static void removeOrphans(Path parent) {
         try (Stream<Path> dirs = Files.list(parent)) {
             dirs.forEach(d -> {
-                String name = d.getFileName().toString();
-                if (!name.startsWith("macrodb-sqlite-")) return;
-                String[] parts = name.split("-");
-                try {
-                    long pid = Long.parseLong(parts[2]);
-                    if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()) deleteAll(d);
-                } catch (RuntimeException notOurs) {
-                    // a name MacroDB did not make: left alone
+                if (!d.getFileName().toString().startsWith("macrodb-sqlite-") || d.equals(dir)) return;
+                Path owner = d.resolve(OWNER);
+                if (!Files.exists(owner)) return; // not one this code made: left alone
+                boolean orphan;
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(owner, java.nio.file.StandardOpenOption.WRITE);
+                     java.nio.channels.FileLock lock = ch.tryLock()) {
+                    orphan = lock != null;
+                } catch (IOException | java.nio.channels.OverlappingFileLockException e) {
+                    orphan = false;
                 }
+                if (orphan) deleteAll(d);
             });
         } catch (IOException ignored) {
             // nothing to tidy, or not allowed to look
