@@ -376,9 +376,17 @@ public final class SqliteEngine implements Engine {
         return primary == 5 || primary == 6 || "40001".equals(e.getSQLState());
     }
 
+    /**
+     * A closed connection, or a database SQLite can no longer read: {@code SQLITE_IOERR} (10),
+     * {@code SQLITE_CORRUPT} (11), {@code SQLITE_CANTOPEN} (14), {@code SQLITE_NOTADB} (26), with their
+     * extended codes. A replica in that state leaves the rotation (a primary fails over).
+     */
     @Override public boolean isEngineGone(SQLException e) {
         String m = e.getMessage();
-        return Engine.super.isEngineGone(e) || m != null && (m.contains("database connection closed") || m.contains("connection closed"));
+        int primary = (e instanceof org.sqlite.SQLiteException se ? se.getResultCode().code : e.getErrorCode()) & 0xff;
+        boolean sqlite = e instanceof org.sqlite.SQLiteException;
+        return Engine.super.isEngineGone(e) || m != null && (m.contains("database connection closed") || m.contains("connection closed"))
+                || sqlite && (primary == 10 || primary == 11 || primary == 14 || primary == 26);
     }
 
     /**
