@@ -198,6 +198,20 @@ class SqliteEngineTest {
     }
 
     @Test
+    void aDatabaseSqliteCannotReadIsAGoneEngineAndBusyIsRetryable() {
+        SqliteEngine e = new SqliteEngine();
+        for (org.sqlite.SQLiteErrorCode gone : new org.sqlite.SQLiteErrorCode[] {org.sqlite.SQLiteErrorCode.SQLITE_IOERR,
+                org.sqlite.SQLiteErrorCode.SQLITE_IOERR_SHORT_READ, org.sqlite.SQLiteErrorCode.SQLITE_CORRUPT,
+                org.sqlite.SQLiteErrorCode.SQLITE_NOTADB, org.sqlite.SQLiteErrorCode.SQLITE_CANTOPEN}) {
+            assertTrue(e.isEngineGone(new org.sqlite.SQLiteException("x", gone)), gone.name());
+        }
+        assertFalse(e.isEngineGone(new org.sqlite.SQLiteException("x", org.sqlite.SQLiteErrorCode.SQLITE_CONSTRAINT_UNIQUE)));
+        assertFalse(e.isEngineGone(new org.sqlite.SQLiteException("x", org.sqlite.SQLiteErrorCode.SQLITE_BUSY)));
+        assertTrue(e.isRetryable(new org.sqlite.SQLiteException("x", org.sqlite.SQLiteErrorCode.SQLITE_BUSY)));
+        assertTrue(e.isRetryable(e.withSqlState(new org.sqlite.SQLiteException("x", org.sqlite.SQLiteErrorCode.SQLITE_BUSY_SNAPSHOT))));
+    }
+
+    @Test
     void optionsSqliteCannotTakeAreRefusedAtConnect() {
         SQLException statement = assertThrows(SQLException.class, () -> TestDb.open(url("propagation=statement")));
         assertEquals("0AM00", statement.getSQLState(), statement.getMessage());
