@@ -186,8 +186,10 @@ class WireProtocolTest {
             c.send(execute("", 0));
             c.send(SYNC);
             l = c.readUntilReady();
-            assertEquals("EZ", types(l));
-            assertEquals("42P01", l.get(0).field('C'));
+            // MacroDB prepares on the engine lazily, so the error may come at Parse or at Execute; either way nothing
+            // but ReadyForQuery follows it
+            assertTrue(types(l).equals("EZ") || types(l).equals("12EZ"), types(l));
+            assertEquals("42P01", l.get(l.size() - 2).field('C'));
             c.send(bind("", "q", "5"));
             c.send(execute("", 0));
             c.send(SYNC);
