@@ -34,6 +34,11 @@ class WireProtocolTest {
     }
 
     static WireClient ready() throws Exception {
+        return ready(server);
+    }
+
+    /** A raw client past startup (the server must trust) and its first ReadyForQuery. */
+    static WireClient ready(PgServer server) throws Exception {
         WireClient c = new WireClient(server.port(), 10_000);
         c.send(WireClient.startupMessage("bob"));
         List<WireClient.Msg> l = c.readUntilReady();
