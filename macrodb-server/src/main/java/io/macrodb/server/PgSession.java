@@ -657,6 +657,10 @@ final class PgSession {
                 break;
             case "macrodb.last_commit":
                 throw new SQLException("parameter \"macrodb.last_commit\" cannot be changed", "55P02");
+            case "macrodb.consistency":
+                // the driver takes the consistency level from the URL only, for every connection of a replica set
+                throw new SQLException("per-session macrodb.consistency is not supported yet; start the server with"
+                        + " --option consistency=...", "0A000");
             default:
         }
         settings.put(name, value);
