@@ -157,4 +157,21 @@ public final class BackendMessages {
     public static void noData(ByteBuf out) { end(out, begin(out, 'n')); }
 
     public static void portalSuspended(ByteBuf out) { end(out, begin(out, 's')); }
+
+    /** CopyInResponse ('G') or CopyOutResponse ('H'): text format, {@code columns} text columns. */
+    public static void copyResponse(ByteBuf out, char type, int columns) {
+        int at = begin(out, type);
+        out.writeByte(0);
+        out.writeShort(columns);
+        for (int i = 0; i < columns; i++) out.writeShort(0);
+        end(out, at);
+    }
+
+    public static void copyData(ByteBuf out, byte[] data) {
+        int at = begin(out, 'd');
+        out.writeBytes(data);
+        end(out, at);
+    }
+
+    public static void copyDone(ByteBuf out) { end(out, begin(out, 'c')); }
 }

@@ -105,6 +105,12 @@ final class PgSession {
     private volatile Statement running;
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
+    /** A COPY FROM STDIN in progress: the statement, its data so far, and the rest of the query string. */
+    private Copy copyIn;
+    private java.io.ByteArrayOutputStream copyData;
+    private List<String> copyRest;
+    /** Most bytes one COPY FROM STDIN may send (it is held in memory until CopyDone). */
+    private static final int MAX_COPY_BYTES = 256 << 20;
 
     PgSession(PgServer server, Channel channel, Executor executor) {
         this.server = server;
@@ -178,6 +184,7 @@ final class PgSession {
             return;
         }
         if (phase == Phase.SASL_FIRST || phase == Phase.SASL_FINAL) { authenticate(m); return; }
+        if (copyIn != null) { copyInMessage(m); return; }
         if (m instanceof FrontendMessage.Terminate) { closeSession(); channel.close(); return; }
         if (ignoreTillSync && !(m instanceof FrontendMessage.Sync)) return;
         if (m instanceof FrontendMessage.Query q) simpleQuery(q.sql());
@@ -298,8 +305,33 @@ final class PgSession {
         if (parts.isEmpty()) {
             BackendMessages.emptyQueryResponse(out);
         }
-        for (String sql : parts) {
+        runStatements(parts);
+    }
+
+    /** Runs statements of a simple query until one fails or a COPY FROM STDIN waits for its data. */
+    private void runStatements(List<String> parts) {
+        for (int k = 0; k < parts.size(); k++) {
+            String sql = parts.get(k);
             try {
+                Copy copy;
+                try {
+                    copy = Copy.parse(sql);
+                } catch (IllegalArgumentException e) {
+                    throw new SQLException(e.getMessage(), "0A000");
+                }
+                if (copy != null) {
+                    if (failed) throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
+                    if (copy.in) {
+                        copyIn = copy;
+                        copyData = new java.io.ByteArrayOutputStream();
+                        copyRest = parts.subList(k + 1, parts.size());
+                        BackendMessages.copyResponse(out, 'G', Math.max(1, copy.columns.size()));
+                        flush();
+                        return;
+                    }
+                    copyOut(copy);
+                    continue;
+                }
                 Portal p = new Portal(prepare(sql, new int[0], false), new Object[0], new short[0]);
                 run(p, 0, true);
                 if (p.rs != null) p.rs.close();
@@ -310,6 +342,160 @@ final class PgSession {
             }
         }
         readyForQuery();
+    }
+
+    // ---- COPY --------------------------------------------------------------------------------------------------
+
+    private void copyInMessage(FrontendMessage m) {
+        if (m instanceof FrontendMessage.CopyMessage c) {
+            if (c.type() == 'd') {
+                if (copyData.size() + (long) c.data().length > MAX_COPY_BYTES) {
+                    endCopy();
+                    error(new SQLException("COPY data exceeds " + MAX_COPY_BYTES + " bytes", "54000"));
+                    readyForQuery();
+                    return;
+                }
+                copyData.writeBytes(c.data());
+                return;
+            }
+            if (c.type() == 'f') {
+                endCopy();
+                error(new SQLException("COPY from stdin failed: " + new String(c.data(), StandardCharsets.UTF_8).replace("\0", ""), "57014"));
+                readyForQuery();
+                return;
+            }
+            Copy copy = copyIn;
+            String data = copyData.toString(StandardCharsets.UTF_8);
+            List<String> rest = copyRest;
+            endCopy();
+            try {
+                copyFrom(copy, data);
+            } catch (SQLException e) {
+                error(e);
+                readyForQuery();
+                return;
+            }
+            runStatements(rest);
+            return;
+        }
+        if (m instanceof FrontendMessage.Flush || m instanceof FrontendMessage.Sync) return;
+        endCopy();
+        error(new SQLException("unexpected message type during COPY from stdin", "08P01"));
+        readyForQuery();
+    }
+
+    private void endCopy() {
+        copyIn = null;
+        copyData = null;
+        copyRest = null;
+    }
+
+    private void copyFrom(Copy copy, String data) throws SQLException {
+        List<String[]> rows;
+        try {
+            rows = copy.rows(data);
+        } catch (IllegalArgumentException e) {
+            throw new SQLException(e.getMessage(), "22P04");
+        }
+        List<String> cols = copy.columns.isEmpty() ? columnsOf(copy.table) : copy.columns;
+        String sql = "INSERT INTO " + copy.table + " (" + String.join(", ", cols) + ") VALUES ("
+                + String.join(", ", java.util.Collections.nCopies(cols.size(), "?")) + ")";
+        boolean own = !inBlock;
+        if (own) {
+            conn.setReadOnly(defaultReadOnly);
+            conn.setAutoCommit(false);
+        } else {
+            statementsInBlock++;
+        }
+        long count = 0;
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ParameterMetaData md = safeParameterMetaData(ps);
+            int[] oids = new int[cols.size()];
+            for (int i = 0; i < oids.length; i++) oids[i] = md == null ? PgTypes.TEXT : inferred(md, i + 1);
+            for (String[] row : rows) {
+                count++;
+                if (row.length < cols.size()) throw new SQLException("missing data for column \"" + cols.get(row.length) + "\" (row " + count + ")", "22P04");
+                if (row.length > cols.size()) throw new SQLException("extra data after last expected column (row " + count + ")", "22P04");
+                for (int i = 0; i < row.length; i++) {
+                    try {
+                        ps.setObject(i + 1, row[i] == null ? null : PgTypes.decodeText(row[i], oids[i]));
+                    } catch (RuntimeException e) {
+                        throw new SQLException("invalid input for column " + cols.get(i) + " (row " + count + "): " + e.getMessage(), "22P02");
+                    }
+                }
+                ps.addBatch();
+                if (count % 1000 == 0) ps.executeBatch();
+            }
+            ps.executeBatch();
+            if (own) conn.commit();
+        } catch (SQLException e) {
+            if (own) conn.rollback();
+            throw e;
+        } finally {
+            if (own) conn.setAutoCommit(true);
+        }
+        BackendMessages.commandComplete(out, "COPY " + count);
+        reportCommit();
+    }
+
+    /** The columns of a table, in order, from the engine's metadata (names as the engine stores them). */
+    private List<String> columnsOf(String table) throws SQLException {
+        String schema = null;
+        String name = table;
+        int dot = table.lastIndexOf('.');
+        if (dot > 0) {
+            schema = table.substring(0, dot);
+            name = table.substring(dot + 1);
+        }
+        for (String candidate : List.of(unquote(name), name.toLowerCase(Locale.ROOT), name.toUpperCase(Locale.ROOT))) {
+            List<String> cols = new ArrayList<>();
+            try (ResultSet rs = conn.getMetaData().getColumns(null, schema == null ? null : unquote(schema), candidate, null)) {
+                while (rs.next()) cols.add("\"" + rs.getString("COLUMN_NAME") + "\"");
+            }
+            if (!cols.isEmpty()) return cols;
+        }
+        throw new SQLException("relation \"" + table + "\" does not exist", "42P01");
+    }
+
+    private static String unquote(String s) {
+        return s.startsWith("\"") && s.endsWith("\"") && s.length() > 1 ? s.substring(1, s.length() - 1) : s;
+    }
+
+    private void copyOut(Copy copy) throws SQLException {
+        String sql = copy.query != null ? copy.query
+                : "SELECT " + (copy.columns.isEmpty() ? "*" : String.join(", ", copy.columns)) + " FROM " + copy.table;
+        if (inBlock) statementsInBlock++;
+        else conn.setReadOnly(defaultReadOnly);
+        long count = 0;
+        try (Statement s = conn.createStatement()) {
+            running = s;
+            try (ResultSet rs = s.executeQuery(sql)) {
+                ResultSetMetaData md = rs.getMetaData();
+                int n = md.getColumnCount();
+                int[] oids = new int[n];
+                for (int i = 0; i < n; i++) oids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
+                BackendMessages.copyResponse(out, 'H', n);
+                if (copy.header) {
+                    String[] names = new String[n];
+                    for (int i = 0; i < n; i++) names[i] = md.getColumnLabel(i + 1);
+                    BackendMessages.copyData(out, copy.format(names).getBytes(StandardCharsets.UTF_8));
+                }
+                while (rs.next()) {
+                    String[] v = new String[n];
+                    for (int i = 0; i < n; i++) {
+                        byte[] b = PgTypes.encode(rs, i + 1, oids[i], false, zone);
+                        v[i] = b == null ? null : new String(b, StandardCharsets.UTF_8);
+                    }
+                    BackendMessages.copyData(out, copy.format(v).getBytes(StandardCharsets.UTF_8));
+                    count++;
+                    if (out.readableBytes() > FLUSH_AT) flush();
+                }
+            }
+        } finally {
+            running = null;
+        }
+        BackendMessages.copyDone(out);
+        BackendMessages.commandComplete(out, "COPY " + count);
     }
 
     // ---- extended query ----------------------------------------------------------------------------------------
