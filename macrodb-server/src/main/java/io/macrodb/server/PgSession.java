@@ -527,9 +527,11 @@ final class PgSession {
         if (failed && !Command.of(sql).endsBlock()) {
             throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
         }
+        String tag = PgCompat.noOpTag(sql);
+        if (tag != null) return new Prepared(sql, Command.noOp(tag), sql, new int[0], declared);
         Command c = Command.of(sql);
         if (c.kind != Command.Kind.ENGINE) return new Prepared(sql, c, sql, new int[0], declared);
-        SqlText.Placeholders ph = SqlText.placeholders(sql);
+        SqlText.Placeholders ph = SqlText.placeholders(PgCompat.rewrite(sql));
         int n = ph.order().length == 0 ? 0 : java.util.Arrays.stream(ph.order()).max().getAsInt();
         int[] oids = java.util.Arrays.copyOf(declared, Math.max(n, declared.length));
         Prepared prepared = new Prepared(sql, c, ph.sql(), ph.order(), oids);
@@ -681,6 +683,7 @@ final class PgSession {
             case SET_TRANSACTION: setTransaction(c); return;
             case SET: set(c); return;
             case SHOW: show(c, describe); return;
+            case NO_OP: BackendMessages.commandComplete(out, c.tagWord); return;
             default:
         }
         if (p.rs == null && p.owner == null) {
@@ -700,7 +703,9 @@ final class PgSession {
                 } else {
                     s = conn.createStatement();
                     running = s;
-                    hasRows = s.execute(p.statement.jdbcSql);
+                    List<String> parts = PgCompat.expand(p.statement.jdbcSql);
+                    hasRows = false;
+                    for (String part : parts) hasRows = s.execute(part);
                 }
             } finally {
                 running = null;
@@ -972,7 +977,7 @@ final class PgSession {
 
     /** What a statement is, as far as the session (not the engine) is concerned. */
     static final class Command {
-        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, ENGINE }
+        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE }
 
         private static final Pattern BEGIN = Pattern.compile("(?is)(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?(\\s+.*)?");
         private static final Pattern COMMIT = Pattern.compile("(?is)(COMMIT|END)(\\s+(WORK|TRANSACTION))?");
@@ -995,6 +1000,12 @@ final class PgSession {
         boolean rowsTag;
 
         private Command(Kind kind) { this.kind = kind; }
+
+        static Command noOp(String tag) {
+            Command c = new Command(Kind.NO_OP);
+            c.tagWord = tag;
+            return c;
+        }
 
         static Command transaction(Boolean readOnly, int isolation, boolean session) {
             Command c = new Command(Kind.SET_TRANSACTION);
