@@ -45,28 +45,32 @@ public final class PgServer implements AutoCloseable {
      *
      * @param users          null only with {@code trust}: every user is let in without a password
      * @param maxMessageSize largest frontend message accepted, in bytes (length word included)
+     * @param authTimeoutMillis how long a client may take to finish startup and authentication
      */
     public record Config(String host, int port, String jdbcUrl, String engineUser, String enginePassword,
                          UserStore users, boolean trust, int maxConnections, int maxMessageSize,
-                         File tlsCert, File tlsKey) {
+                         File tlsCert, File tlsKey, long authTimeoutMillis) {
         /** Loopback, an ephemeral port, no users (set some with {@link #withUsers}), 100 connections, 64 MiB messages. */
         public static Config of(String jdbcUrl) {
-            return new Config("127.0.0.1", 0, jdbcUrl, "sa", "", null, false, 100, 64 << 20, null, null);
+            return new Config("127.0.0.1", 0, jdbcUrl, "sa", "", null, false, 100, 64 << 20, null, null, 60_000);
         }
 
-        public Config withHost(String h) { return new Config(h, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey); }
+        public Config withHost(String h) { return new Config(h, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
 
-        public Config withPort(int p) { return new Config(host, p, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey); }
+        public Config withPort(int p) { return new Config(host, p, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
 
-        public Config withUsers(UserStore u) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, u, trust, maxConnections, maxMessageSize, tlsCert, tlsKey); }
+        public Config withUsers(UserStore u) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, u, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
 
-        public Config withTrust(boolean t) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, t, maxConnections, maxMessageSize, tlsCert, tlsKey); }
+        public Config withTrust(boolean t) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, t, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
 
-        public Config withMaxConnections(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, n, maxMessageSize, tlsCert, tlsKey); }
+        public Config withMaxConnections(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, n, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
 
-        public Config withMaxMessageSize(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, n, tlsCert, tlsKey); }
+        public Config withMaxMessageSize(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, n, tlsCert, tlsKey, authTimeoutMillis); }
 
-        public Config withTls(File cert, File key) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, cert, key); }
+        public Config withTls(File cert, File key) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, cert, key, authTimeoutMillis); }
+
+        /** How long a client may take from connecting to finishing authentication (60 s by default). */
+        public Config withAuthTimeoutMillis(long ms) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, ms); }
     }
 
     private final Config config;
@@ -125,6 +129,10 @@ public final class PgServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         PgSession session = new PgSession(PgServer.this, ch, sessionThreads);
+                        // as PostgreSQL's authentication_timeout: a client that does not finish startup in time is dropped
+                        ch.eventLoop().schedule(() -> {
+                            if (!session.authenticated()) ch.close();
+                        }, config.authTimeoutMillis(), TimeUnit.MILLISECONDS);
                         ch.pipeline().addLast("frames", new PgFrameDecoder(config.maxMessageSize(), ssl, PgServer.this));
                         ch.pipeline().addLast("session", new ChannelInboundHandlerAdapter() {
                             @Override

@@ -149,7 +149,18 @@ final class PgSession {
             start = !draining;
             draining = true;
         }
-        if (start) executor.execute(this::drain);
+        if (start) {
+            try {
+                executor.execute(this::drain);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                drain(); // the server is shutting down: finish (roll back, close) on this thread
+            }
+        }
+    }
+
+    /** Whether the client got past authentication (the server closes connections that take too long to). */
+    boolean authenticated() {
+        return phase == Phase.READY || phase == Phase.CLOSED && conn != null;
     }
 
     private void drain() {
@@ -488,7 +499,7 @@ final class PgSession {
                     }
                     BackendMessages.copyData(out, copy.format(v).getBytes(StandardCharsets.UTF_8));
                     count++;
-                    if (out.readableBytes() > FLUSH_AT) flush();
+                    if (out.readableBytes() > FLUSH_AT) flushWithBackPressure();
                 }
             }
         } finally {
@@ -744,7 +755,7 @@ final class PgSession {
             BackendMessages.dataRow(out, row);
             sentNow++;
             p.rowsSent++;
-            if (out.readableBytes() > FLUSH_AT) flush();
+            if (out.readableBytes() > FLUSH_AT) flushWithBackPressure();
         }
         BackendMessages.portalSuspended(out);
     }
@@ -925,6 +936,17 @@ final class PgSession {
         ByteBuf b = out;
         out = Unpooled.buffer();
         channel.writeAndFlush(b);
+    }
+
+    /**
+     * Flushes part of a large result; while the client reads slower than rows come, waits for the chunk to reach
+     * the socket, so that what a session holds in memory stays near one chunk however large the result.
+     */
+    private void flushWithBackPressure() {
+        ByteBuf b = out;
+        out = Unpooled.buffer();
+        var written = channel.writeAndFlush(b);
+        if (!channel.isWritable()) written.awaitUninterruptibly();
     }
 
     /** A FATAL error ends the session: the client reads it, then the connection closes. */

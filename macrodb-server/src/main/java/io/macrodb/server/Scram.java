@@ -49,6 +49,11 @@ public final class Scram {
     public static Verifier verifier(String password, int iterations) {
         byte[] salt = new byte[16];
         RANDOM.nextBytes(salt);
+        return verifier(password, salt, iterations);
+    }
+
+    /** A verifier with a given salt (tests check it against RFC 7677's example). */
+    static Verifier verifier(String password, byte[] salt, int iterations) {
         byte[] salted = hi(normalize(password), salt, iterations);
         byte[] clientKey = hmac(salted, "Client Key");
         return new Verifier(iterations, salt, sha256(clientKey), hmac(salted, "Server Key"));
@@ -107,8 +112,16 @@ public final class Scram {
         private String serverFirst;
         private String nonce;
 
+        private final String fixedServerNonce;
+
         public ServerExchange(Verifier verifier) {
+            this(verifier, null);
+        }
+
+        /** With a given server nonce part instead of a random one: for checking against RFC 7677's example only. */
+        ServerExchange(Verifier verifier, String fixedServerNonce) {
             this.verifier = verifier;
+            this.fixedServerNonce = fixedServerNonce;
         }
 
         /** Takes the client-first-message, returns the server-first-message. */
@@ -126,7 +139,7 @@ public final class Scram {
             if (clientNonce == null || clientNonce.isEmpty()) throw new AuthFailed("malformed SCRAM message: no nonce", true);
             byte[] rnd = new byte[18];
             RANDOM.nextBytes(rnd);
-            nonce = clientNonce + Base64.getEncoder().encodeToString(rnd);
+            nonce = clientNonce + (fixedServerNonce != null ? fixedServerNonce : Base64.getEncoder().encodeToString(rnd));
             byte[] salt = verifier != null ? verifier.salt() : sha256(clientNonce.getBytes(StandardCharsets.UTF_8));
             int iterations = verifier != null ? verifier.iterations() : 4096;
             serverFirst = "r=" + nonce + ",s=" + Base64.getEncoder().encodeToString(salt) + ",i=" + iterations;

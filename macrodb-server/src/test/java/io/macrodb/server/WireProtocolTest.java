@@ -260,4 +260,14 @@ class WireProtocolTest {
             }
         }
     }
+
+    @Test
+    void aClientThatNeverFinishesStartupIsDropped() throws Exception {
+        try (PgServer slow = PgServer.start(PgServer.Config.of(ServerFixture.h2Url(1)).withTrust(true).withAuthTimeoutMillis(300));
+             WireClient c = new WireClient(slow.port(), 5_000)) {
+            long t0 = System.nanoTime();
+            assertEquals(-1, c.in.read(), "closed by the server");
+            assertTrue(System.nanoTime() - t0 < 4_000_000_000L);
+        }
+    }
 }
