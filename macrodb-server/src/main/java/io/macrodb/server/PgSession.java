@@ -330,6 +330,19 @@ final class PgSession {
                 } catch (IllegalArgumentException e) {
                     throw new SQLException(e.getMessage(), "0A000");
                 }
+                Catalog.Answer catalog = failed ? null : Catalog.answer(sql, conn, user);
+                if (catalog != null) {
+                    List<BackendMessages.Field> f = new ArrayList<>();
+                    for (String c : catalog.columns()) f.add(new BackendMessages.Field(c, 0, 0, PgTypes.TEXT, -1, -1, 0));
+                    rowDescription(f);
+                    for (String[] row : catalog.rows()) {
+                        byte[][] r = new byte[row.length][];
+                        for (int i = 0; i < row.length; i++) r[i] = row[i].getBytes(StandardCharsets.UTF_8);
+                        BackendMessages.dataRow(out, r);
+                    }
+                    BackendMessages.commandComplete(out, "SELECT " + catalog.rows().size());
+                    continue;
+                }
                 if (copy != null) {
                     if (failed) throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
                     if (copy.in) {
