@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -321,6 +322,18 @@ final class PgSession {
 
     /** Runs statements of a simple query until one fails or a COPY FROM STDIN waits for its data. */
     private void runStatements(List<String> parts) {
+        boolean implicit = implicitTransaction(parts);
+        if (implicit) {
+            try {
+                conn.setReadOnly(defaultReadOnly);
+                conn.setAutoCommit(false);
+            } catch (SQLException e) {
+                error(e);
+                readyForQuery();
+                return;
+            }
+        }
+        boolean ok = true;
         for (int k = 0; k < parts.size(); k++) {
             String sql = parts.get(k);
             try {
@@ -362,10 +375,41 @@ final class PgSession {
                 if (p.owner != null) p.owner.close();
             } catch (SQLException e) {
                 error(e);
+                ok = false;
                 break;
             }
         }
+        if (implicit) endImplicit(ok);
         readyForQuery();
+    }
+
+    /**
+     * Whether the statements of one simple query run as one transaction, as PostgreSQL runs them outside a
+     * transaction block: when there are several and all are queries or DML (DDL, transaction control, SET and COPY
+     * keep their own handling, so each commits as it goes).
+     */
+    private boolean implicitTransaction(List<String> parts) {
+        if (inBlock || parts.size() < 2) return false;
+        for (String sql : parts) {
+            Command c = Command.of(sql);
+            if (c.kind != Command.Kind.ENGINE || !Set.of("SELECT", "INSERT", "UPDATE", "DELETE", "MERGE").contains(c.tagWord)) return false;
+            if (c.tagWord.equals("SELECT") && !sql.strip().toUpperCase(Locale.ROOT).startsWith("SELECT")) return false;
+        }
+        return true;
+    }
+
+    /** Ends a simple query's implicit transaction: commit if every statement succeeded, else roll back. */
+    private void endImplicit(boolean ok) {
+        try {
+            try {
+                if (ok) conn.commit(); else conn.rollback();
+            } finally {
+                conn.setAutoCommit(true);
+            }
+            if (ok) reportCommit();
+        } catch (SQLException e) {
+            if (ok) error(e);
+        }
     }
 
     // ---- COPY --------------------------------------------------------------------------------------------------

@@ -270,4 +270,28 @@ class WireProtocolTest {
             assertTrue(System.nanoTime() - t0 < 4_000_000_000L);
         }
     }
+
+    @Test
+    void statementsOfOneQueryStringAreOneTransaction() throws Exception {
+        try (WireClient c = ready()) {
+            c.send(WireClient.message('Q', WireClient.cstrings("CREATE TABLE implicit (id INT PRIMARY KEY)")));
+            c.readUntilReady();
+            c.send(WireClient.message('Q', WireClient.cstrings("INSERT INTO implicit VALUES (1); INSERT INTO implicit VALUES (2); INSERT INTO implicit VALUES (1)")));
+            List<WireClient.Msg> l = c.readUntilReady();
+            assertEquals("CCEZ", types(l));
+            assertEquals('I', status(l));
+            c.send(WireClient.message('Q', WireClient.cstrings("SELECT COUNT(*) FROM implicit")));
+            l = c.readUntilReady();
+            byte[] row = l.get(1).body();
+            assertEquals("0", new String(row, 6, row.length - 6, StandardCharsets.UTF_8), "the failed query string applied nothing");
+            c.send(WireClient.message('Q', WireClient.cstrings("INSERT INTO implicit VALUES (1); INSERT INTO implicit VALUES (2)")));
+            l = c.readUntilReady();
+            assertEquals("CCSZ", types(l), "one commit at the end, reported once");
+            assertTrue(new String(l.get(2).body(), StandardCharsets.UTF_8).startsWith("macrodb.last_commit\0"));
+            c.send(WireClient.message('Q', WireClient.cstrings("SELECT COUNT(*) FROM implicit")));
+            l = c.readUntilReady();
+            row = l.get(1).body();
+            assertEquals("2", new String(row, 6, row.length - 6, StandardCharsets.UTF_8));
+        }
+    }
 }
