@@ -14,6 +14,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.File;
 import java.net.InetSocketAddress;
@@ -46,31 +48,35 @@ public final class PgServer implements AutoCloseable {
      * @param users          null only with {@code trust}: every user is let in without a password
      * @param maxMessageSize largest frontend message accepted, in bytes (length word included)
      * @param authTimeoutMillis how long a client may take to finish startup and authentication
+     * @param idleTimeoutMillis how long a session may sit idle before it is closed (0: never)
      */
     public record Config(String host, int port, String jdbcUrl, String engineUser, String enginePassword,
                          UserStore users, boolean trust, int maxConnections, int maxMessageSize,
-                         File tlsCert, File tlsKey, long authTimeoutMillis) {
+                         File tlsCert, File tlsKey, long authTimeoutMillis, long idleTimeoutMillis) {
         /** Loopback, an ephemeral port, no users (set some with {@link #withUsers}), 100 connections, 64 MiB messages. */
         public static Config of(String jdbcUrl) {
-            return new Config("127.0.0.1", 0, jdbcUrl, "sa", "", null, false, 100, 64 << 20, null, null, 60_000);
+            return new Config("127.0.0.1", 0, jdbcUrl, "sa", "", null, false, 100, 64 << 20, null, null, 60_000, 0);
         }
 
-        public Config withHost(String h) { return new Config(h, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withHost(String h) { return new Config(h, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis); }
 
-        public Config withPort(int p) { return new Config(host, p, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withPort(int p) { return new Config(host, p, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis); }
 
-        public Config withUsers(UserStore u) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, u, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withUsers(UserStore u) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, u, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis); }
 
-        public Config withTrust(boolean t) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, t, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withTrust(boolean t) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, t, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis); }
 
-        public Config withMaxConnections(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, n, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withMaxConnections(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, n, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis); }
 
-        public Config withMaxMessageSize(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, n, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withMaxMessageSize(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, n, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis); }
 
-        public Config withTls(File cert, File key) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, cert, key, authTimeoutMillis); }
+        public Config withTls(File cert, File key) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, cert, key, authTimeoutMillis, idleTimeoutMillis); }
 
         /** How long a client may take from connecting to finishing authentication (60 s by default). */
-        public Config withAuthTimeoutMillis(long ms) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, ms); }
+        public Config withAuthTimeoutMillis(long ms) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, ms, idleTimeoutMillis); }
+
+        /** Closes a session idle (no message, nothing running) this long; 0, the default: never. */
+        public Config withIdleTimeoutMillis(long ms) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, ms); }
     }
 
     private final Config config;
@@ -133,6 +139,9 @@ public final class PgServer implements AutoCloseable {
                         ch.eventLoop().schedule(() -> {
                             if (!session.authenticated()) ch.close();
                         }, config.authTimeoutMillis(), TimeUnit.MILLISECONDS);
+                        if (config.idleTimeoutMillis() > 0) {
+                            ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, config.idleTimeoutMillis(), TimeUnit.MILLISECONDS));
+                        }
                         ch.pipeline().addLast("frames", new PgFrameDecoder(config.maxMessageSize(), ssl, PgServer.this));
                         ch.pipeline().addLast("session", new ChannelInboundHandlerAdapter() {
                             @Override
@@ -140,6 +149,11 @@ public final class PgServer implements AutoCloseable {
 
                             @Override
                             public void channelInactive(ChannelHandlerContext ctx) { session.receive(PgSession.DISCONNECTED); }
+
+                            @Override
+                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                if (evt instanceof IdleStateEvent) session.receive(PgSession.IDLE);
+                            }
 
                             @Override
                             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) { ctx.close(); }

@@ -40,6 +40,8 @@ import java.util.regex.Pattern;
 final class PgSession {
     /** Queued by the channel when the client's connection is gone. */
     static final Object DISCONNECTED = new Object();
+    /** Queued by the channel when nothing was read or written for the idle timeout. */
+    static final Object IDLE = new Object();
     private static final String SERVER_VERSION = "14.0";
     private static final int FLUSH_AT = 64 * 1024;
     private static final int MAX_QUEUED = 256;
@@ -104,6 +106,7 @@ final class PgSession {
     private int statementsInBlock;
     private long reportedCommit = -1;
     private volatile Statement running;
+    private long lastActivity = System.nanoTime();
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
     /** A COPY FROM STDIN in progress: the statement, its data so far, and the rest of the query string. */
@@ -185,6 +188,16 @@ final class PgSession {
 
     private void handle(Object msg) {
         if (msg == DISCONNECTED) { closeSession(); return; }
+        if (msg == IDLE) {
+            // queued behind whatever ran: idle only if nothing has happened for the whole timeout since
+            long timeout = server.config().idleTimeoutMillis();
+            if (phase == Phase.READY && System.nanoTime() - lastActivity >= timeout * 1_000_000L) {
+                if (inBlock) fatal("25P03", "terminating connection due to idle-in-transaction timeout");
+                else fatal("57P05", "terminating connection due to idle-session timeout");
+            }
+            return;
+        }
+        lastActivity = System.nanoTime();
         if (phase == Phase.CLOSED) return;
         if (msg instanceof FrontendMessage.Startup s) { startup(s); return; }
         PgFrameDecoder.Frame f = (PgFrameDecoder.Frame) msg;
@@ -984,6 +997,7 @@ final class PgSession {
     }
 
     private void readyForQuery() {
+        lastActivity = System.nanoTime();
         BackendMessages.readyForQuery(out, !inBlock ? 'I' : failed ? 'E' : 'T');
         flush();
     }

@@ -294,4 +294,26 @@ class WireProtocolTest {
             assertEquals("2", new String(row, 6, row.length - 6, StandardCharsets.UTF_8));
         }
     }
+
+    @Test
+    void idleSessionsAreClosedAndAnOpenTransactionRollsBack() throws Exception {
+        try (PgServer idle = PgServer.start(PgServer.Config.of(ServerFixture.h2Url(1)).withTrust(true).withIdleTimeoutMillis(400))) {
+            try (WireClient c = ready(idle)) {
+                c.send(WireClient.message('Q', WireClient.cstrings("CREATE TABLE idle_t (id INT PRIMARY KEY)")));
+                c.readUntilReady();
+                c.send(WireClient.message('Q', WireClient.cstrings("BEGIN; INSERT INTO idle_t VALUES (1)")));
+                assertEquals('T', status(c.readUntilReady()));
+                WireClient.Msg m = c.read();
+                assertEquals("25P03", m.field('C'), "idle in transaction");
+                assertNull(c.read());
+            }
+            try (WireClient c = ready(idle)) {
+                c.send(WireClient.message('Q', WireClient.cstrings("SELECT COUNT(*) FROM idle_t")));
+                List<WireClient.Msg> l = c.readUntilReady();
+                byte[] row = l.get(1).body();
+                assertEquals("0", new String(row, 6, row.length - 6, StandardCharsets.UTF_8), "rolled back");
+                assertEquals("57P05", c.read().field('C'), "idle session");
+            }
+        }
+    }
 }
