@@ -276,7 +276,10 @@ final class PgSession {
             }
         } catch (Scram.AuthFailed e) {
             if (e.malformed()) fatal("08P01", e.getMessage());
-            else fatal("28P01", "password authentication failed for user \"" + user + "\"");
+            else {
+                server.counters().authFailures().increment();
+                fatal("28P01", "password authentication failed for user \"" + user + "\"");
+            }
         }
     }
 
@@ -768,6 +771,7 @@ final class PgSession {
             default:
         }
         if (p.rs == null && p.owner == null) {
+            server.counters().statements().increment();
             if (inBlock) statementsInBlock++;
             else conn.setReadOnly(defaultReadOnly);
             Statement s;
@@ -986,6 +990,7 @@ final class PgSession {
     // ---- errors, output, end ----------------------------------------------------------------------------------
 
     private void error(SQLException e) {
+        server.counters().errors().increment();
         String state = SqlStates.toPostgres(e);
         BackendMessages.errorOrNotice(out, 'E', "ERROR", state, e.getMessage() == null ? state : firstLine(e.getMessage()), null, null);
         if (inBlock) failed = true;

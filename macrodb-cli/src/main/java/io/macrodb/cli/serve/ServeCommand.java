@@ -68,6 +68,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--idle-timeout", description = "close sessions idle this many seconds (default ${DEFAULT-VALUE}: never)", defaultValue = "0")
     long idleTimeoutSeconds;
 
+    @Option(names = "--http-port", description = "serve /health and /metrics (Prometheus) over HTTP on this port (default: none)", defaultValue = "-1")
+    int httpPort;
+
     @Option(names = "--add-user", description = "add USER to the --users file (password from the console or stdin) and exit")
     String addUser;
 
@@ -89,7 +92,7 @@ public final class ServeCommand implements Callable<Integer> {
         if (users == null && !trust) throw new IllegalArgumentException("give --users FILE (or --trust for loopback testing)");
         PgServer.Config c = PgServer.Config.of(jdbcUrl()).withHost(listen).withPort(port).withMaxConnections(maxConnections)
                 .withTrust(trust).withUsers(users == null ? null : UserStore.load(users.toPath()))
-                .withIdleTimeoutMillis(idleTimeoutSeconds * 1000);
+                .withIdleTimeoutMillis(idleTimeoutSeconds * 1000).withHttpPort(httpPort);
         if (tls != null) {
             if (tls.size() != 2) throw new IllegalArgumentException("--tls wants CERT,KEY");
             c = c.withTls(tls.get(0), tls.get(1));
