@@ -56,6 +56,8 @@ final class PgSession {
         final int[] order;
         int[] oids;
         PreparedStatement ps;
+        /** The portal whose rows are still open on {@link #ps}, if any: another portal then gets a statement of its own. */
+        Portal openOn;
 
         Prepared(String sql, Command command, String jdbcSql, int[] order, int[] oids) {
             this.sql = sql;
@@ -76,6 +78,8 @@ final class PgSession {
         int[] columnOids;
         long rowsSent;
         boolean done;
+        /** Whether {@link #owner} is this portal's own statement, closed with it. */
+        boolean ownsStatement;
         String tag;
 
         Portal(Prepared statement, Object[] args, short[] resultFormats) {
@@ -770,7 +774,7 @@ final class PgSession {
             case NO_OP: BackendMessages.commandComplete(out, c.tagWord); return;
             default:
         }
-        if (p.rs == null && p.owner == null) {
+        if (p.rs == null) {
             server.counters().statements().increment();
             if (inBlock) statementsInBlock++;
             else conn.setReadOnly(defaultReadOnly);
@@ -779,6 +783,13 @@ final class PgSession {
             try {
                 if (p.statement.ps != null) {
                     PreparedStatement ps = p.statement.ps;
+                    if (p.ownsStatement) {
+                        ps = (PreparedStatement) p.owner;
+                    } else if (p.statement.openOn != null && p.statement.openOn != p) {
+                        ps = conn.prepareStatement(p.statement.jdbcSql);
+                        p.ownsStatement = true;
+                        p.owner = ps;
+                    }
                     ps.clearParameters();
                     int[] order = p.statement.order;
                     for (int j = 0; j < order.length; j++) ps.setObject(j + 1, p.args[order[j] - 1]);
@@ -805,6 +816,7 @@ final class PgSession {
                 return;
             }
             p.rs = s.getResultSet();
+            if (!p.ownsStatement && p.statement.ps != null) p.statement.openOn = p;
             ResultSetMetaData md = p.rs.getMetaData();
             p.columnOids = new int[md.getColumnCount()];
             for (int i = 0; i < p.columnOids.length; i++) p.columnOids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
@@ -818,7 +830,8 @@ final class PgSession {
                 p.tag = c.tag(p.rowsSent);
                 BackendMessages.commandComplete(out, c.kind == Command.Kind.ENGINE && c.rowsTag ? c.tag(sentNow) : p.tag);
                 p.rs.close();
-                if (p.statement.ps == null) p.owner.close();
+                if (p.statement.ps == null || p.ownsStatement) p.owner.close();
+                if (p.statement.openOn == p) p.statement.openOn = null;
                 reportCommit();
                 return;
             }
@@ -1039,7 +1052,8 @@ final class PgSession {
         if (p == null) return;
         try {
             if (p.rs != null) p.rs.close();
-            if (p.owner != null && p.statement.ps == null) p.owner.close();
+            if (p.owner != null && (p.statement.ps == null || p.ownsStatement)) p.owner.close();
+            if (p.statement.openOn == p) p.statement.openOn = null;
         } catch (SQLException ignored) {
             // closing a result that is gone already
         }

@@ -316,4 +316,31 @@ class WireProtocolTest {
             }
         }
     }
+
+    @Test
+    void twoPortalsOfOneStatementAreOpenAtOnce() throws Exception {
+        try (WireClient c = ready()) {
+            c.send(WireClient.message('Q', WireClient.cstrings("CREATE TABLE two (id INT PRIMARY KEY);"
+                    + "INSERT INTO two SELECT \"X\" FROM SYSTEM_RANGE(1, 4)")));
+            c.readUntilReady();
+            c.send(WireClient.message('Q', WireClient.cstrings("BEGIN")));
+            assertEquals('T', status(c.readUntilReady()));
+            c.send(parse("s2", "SELECT id FROM two WHERE id >= $1 ORDER BY id", 23));
+            c.send(bind("a", "s2", "1"));
+            c.send(execute("a", 1));
+            c.send(bind("b", "s2", "3"));
+            c.send(execute("b", 0));
+            c.send(execute("a", 0));
+            c.send(SYNC);
+            List<WireClient.Msg> l = c.readUntilReady();
+            assertEquals("12Ds2DDCDDDCZ", types(l));
+            StringBuilder ids = new StringBuilder();
+            for (WireClient.Msg m : l) {
+                if (m.type() == 'D') ids.append(new String(m.body(), 6, m.body().length - 6, StandardCharsets.UTF_8)).append(',');
+            }
+            assertEquals("1,3,4,2,3,4,", ids.toString(), "portal a resumes where it stopped");
+            c.send(WireClient.message('Q', WireClient.cstrings("COMMIT")));
+            assertEquals('I', status(c.readUntilReady()));
+        }
+    }
 }
