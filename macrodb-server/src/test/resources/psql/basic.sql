@@ -12,4 +12,8 @@ SELECT name FROM items WHERE price > 2;
 COMMIT;
 SELECT 1 AS one; SELECT 'two;three' AS two;
 SHOW server_version;
+CREATE VIEW cheap AS SELECT name FROM items WHERE price < 2;
+\dt
+\d
+\dv ch*
 \echo done

@@ -58,6 +58,11 @@ public final class PgFrameDecoder extends ByteToMessageDecoder {
                         sslDone = true;
                         ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'S'}));
                         ctx.pipeline().addFirst("tls", ssl.newHandler(ctx.alloc()));
+                        if (in.isReadable()) {
+                            // bytes sent before our 'S' were not encrypted: PostgreSQL refuses them too
+                            fail(ctx, in, "received unencrypted data after SSL request");
+                        }
+                        return;
                     } else {
                         ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'N'}));
                     }

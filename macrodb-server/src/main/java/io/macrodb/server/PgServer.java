@@ -14,6 +14,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.File;
 import java.net.InetSocketAddress;
@@ -27,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A PostgreSQL-protocol server in front of one MacroDB database. Netty accepts connections and cuts frames on its
@@ -46,34 +49,47 @@ public final class PgServer implements AutoCloseable {
      * @param users          null only with {@code trust}: every user is let in without a password
      * @param maxMessageSize largest frontend message accepted, in bytes (length word included)
      * @param authTimeoutMillis how long a client may take to finish startup and authentication
+     * @param idleTimeoutMillis how long a session may sit idle before it is closed (0: never)
+     * @param httpPort          port of the health and metrics endpoint ({@link HttpEndpoint}); -1: none
      */
     public record Config(String host, int port, String jdbcUrl, String engineUser, String enginePassword,
                          UserStore users, boolean trust, int maxConnections, int maxMessageSize,
-                         File tlsCert, File tlsKey, long authTimeoutMillis) {
+                         File tlsCert, File tlsKey, long authTimeoutMillis, long idleTimeoutMillis, int httpPort) {
         /** Loopback, an ephemeral port, no users (set some with {@link #withUsers}), 100 connections, 64 MiB messages. */
         public static Config of(String jdbcUrl) {
-            return new Config("127.0.0.1", 0, jdbcUrl, "sa", "", null, false, 100, 64 << 20, null, null, 60_000);
+            return new Config("127.0.0.1", 0, jdbcUrl, "sa", "", null, false, 100, 64 << 20, null, null, 60_000, 0, -1);
         }
 
-        public Config withHost(String h) { return new Config(h, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withHost(String h) { return new Config(h, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis, httpPort); }
 
-        public Config withPort(int p) { return new Config(host, p, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withPort(int p) { return new Config(host, p, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis, httpPort); }
 
-        public Config withUsers(UserStore u) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, u, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withUsers(UserStore u) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, u, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis, httpPort); }
 
-        public Config withTrust(boolean t) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, t, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withTrust(boolean t) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, t, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis, httpPort); }
 
-        public Config withMaxConnections(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, n, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withMaxConnections(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, n, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis, httpPort); }
 
-        public Config withMaxMessageSize(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, n, tlsCert, tlsKey, authTimeoutMillis); }
+        public Config withMaxMessageSize(int n) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, n, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis, httpPort); }
 
-        public Config withTls(File cert, File key) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, cert, key, authTimeoutMillis); }
+        public Config withTls(File cert, File key) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, cert, key, authTimeoutMillis, idleTimeoutMillis, httpPort); }
 
         /** How long a client may take from connecting to finishing authentication (60 s by default). */
-        public Config withAuthTimeoutMillis(long ms) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, ms); }
+        public Config withAuthTimeoutMillis(long ms) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, ms, idleTimeoutMillis, httpPort); }
+
+        /** Closes a session idle (no message, nothing running) this long; 0, the default: never. */
+        public Config withIdleTimeoutMillis(long ms) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, ms, httpPort); }
+
+        /** Serves /health and /metrics over HTTP on this port (0: any free one; -1, the default: no HTTP). */
+        public Config withHttpPort(int p) { return new Config(host, port, jdbcUrl, engineUser, enginePassword, users, trust, maxConnections, maxMessageSize, tlsCert, tlsKey, authTimeoutMillis, idleTimeoutMillis, p); }
     }
 
+    /** What the server has done, for {@code /metrics}. */
+    record Counters(LongAdder connections, LongAdder refused, LongAdder authFailures, LongAdder statements, LongAdder errors) { }
+
     private final Config config;
+    private final Counters counters = new Counters(new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder());
+    private HttpEndpoint http;
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
     private final EventLoopGroup workers = new NioEventLoopGroup(2);
     private final ExecutorService sessionThreads;
@@ -112,6 +128,10 @@ public final class PgServer implements AutoCloseable {
         PgServer s = new PgServer(config, DriverManager.getConnection(config.jdbcUrl(), config.engineUser(), config.enginePassword()));
         try {
             s.bind(ssl);
+            if (config.httpPort() >= 0) s.http = new HttpEndpoint(s, config.host(), config.httpPort());
+        } catch (java.io.IOException e) {
+            s.close();
+            throw new IllegalStateException("cannot serve HTTP: " + e.getMessage(), e);
         } catch (RuntimeException | InterruptedException e) {
             s.close();
             throw e;
@@ -128,11 +148,15 @@ public final class PgServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
+                        counters.connections().increment();
                         PgSession session = new PgSession(PgServer.this, ch, sessionThreads);
                         // as PostgreSQL's authentication_timeout: a client that does not finish startup in time is dropped
                         ch.eventLoop().schedule(() -> {
                             if (!session.authenticated()) ch.close();
                         }, config.authTimeoutMillis(), TimeUnit.MILLISECONDS);
+                        if (config.idleTimeoutMillis() > 0) {
+                            ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, config.idleTimeoutMillis(), TimeUnit.MILLISECONDS));
+                        }
                         ch.pipeline().addLast("frames", new PgFrameDecoder(config.maxMessageSize(), ssl, PgServer.this));
                         ch.pipeline().addLast("session", new ChannelInboundHandlerAdapter() {
                             @Override
@@ -140,6 +164,11 @@ public final class PgServer implements AutoCloseable {
 
                             @Override
                             public void channelInactive(ChannelHandlerContext ctx) { session.receive(PgSession.DISCONNECTED); }
+
+                            @Override
+                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                if (evt instanceof IdleStateEvent) session.receive(PgSession.IDLE);
+                            }
 
                             @Override
                             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) { ctx.close(); }
@@ -151,6 +180,12 @@ public final class PgServer implements AutoCloseable {
 
     /** The port listened on (the ephemeral one if the configuration said 0). */
     public int port() { return ((InetSocketAddress) serverChannel.localAddress()).getPort(); }
+
+    /** Counters for the metrics endpoint. */
+    Counters counters() { return counters; }
+
+    /** The port of the health and metrics endpoint, or -1 without one. */
+    public int httpPort() { return http == null ? -1 : http.port(); }
 
     /** The configuration. */
     public Config config() { return config; }
@@ -169,6 +204,7 @@ public final class PgServer implements AutoCloseable {
     boolean admit(PgSession s) {
         if (admitted.incrementAndGet() > config.maxConnections()) {
             admitted.decrementAndGet();
+            counters.refused().increment();
             return false;
         }
         while (true) {
@@ -194,6 +230,7 @@ public final class PgServer implements AutoCloseable {
     /** Stops listening, closes every client connection (open transactions roll back), then the database. */
     @Override
     public void close() {
+        if (http != null) http.close();
         if (serverChannel != null) serverChannel.close().awaitUninterruptibly();
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         for (PgSession s : sessions.values()) s.cancel();

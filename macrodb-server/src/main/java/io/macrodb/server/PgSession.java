@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -39,6 +40,8 @@ import java.util.regex.Pattern;
 final class PgSession {
     /** Queued by the channel when the client's connection is gone. */
     static final Object DISCONNECTED = new Object();
+    /** Queued by the channel when nothing was read or written for the idle timeout. */
+    static final Object IDLE = new Object();
     private static final String SERVER_VERSION = "14.0";
     private static final int FLUSH_AT = 64 * 1024;
     private static final int MAX_QUEUED = 256;
@@ -53,6 +56,8 @@ final class PgSession {
         final int[] order;
         int[] oids;
         PreparedStatement ps;
+        /** The portal whose rows are still open on {@link #ps}, if any: another portal then gets a statement of its own. */
+        Portal openOn;
 
         Prepared(String sql, Command command, String jdbcSql, int[] order, int[] oids) {
             this.sql = sql;
@@ -73,6 +78,8 @@ final class PgSession {
         int[] columnOids;
         long rowsSent;
         boolean done;
+        /** Whether {@link #owner} is this portal's own statement, closed with it. */
+        boolean ownsStatement;
         String tag;
 
         Portal(Prepared statement, Object[] args, short[] resultFormats) {
@@ -103,6 +110,7 @@ final class PgSession {
     private int statementsInBlock;
     private long reportedCommit = -1;
     private volatile Statement running;
+    private long lastActivity = System.nanoTime();
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
     /** A COPY FROM STDIN in progress: the statement, its data so far, and the rest of the query string. */
@@ -184,6 +192,16 @@ final class PgSession {
 
     private void handle(Object msg) {
         if (msg == DISCONNECTED) { closeSession(); return; }
+        if (msg == IDLE) {
+            // queued behind whatever ran: idle only if nothing has happened for the whole timeout since
+            long timeout = server.config().idleTimeoutMillis();
+            if (phase == Phase.READY && System.nanoTime() - lastActivity >= timeout * 1_000_000L) {
+                if (inBlock) fatal("25P03", "terminating connection due to idle-in-transaction timeout");
+                else fatal("57P05", "terminating connection due to idle-session timeout");
+            }
+            return;
+        }
+        lastActivity = System.nanoTime();
         if (phase == Phase.CLOSED) return;
         if (msg instanceof FrontendMessage.Startup s) { startup(s); return; }
         PgFrameDecoder.Frame f = (PgFrameDecoder.Frame) msg;
@@ -262,7 +280,10 @@ final class PgSession {
             }
         } catch (Scram.AuthFailed e) {
             if (e.malformed()) fatal("08P01", e.getMessage());
-            else fatal("28P01", "password authentication failed for user \"" + user + "\"");
+            else {
+                server.counters().authFailures().increment();
+                fatal("28P01", "password authentication failed for user \"" + user + "\"");
+            }
         }
     }
 
@@ -321,6 +342,18 @@ final class PgSession {
 
     /** Runs statements of a simple query until one fails or a COPY FROM STDIN waits for its data. */
     private void runStatements(List<String> parts) {
+        boolean implicit = implicitTransaction(parts);
+        if (implicit) {
+            try {
+                conn.setReadOnly(defaultReadOnly);
+                conn.setAutoCommit(false);
+            } catch (SQLException e) {
+                error(e);
+                readyForQuery();
+                return;
+            }
+        }
+        boolean ok = true;
         for (int k = 0; k < parts.size(); k++) {
             String sql = parts.get(k);
             try {
@@ -329,6 +362,19 @@ final class PgSession {
                     copy = Copy.parse(sql);
                 } catch (IllegalArgumentException e) {
                     throw new SQLException(e.getMessage(), "0A000");
+                }
+                Catalog.Answer catalog = failed ? null : Catalog.answer(sql, conn, user);
+                if (catalog != null) {
+                    List<BackendMessages.Field> f = new ArrayList<>();
+                    for (String c : catalog.columns()) f.add(new BackendMessages.Field(c, 0, 0, PgTypes.TEXT, -1, -1, 0));
+                    rowDescription(f);
+                    for (String[] row : catalog.rows()) {
+                        byte[][] r = new byte[row.length][];
+                        for (int i = 0; i < row.length; i++) r[i] = row[i].getBytes(StandardCharsets.UTF_8);
+                        BackendMessages.dataRow(out, r);
+                    }
+                    BackendMessages.commandComplete(out, "SELECT " + catalog.rows().size());
+                    continue;
                 }
                 if (copy != null) {
                     if (failed) throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
@@ -349,10 +395,41 @@ final class PgSession {
                 if (p.owner != null) p.owner.close();
             } catch (SQLException e) {
                 error(e);
+                ok = false;
                 break;
             }
         }
+        if (implicit) endImplicit(ok);
         readyForQuery();
+    }
+
+    /**
+     * Whether the statements of one simple query run as one transaction, as PostgreSQL runs them outside a
+     * transaction block: when there are several and all are queries or DML (DDL, transaction control, SET and COPY
+     * keep their own handling, so each commits as it goes).
+     */
+    private boolean implicitTransaction(List<String> parts) {
+        if (inBlock || parts.size() < 2) return false;
+        for (String sql : parts) {
+            Command c = Command.of(sql);
+            if (c.kind != Command.Kind.ENGINE || !Set.of("SELECT", "INSERT", "UPDATE", "DELETE", "MERGE").contains(c.tagWord)) return false;
+            if (c.tagWord.equals("SELECT") && !sql.strip().toUpperCase(Locale.ROOT).startsWith("SELECT")) return false;
+        }
+        return true;
+    }
+
+    /** Ends a simple query's implicit transaction: commit if every statement succeeded, else roll back. */
+    private void endImplicit(boolean ok) {
+        try {
+            try {
+                if (ok) conn.commit(); else conn.rollback();
+            } finally {
+                conn.setAutoCommit(true);
+            }
+            if (ok) reportCommit();
+        } catch (SQLException e) {
+            if (ok) error(e);
+        }
     }
 
     // ---- COPY --------------------------------------------------------------------------------------------------
@@ -697,7 +774,8 @@ final class PgSession {
             case NO_OP: BackendMessages.commandComplete(out, c.tagWord); return;
             default:
         }
-        if (p.rs == null && p.owner == null) {
+        if (p.rs == null) {
+            server.counters().statements().increment();
             if (inBlock) statementsInBlock++;
             else conn.setReadOnly(defaultReadOnly);
             Statement s;
@@ -705,6 +783,13 @@ final class PgSession {
             try {
                 if (p.statement.ps != null) {
                     PreparedStatement ps = p.statement.ps;
+                    if (p.ownsStatement) {
+                        ps = (PreparedStatement) p.owner;
+                    } else if (p.statement.openOn != null && p.statement.openOn != p) {
+                        ps = conn.prepareStatement(p.statement.jdbcSql);
+                        p.ownsStatement = true;
+                        p.owner = ps;
+                    }
                     ps.clearParameters();
                     int[] order = p.statement.order;
                     for (int j = 0; j < order.length; j++) ps.setObject(j + 1, p.args[order[j] - 1]);
@@ -731,6 +816,7 @@ final class PgSession {
                 return;
             }
             p.rs = s.getResultSet();
+            if (!p.ownsStatement && p.statement.ps != null) p.statement.openOn = p;
             ResultSetMetaData md = p.rs.getMetaData();
             p.columnOids = new int[md.getColumnCount()];
             for (int i = 0; i < p.columnOids.length; i++) p.columnOids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
@@ -744,7 +830,8 @@ final class PgSession {
                 p.tag = c.tag(p.rowsSent);
                 BackendMessages.commandComplete(out, c.kind == Command.Kind.ENGINE && c.rowsTag ? c.tag(sentNow) : p.tag);
                 p.rs.close();
-                if (p.statement.ps == null) p.owner.close();
+                if (p.statement.ps == null || p.ownsStatement) p.owner.close();
+                if (p.statement.openOn == p) p.statement.openOn = null;
                 reportCommit();
                 return;
             }
@@ -916,6 +1003,7 @@ final class PgSession {
     // ---- errors, output, end ----------------------------------------------------------------------------------
 
     private void error(SQLException e) {
+        server.counters().errors().increment();
         String state = SqlStates.toPostgres(e);
         BackendMessages.errorOrNotice(out, 'E', "ERROR", state, e.getMessage() == null ? state : firstLine(e.getMessage()), null, null);
         if (inBlock) failed = true;
@@ -927,6 +1015,7 @@ final class PgSession {
     }
 
     private void readyForQuery() {
+        lastActivity = System.nanoTime();
         BackendMessages.readyForQuery(out, !inBlock ? 'I' : failed ? 'E' : 'T');
         flush();
     }
@@ -963,7 +1052,8 @@ final class PgSession {
         if (p == null) return;
         try {
             if (p.rs != null) p.rs.close();
-            if (p.owner != null && p.statement.ps == null) p.owner.close();
+            if (p.owner != null && (p.statement.ps == null || p.ownsStatement)) p.owner.close();
+            if (p.statement.openOn == p) p.statement.openOn = null;
         } catch (SQLException ignored) {
             // closing a result that is gone already
         }

@@ -61,4 +61,34 @@ class ManyConnectionsTest {
             assertEquals(0, server.openSessions(), "every session released after its client left");
         }
     }
+
+    @Test
+    @Timeout(30)
+    void shutdownWithOpenTransactionsAndARunningQueryIsBounded() throws Exception {
+        PgServer server = ServerFixture.start(2);
+        Connection idle = DriverManager.getConnection(ServerFixture.pgUrl(server, ""), ServerFixture.USER, ServerFixture.PASSWORD);
+        Connection busy = DriverManager.getConnection(ServerFixture.pgUrl(server, ""), ServerFixture.USER, ServerFixture.PASSWORD);
+        try (Statement s = idle.createStatement()) {
+            s.execute("CREATE TABLE shut (id INT PRIMARY KEY)");
+            idle.setAutoCommit(false);
+            s.executeUpdate("INSERT INTO shut VALUES (1)");
+        }
+        Thread query = new Thread(() -> {
+            try (Statement s = busy.createStatement()) {
+                s.executeQuery("SELECT COUNT(*) FROM SYSTEM_RANGE(1, 1000000) a, SYSTEM_RANGE(1, 1000000) b WHERE a.\"X\" + b.\"X\" = 3");
+            } catch (Exception expected) {
+                // cancelled or disconnected by the shutdown
+            }
+        });
+        query.start();
+        Thread.sleep(300);
+        long t0 = System.nanoTime();
+        server.close();
+        assertTrue(System.nanoTime() - t0 < 15_000_000_000L, "shutdown took " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        query.join(10_000);
+        assertTrue(!query.isAlive(), "the running query ended with the server");
+        assertThrows(PSQLException.class, () -> idle.createStatement().executeQuery("SELECT 1"));
+        idle.close();
+        busy.close();
+    }
 }

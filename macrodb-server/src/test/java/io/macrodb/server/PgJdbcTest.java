@@ -305,4 +305,30 @@ class PgJdbcTest {
             assertEquals(500500, sum);
         }
     }
+
+    @Test
+    void setTransactionAndDefaultReadOnlyRouteToSecondaries() throws Exception {
+        MacroAdmin admin = server.keeper().unwrap(MacroAdmin.class);
+        try (Connection c = connect("preferQueryMode=simple"); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE ro2 (id INT PRIMARY KEY)");
+            s.execute("BEGIN");
+            s.execute("SET TRANSACTION READ ONLY");
+            long before = admin.routingCounts().onSecondaries();
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM ro2")) {
+                assertTrue(rs.next());
+            }
+            assertEquals("25006", assertThrows(PSQLException.class, () -> s.executeUpdate("INSERT INTO ro2 VALUES (1)")).getSQLState());
+            s.execute("ROLLBACK");
+            assertTrue(admin.routingCounts().onSecondaries() > before, "SET TRANSACTION READ ONLY ran on a secondary");
+            s.execute("SET default_transaction_read_only = on");
+            assertEquals("25006", assertThrows(PSQLException.class, () -> s.executeUpdate("INSERT INTO ro2 VALUES (1)")).getSQLState());
+            s.execute("BEGIN");
+            assertEquals("25006", assertThrows(PSQLException.class, () -> s.executeUpdate("INSERT INTO ro2 VALUES (2)")).getSQLState());
+            s.execute("ROLLBACK");
+            s.execute("SET default_transaction_read_only = off");
+            assertEquals(1, s.executeUpdate("INSERT INTO ro2 VALUES (3)"));
+            PSQLException consistency = assertThrows(PSQLException.class, () -> s.execute("SET macrodb.consistency = 'session'"));
+            assertEquals("0A000", consistency.getSQLState());
+        }
+    }
 }

@@ -270,4 +270,77 @@ class WireProtocolTest {
             assertTrue(System.nanoTime() - t0 < 4_000_000_000L);
         }
     }
+
+    @Test
+    void statementsOfOneQueryStringAreOneTransaction() throws Exception {
+        try (WireClient c = ready()) {
+            c.send(WireClient.message('Q', WireClient.cstrings("CREATE TABLE implicit (id INT PRIMARY KEY)")));
+            c.readUntilReady();
+            c.send(WireClient.message('Q', WireClient.cstrings("INSERT INTO implicit VALUES (1); INSERT INTO implicit VALUES (2); INSERT INTO implicit VALUES (1)")));
+            List<WireClient.Msg> l = c.readUntilReady();
+            assertEquals("CCEZ", types(l));
+            assertEquals('I', status(l));
+            c.send(WireClient.message('Q', WireClient.cstrings("SELECT COUNT(*) FROM implicit")));
+            l = c.readUntilReady();
+            byte[] row = l.get(1).body();
+            assertEquals("0", new String(row, 6, row.length - 6, StandardCharsets.UTF_8), "the failed query string applied nothing");
+            c.send(WireClient.message('Q', WireClient.cstrings("INSERT INTO implicit VALUES (1); INSERT INTO implicit VALUES (2)")));
+            l = c.readUntilReady();
+            assertEquals("CCSZ", types(l), "one commit at the end, reported once");
+            assertTrue(new String(l.get(2).body(), StandardCharsets.UTF_8).startsWith("macrodb.last_commit\0"));
+            c.send(WireClient.message('Q', WireClient.cstrings("SELECT COUNT(*) FROM implicit")));
+            l = c.readUntilReady();
+            row = l.get(1).body();
+            assertEquals("2", new String(row, 6, row.length - 6, StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void idleSessionsAreClosedAndAnOpenTransactionRollsBack() throws Exception {
+        try (PgServer idle = PgServer.start(PgServer.Config.of(ServerFixture.h2Url(1)).withTrust(true).withIdleTimeoutMillis(400))) {
+            try (WireClient c = ready(idle)) {
+                c.send(WireClient.message('Q', WireClient.cstrings("CREATE TABLE idle_t (id INT PRIMARY KEY)")));
+                c.readUntilReady();
+                c.send(WireClient.message('Q', WireClient.cstrings("BEGIN; INSERT INTO idle_t VALUES (1)")));
+                assertEquals('T', status(c.readUntilReady()));
+                WireClient.Msg m = c.read();
+                assertEquals("25P03", m.field('C'), "idle in transaction");
+                assertNull(c.read());
+            }
+            try (WireClient c = ready(idle)) {
+                c.send(WireClient.message('Q', WireClient.cstrings("SELECT COUNT(*) FROM idle_t")));
+                List<WireClient.Msg> l = c.readUntilReady();
+                byte[] row = l.get(1).body();
+                assertEquals("0", new String(row, 6, row.length - 6, StandardCharsets.UTF_8), "rolled back");
+                assertEquals("57P05", c.read().field('C'), "idle session");
+            }
+        }
+    }
+
+    @Test
+    void twoPortalsOfOneStatementAreOpenAtOnce() throws Exception {
+        try (WireClient c = ready()) {
+            c.send(WireClient.message('Q', WireClient.cstrings("CREATE TABLE two (id INT PRIMARY KEY);"
+                    + "INSERT INTO two SELECT \"X\" FROM SYSTEM_RANGE(1, 4)")));
+            c.readUntilReady();
+            c.send(WireClient.message('Q', WireClient.cstrings("BEGIN")));
+            assertEquals('T', status(c.readUntilReady()));
+            c.send(parse("s2", "SELECT id FROM two WHERE id >= $1 ORDER BY id", 23));
+            c.send(bind("a", "s2", "1"));
+            c.send(execute("a", 1));
+            c.send(bind("b", "s2", "3"));
+            c.send(execute("b", 0));
+            c.send(execute("a", 0));
+            c.send(SYNC);
+            List<WireClient.Msg> l = c.readUntilReady();
+            assertEquals("12Ds2DDCDDDCZ", types(l));
+            StringBuilder ids = new StringBuilder();
+            for (WireClient.Msg m : l) {
+                if (m.type() == 'D') ids.append(new String(m.body(), 6, m.body().length - 6, StandardCharsets.UTF_8)).append(',');
+            }
+            assertEquals("1,3,4,2,3,4,", ids.toString(), "portal a resumes where it stopped");
+            c.send(WireClient.message('Q', WireClient.cstrings("COMMIT")));
+            assertEquals('I', status(c.readUntilReady()));
+        }
+    }
 }

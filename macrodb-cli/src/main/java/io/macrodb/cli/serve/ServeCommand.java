@@ -65,6 +65,12 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-connections", description = "most client connections (default ${DEFAULT-VALUE})", defaultValue = "100")
     int maxConnections;
 
+    @Option(names = "--idle-timeout", description = "close sessions idle this many seconds (default ${DEFAULT-VALUE}: never)", defaultValue = "0")
+    long idleTimeoutSeconds;
+
+    @Option(names = "--http-port", description = "serve /health and /metrics (Prometheus) over HTTP on this port (default: none)", defaultValue = "-1")
+    int httpPort;
+
     @Option(names = "--add-user", description = "add USER to the --users file (password from the console or stdin) and exit")
     String addUser;
 
@@ -85,7 +91,8 @@ public final class ServeCommand implements Callable<Integer> {
     public PgServer startServer() throws Exception {
         if (users == null && !trust) throw new IllegalArgumentException("give --users FILE (or --trust for loopback testing)");
         PgServer.Config c = PgServer.Config.of(jdbcUrl()).withHost(listen).withPort(port).withMaxConnections(maxConnections)
-                .withTrust(trust).withUsers(users == null ? null : UserStore.load(users.toPath()));
+                .withTrust(trust).withUsers(users == null ? null : UserStore.load(users.toPath()))
+                .withIdleTimeoutMillis(idleTimeoutSeconds * 1000).withHttpPort(httpPort);
         if (tls != null) {
             if (tls.size() != 2) throw new IllegalArgumentException("--tls wants CERT,KEY");
             c = c.withTls(tls.get(0), tls.get(1));
