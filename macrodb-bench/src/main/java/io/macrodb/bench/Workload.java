@@ -36,10 +36,11 @@ public interface Workload {
     /**
      * A client's own state (its home warehouse, its customer, its cart).
      *
+     * @param engine the engine it runs on, for the SQL that differs between engines ({@link BenchEngine#forUpdate()} ...)
      * @param index  the client's number among those driving the same database, 0-based
      * @param clients how many clients drive that database
      */
-    Client client(int index, int clients, long seed);
+    Client client(BenchEngine engine, int index, int clients, long seed);
 
     /** One client thread's transactions; not shared between threads. */
     interface Client {
