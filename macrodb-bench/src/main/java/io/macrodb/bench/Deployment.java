@@ -49,7 +49,7 @@ public final class Deployment implements AutoCloseable {
                 }
                 case INDEPENDENT -> loadIndependent(base, w, seed);
                 case MACRODB -> {
-                    String plain = engine.plainUrl(base);
+                    String plain = engine.primaryLoadUrl(base);
                     try (Connection loader = loadPlain(plain, w, seed)) {
                         String url = engine.macroUrl(base, config.macroOptions(readWaitMillis));
                         Connection k = DriverManager.getConnection(url, "sa", "");
@@ -173,6 +173,8 @@ public final class Deployment implements AutoCloseable {
             }
         }
         keepers.clear();
+        // SQLite's plain databases are files that outlive their connections
+        if (macro == null) for (String url : plainUrls) engine.discard(url);
         if (engine == BenchEngine.HSQLDB && config.kind() == SystemConfig.Kind.MACRODB) {
             for (String url : plainUrls) {
                 try (Connection c = DriverManager.getConnection(url + ";ifexists=true", "sa", "")) {
@@ -182,6 +184,5 @@ public final class Deployment implements AutoCloseable {
                 }
             }
         }
-        for (String url : plainUrls) engine.discard(url);
     }
 }

@@ -46,7 +46,7 @@ public final class PointRunner {
                 MacroConnection mc = d.macro() == null ? null : c.unwrap(MacroConnection.class);
                 long seed = s.seed() * 1_000_003L + repetition * 7919L + i;
                 all.add(new Client(c, mc, w.client(d.engine(), i / dbs, perDb[db], seed), mix, w.types().size(), new Random(seed),
-                        s.declareReadOnly() && (mc != null || d.engine().plainDeclaresReadOnly()), started));
+                        s.declareReadOnly() && (mc != null || d.engine().plainSetReadOnly()), started));
             }
         } catch (SQLException | RuntimeException e) {
             for (Client c : all) c.closeQuietly();
@@ -305,22 +305,33 @@ public final class PointRunner {
         }
     }
 
-    /** A failure the client is expected to retry: SQLState class 40 (serialization, deadlock), lock timeouts, H2's concurrent update. */
+    /**
+     * A failure the client is expected to retry: SQLState class 40 (serialization, deadlock), lock timeouts, H2's concurrent
+     * update, and plain SQLite's SQLITE_BUSY / SQLITE_LOCKED (xerial's driver gives them no SQLState; through MacroDB they
+     * arrive as 40001).
+     */
     static boolean isAbort(SQLException e) {
         String s = e.getSQLState();
         return s != null && (s.startsWith("40") || s.equals("HYT00")) || e.getErrorCode() == 90131 || e.getErrorCode() == 50200
-                || BenchEngine.isSqliteBusy(e);
+                || sqliteBusy(e);
+    }
+
+    /** SQLite's SQLITE_BUSY (5) or SQLITE_LOCKED (6), extended codes included (517 is BUSY_SNAPSHOT). */
+    static boolean sqliteBusy(SQLException e) {
+        if (!(e instanceof org.sqlite.SQLiteException se)) return false;
+        int primary = se.getResultCode().code & 0xff;
+        return primary == 5 || primary == 6;
     }
 
     /** A short name of an abort's cause for the report. */
     static String cause(SQLException e) {
         String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
         String kind;
+        if (sqliteBusy(e)) return "busy (" + ((org.sqlite.SQLiteException) e).getResultCode().name() + ")";
         if (m.contains("deadlock")) kind = "deadlock";
         else if (m.contains("timeout") || m.contains("timed out") || "HYT00".equals(e.getSQLState()) || e.getErrorCode() == 50200) kind = "lock timeout";
         else if (m.contains("concurrent update") || e.getErrorCode() == 90131) kind = "concurrent update";
         else if (m.contains("serializ") || m.contains("conflict")) kind = "serialization";
-        else if (BenchEngine.isSqliteBusy(e)) kind = "busy";
         else kind = "retryable";
         return kind + " (" + e.getSQLState() + ")";
     }

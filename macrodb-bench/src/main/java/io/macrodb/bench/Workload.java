@@ -36,8 +36,8 @@ public interface Workload {
     /**
      * A client's own state (its home warehouse, its customer, its cart).
      *
-     * @param engine  the engine the client's database runs on (its SQL dialect: {@link BenchEngine#firstRows})
-     * @param index   the client's number among those driving the same database, 0-based
+     * @param engine the engine it runs on, for the SQL that differs between engines ({@link BenchEngine#forUpdate()} ...)
+     * @param index  the client's number among those driving the same database, 0-based
      * @param clients how many clients drive that database
      */
     Client client(BenchEngine engine, int index, int clients, long seed);

@@ -73,6 +73,20 @@ class BenchCommandTest {
     }
 
     @Test
+    void sqliteRunsSideBySideWithH2(@TempDir Path dir) throws Exception {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = macrodb(out, err, "bench", "-e", "sqlite,h2", "-w", "micro", "-m", "80-20", "--scale", "0.01",
+                "-C", "standalone,macrodb:2,independent:2", "-c", "2", "--jvm-warmup", "0", "--warmup", "0", "-d", "0.1",
+                "--repetitions", "1", "--no-progress", "-o", dir.toString());
+        String all = "exit " + rc + "\n" + out + "\n" + err;
+        assertEquals(0, rc, all);
+        String runs = Files.readString(dir.resolve("runs.csv"));
+        assertTrue(runs.contains("sqlite,micro,") && runs.contains("h2,micro,"), runs);
+        assertEquals(2, macrodb(new StringWriter(), err, "bench", "-e", "derbyish"));
+        assertTrue(err.toString().contains("sqlite"), err.toString());
+    }
+
+    @Test
     void badOptionsAreUsageErrors() {
         StringWriter out = new StringWriter(), err = new StringWriter();
         assertEquals(2, macrodb(out, err, "bench", "-w", "tpcq"));

@@ -224,10 +224,7 @@ public final class Tpcc implements Workload {
         private final int home;
         private final Statements st = new Statements();
 
-        TpccClient(BenchEngine engine, int home) {
-            this.engine = engine;
-            this.home = home;
-        }
+        TpccClient(BenchEngine engine, int home) { this.engine = engine; this.home = home; }
 
         @Override public Outcome run(TxType t, Connection c, Random r) throws SQLException {
             return switch (t.index()) {

@@ -183,12 +183,10 @@ public final class TpcwLike implements Workload {
     private final class Browser implements Client {
         private final BenchEngine engine;
         private final Statements st = new Statements();
-
-        Browser(BenchEngine engine) {
-            this.engine = engine;
-        }
         private int customer = -1;
         private long cart = -1;
+
+        Browser(BenchEngine engine) { this.engine = engine; }
 
         @Override public Outcome run(TxType t, Connection c, Random r) throws SQLException {
             if (customer < 0) customer = uniform(r, 1, customers);

@@ -39,7 +39,7 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
     @Spec private CommandSpec spec;
 
     @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2,hsqldb",
-            description = "h2, hsqldb or both (default: ${DEFAULT-VALUE}).")
+            description = "h2, hsqldb, sqlite or several (default: ${DEFAULT-VALUE}).")
     private List<String> engines;
 
     @Option(names = {"-m", "--mix"}, paramLabel = "MIX", defaultValue = "8-92",
