@@ -77,6 +77,7 @@ public final class Values {
      * @param hsqldb whether {@code rs} is HSQLDB's
      */
     public static Object read(java.sql.ResultSet rs, int i, int type, boolean hsqldb) throws SQLException {
+        if (rs.getClass().getName().startsWith("org.apache.derby.")) return DerbyEngine.read(rs, i, type); // no java.time in getObject
         if (hsqldb) {
             switch (type) {
                 case java.sql.Types.DATE: {
