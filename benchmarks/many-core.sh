@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The many-core run of issue 10: the six mixes of ../shared/results-16core-2026-11-22/README.md,
-# with the same configurations, client counts and windows, one results folder per mix.
+# with the same configurations, client counts and windows, one results folder per mix; and SQLite's
+# TPC-C 80-20 and 100-0 (issue 13), the same way.
 # Documented in benchmarks/README.md ("Many-core run (issue 10)"). Not run by CI or by the build.
 #
 # Usage, from the project's root:
 #   benchmarks/many-core.sh MIX|all [OUT]
 # MIX: h2-tpcc-100-0 h2-tpcc-80-20 h2-tpcc-8-92 h2-tpcw-browsing hsqldb-tpcc-80-20 hsqldb-tpcc-8-92
+#      sqlite-tpcc-80-20 sqlite-tpcc-100-0
 # OUT: where the folders go (default: $OUT/results if $OUT is set, else bench-results/many-core).
 # JAVA: the java to use (default: .device/jre/bin/java if present, else java on the PATH).
 # JAR:  the benchmark (default: .device/lib/macrodb.jar if present, else macrodb-cli/target/macrodb.jar).
@@ -16,7 +18,7 @@
 # last at most 10 minutes. Exit status: the last failing mix's (1 a check failed, 2 bad usage), else 0.
 set -uo pipefail
 
-MIXES="h2-tpcc-100-0 h2-tpcc-80-20 h2-tpcc-8-92 h2-tpcw-browsing hsqldb-tpcc-80-20 hsqldb-tpcc-8-92"
+MIXES="h2-tpcc-100-0 h2-tpcc-80-20 h2-tpcc-8-92 h2-tpcw-browsing hsqldb-tpcc-80-20 hsqldb-tpcc-8-92 sqlite-tpcc-80-20 sqlite-tpcc-100-0"
 [ $# -ge 1 ] || { echo "usage: $0 MIX|all [OUT]; MIX is one of: $MIXES" >&2; exit 2; }
 want=$1
 out=${2:-${OUT:+$OUT/results}}
@@ -39,6 +41,8 @@ args_of() {
     h2-tpcw-browsing)  echo "-e h2 -w tpcw -m browsing --scale 0.5" ;;
     hsqldb-tpcc-80-20) echo "-e hsqldb -w tpcc -m 80-20 --scale 0.1" ;;
     hsqldb-tpcc-8-92)  echo "-e hsqldb -w tpcc -m 8-92 --scale 0.1" ;;
+    sqlite-tpcc-80-20) echo "-e sqlite -w tpcc -m 80-20 --scale 0.1" ;;
+    sqlite-tpcc-100-0) echo "-e sqlite -w tpcc -m 100-0 --scale 0.1" ;;
     *) return 1 ;;
   esac
 }

@@ -3,7 +3,7 @@ package io.macrodb;
 import io.macrodb.testing.BankWorkload;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 
@@ -18,7 +18,7 @@ import java.sql.Connection;
 class BankTest {
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"h2,row", "hsqldb,row", "h2,statement", "hsqldb,statement"})
+    @MethodSource("io.macrodb.testing.TestEngines#withPropagation")
     void totalNeverChangesOnAnyRead(String engine, String propagation) throws Exception {
         String url = TestDb.url(engine, "replicas=3&propagation=" + propagation);
         try (Connection admin = TestDb.open(url);

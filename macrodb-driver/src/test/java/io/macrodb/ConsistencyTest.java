@@ -6,7 +6,7 @@ import io.macrodb.testing.TestDb;
 import io.macrodb.testing.UntilCounts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -55,7 +55,7 @@ class ConsistencyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void strictReadAfterCommitSeesItEvenWhenTheSecondaryIsStale(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=2&readWait=20");
         try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
@@ -80,7 +80,7 @@ class ConsistencyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void boundedStalenessMayReadTheStaleSecondaryButSessionSeesItsOwnCommit(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=2&readWait=20");
         try (Connection writer = TestDb.open(url);
@@ -113,7 +113,7 @@ class ConsistencyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void timeBoundedStalenessAcceptsOnlyASecondaryBehindByLessThanTheBound(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=2&readWait=20");
         try (Connection writer = TestDb.open(url);
@@ -143,13 +143,13 @@ class ConsistencyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void realTimeOrderUnderLoad(String engine) throws Exception {
         checkRegister(engine, "strict", false, STRICT_COMMITS, STRICT_CHECKS);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void readYourWritesUnderLoad(String engine) throws Exception {
         checkRegister(engine, "session", true, SESSION_COMMITS, SESSION_COMMITS);
     }

@@ -68,7 +68,7 @@ class ReadWaitsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @ValueSource(strings = {"h2", "hsqldb", "sqlite"})
     void aFreshSecondaryServesAtOnceAndAPausedOneSendsReadsToThePrimaryWithoutWaiting(String engine) throws Exception {
         // readWait is long: a read that waited for the paused secondary would take 30 s, and this test time out
         String url = TestDb.url(engine, "replicas=2&readWait=30000");
@@ -162,7 +162,7 @@ class ReadWaitsTest {
 
     /** Under a steady stream of commits, the shared counters add up to what each read-only transaction saw. */
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @ValueSource(strings = {"h2", "hsqldb", "sqlite"})
     void underLoadTheCountersAgreeWithEveryTransaction(String engine) throws Exception {
         long seed = TestDb.seed("read waits under load " + engine);
         String url = TestDb.url(engine, "replicas=3&readWait=50");

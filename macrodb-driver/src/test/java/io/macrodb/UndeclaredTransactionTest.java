@@ -4,7 +4,7 @@ import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.route.ShapeLearning;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,7 +51,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aReadOnlyTransactionThatNeverSaidSoRunsOnASecondary(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
@@ -65,7 +65,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aWriteMovesTheTransactionToThePrimaryWhenItsReadsStillHold(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
@@ -87,7 +87,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void aReadThatChangedBeforeTheFirstWriteFailsWith40001AndChangesNothing(String engine) throws Exception {
         String url = TestDb.url(engine, "replicas=2");
         try (Connection c = open(url); Connection other = TestDb.open(url)) {
@@ -112,7 +112,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void anOpenResultSetReadsOnFromThePrimaryAfterTheMove(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
@@ -139,7 +139,7 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void shapesThatKeepWritingLearnToStartOnThePrimary(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             setup(c);
@@ -162,13 +162,17 @@ class UndeclaredTransactionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @MethodSource("io.macrodb.testing.TestEngines#all")
     void readsTooLargeToRememberSendTheShapeToThePrimary(String engine) throws Exception {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE big (id INT PRIMARY KEY)");
-                s.execute("INSERT INTO big SELECT X FROM SYSTEM_RANGE(1, 10001)".replace("SYSTEM_RANGE(1, 10001)",
-                        engine.equals("h2") ? "SYSTEM_RANGE(1, 10001)" : "UNNEST(SEQUENCE_ARRAY(1, 10001, 1)) AS T(X)"));
+                s.execute(switch (engine) {
+                    case "h2" -> "INSERT INTO big SELECT X FROM SYSTEM_RANGE(1, 10001)";
+                    case "sqlite" -> "INSERT INTO big WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 10001)"
+                            + " SELECT x FROM r";
+                    default -> "INSERT INTO big SELECT X FROM UNNEST(SEQUENCE_ARRAY(1, 10001, 1)) AS T(X)";
+                });
             }
             c.commit();
             MacroConnection mc = TestDb.macro(c);

@@ -182,5 +182,6 @@ public final class Deployment implements AutoCloseable {
                 }
             }
         }
+        for (String url : plainUrls) engine.discard(url);
     }
 }

@@ -45,8 +45,8 @@ public final class PointRunner {
                 c.setAutoCommit(false);
                 MacroConnection mc = d.macro() == null ? null : c.unwrap(MacroConnection.class);
                 long seed = s.seed() * 1_000_003L + repetition * 7919L + i;
-                all.add(new Client(c, mc, w.client(i / dbs, perDb[db], seed), mix, w.types().size(), new Random(seed),
-                        s.declareReadOnly(), started));
+                all.add(new Client(c, mc, w.client(d.engine(), i / dbs, perDb[db], seed), mix, w.types().size(), new Random(seed),
+                        s.declareReadOnly() && (mc != null || d.engine().plainDeclaresReadOnly()), started));
             }
         } catch (SQLException | RuntimeException e) {
             for (Client c : all) c.closeQuietly();
@@ -308,7 +308,8 @@ public final class PointRunner {
     /** A failure the client is expected to retry: SQLState class 40 (serialization, deadlock), lock timeouts, H2's concurrent update. */
     static boolean isAbort(SQLException e) {
         String s = e.getSQLState();
-        return s != null && (s.startsWith("40") || s.equals("HYT00")) || e.getErrorCode() == 90131 || e.getErrorCode() == 50200;
+        return s != null && (s.startsWith("40") || s.equals("HYT00")) || e.getErrorCode() == 90131 || e.getErrorCode() == 50200
+                || BenchEngine.isSqliteBusy(e);
     }
 
     /** A short name of an abort's cause for the report. */
@@ -319,6 +320,7 @@ public final class PointRunner {
         else if (m.contains("timeout") || m.contains("timed out") || "HYT00".equals(e.getSQLState()) || e.getErrorCode() == 50200) kind = "lock timeout";
         else if (m.contains("concurrent update") || e.getErrorCode() == 90131) kind = "concurrent update";
         else if (m.contains("serializ") || m.contains("conflict")) kind = "serialization";
+        else if (BenchEngine.isSqliteBusy(e)) kind = "busy";
         else kind = "retryable";
         return kind + " (" + e.getSQLState() + ")";
     }

@@ -36,10 +36,11 @@ public interface Workload {
     /**
      * A client's own state (its home warehouse, its customer, its cart).
      *
-     * @param index  the client's number among those driving the same database, 0-based
+     * @param engine  the engine the client's database runs on (its SQL dialect: {@link BenchEngine#firstRows})
+     * @param index   the client's number among those driving the same database, 0-based
      * @param clients how many clients drive that database
      */
-    Client client(int index, int clients, long seed);
+    Client client(BenchEngine engine, int index, int clients, long seed);
 
     /** One client thread's transactions; not shared between threads. */
     interface Client {

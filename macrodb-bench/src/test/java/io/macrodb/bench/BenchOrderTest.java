@@ -142,7 +142,9 @@ class BenchOrderTest {
         @Override public List<TxType> types() { return MICRO.types(); }
         @Override public List<String> defaultMixes() { return MICRO.defaultMixes(); }
         @Override public Mix mix(String spec) { return MICRO.mix(spec); }
-        @Override public Client client(int index, int clients, long seed) { return MICRO.client(index, clients, seed); }
+        @Override public Client client(BenchEngine engine, int index, int clients, long seed) {
+            return MICRO.client(engine, index, clients, seed);
+        }
 
         @Override public void load(Connection c, BenchEngine engine, long seed) throws SQLException {
             if (loads.incrementAndGet() == failAt) throw new SQLException("load " + failAt + " fails on purpose");

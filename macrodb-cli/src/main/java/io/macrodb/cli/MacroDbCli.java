@@ -2,6 +2,7 @@ package io.macrodb.cli;
 
 import io.macrodb.cli.bench.BenchCommand;
 import io.macrodb.cli.demo.DemoCommand;
+import io.macrodb.cli.serve.ServeCommand;
 import io.macrodb.jdbc.MacroDriver;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,7 +21,7 @@ import java.sql.SQLException;
         mixinStandardHelpOptions = true,
         versionProvider = MacroDbCli.Version.class,
         description = "MacroDB: one embedded SQL engine, replicated across cores, behind one JDBC URL.",
-        subcommands = {DemoCommand.class, BenchCommand.class},
+        subcommands = {DemoCommand.class, BenchCommand.class, ServeCommand.class},
         footer = {"", "Exit status: 0 all checks passed, 1 a check failed or an error stopped the command, 2 invalid usage."})
 public final class MacroDbCli {
 

@@ -28,6 +28,11 @@ public final class Catalog {
 
     /** All user base tables, ordered by schema then name. */
     public static List<TableShape> readTables(Connection c) throws SQLException {
+        if (SqliteCatalog.is(c)) {
+            List<TableShape> out = new ArrayList<>();
+            for (String t : SqliteCatalog.tableNames(c)) out.add(readTable(c, SqliteEngine.SCHEMA, t));
+            return out;
+        }
         DatabaseMetaData md = c.getMetaData();
         Map<String, String[]> names = new TreeMap<>();
         try (ResultSet rs = md.getTables(null, null, "%", new String[] {"TABLE", "BASE TABLE"})) {
@@ -64,10 +69,15 @@ public final class Catalog {
                 types.add(col.type);
             }
         }
-        volatileDefaults.addAll(sequenceColumns(c, schema, table));
+        boolean sqlite = SqliteCatalog.is(c);
+        volatileDefaults.addAll(sqlite ? SqliteCatalog.autoincrementColumns(c, table) : sequenceColumns(c, schema, table));
         TreeMap<Short, String> keySeq = new TreeMap<>();
-        try (ResultSet rs = c.getMetaData().getPrimaryKeys(null, schema, table)) {
-            while (rs.next()) keySeq.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
+        if (sqlite) {
+            keySeq = SqliteCatalog.primaryKey(c, table);
+        } else {
+            try (ResultSet rs = c.getMetaData().getPrimaryKeys(null, schema, table)) {
+                while (rs.next()) keySeq.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
+            }
         }
         int[] keyIndexes = new int[keySeq.size()];
         int[] keyOrdinals = new int[keySeq.size()];
@@ -86,7 +96,7 @@ public final class Catalog {
             k++;
         }
         return new TableShape(schema, table, replicated, keyIndexes, keyOrdinals, all.size(),
-                hasAlwaysIdentity(c, schema, table), identity, volatileDefaults,
+                !sqlite && hasAlwaysIdentity(c, schema, table), identity, volatileDefaults,
                 ordinals.stream().mapToInt(Integer::intValue).toArray(), types.stream().mapToInt(Integer::intValue).toArray());
     }
 
@@ -118,6 +128,7 @@ public final class Catalog {
      * although they are stored, copied by scripts and handed to triggers like any other column.
      */
     public static TreeMap<Integer, Column> columns(Connection c, String schema, String table) throws SQLException {
+        if (SqliteCatalog.is(c)) return SqliteCatalog.columns(c, table);
         DatabaseMetaData md = c.getMetaData();
         TreeMap<Integer, Column> byOrdinal = new TreeMap<>();
         try (ResultSet rs = md.getColumns(null, escape(md, schema), escape(md, table), "%")) {
@@ -196,6 +207,7 @@ public final class Catalog {
     /** Whether a user schema has a trigger other than MacroDB's capture triggers (the application's own). */
     public static boolean hasApplicationTriggers(Connection c) throws SQLException {
         if (DerbyEngine.isDerby(c)) return DerbyEngine.hasApplicationTriggers(c);
+        if (SqliteCatalog.is(c)) return SqliteCatalog.hasApplicationTriggers(c);
         try (java.sql.Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT DISTINCT TRIGGER_SCHEMA FROM INFORMATION_SCHEMA.TRIGGERS"
                      + " WHERE TRIGGER_NAME NOT LIKE 'MACRODB_CAPTURE%'")) {
@@ -242,6 +254,7 @@ public final class Catalog {
 
     /** Schemas that hold user objects. */
     public static Set<String> userSchemas(Connection c) throws SQLException {
+        if (SqliteCatalog.is(c)) return Set.of(SqliteEngine.SCHEMA);
         Set<String> out = new HashSet<>();
         try (ResultSet rs = c.getMetaData().getSchemas()) {
             while (rs.next()) {

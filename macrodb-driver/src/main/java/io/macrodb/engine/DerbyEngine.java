@@ -616,6 +616,25 @@ public final class DerbyEngine implements Engine {
         if (!c.getAutoCommit()) c.commit();
     }
 
+    /** Derby has no session time zone. */
+    @Override public String timeZoneReset() { return null; }
+
+    /**
+     * Derby has no SHUTDOWN statement: a database is closed by connecting with {@code ;shutdown=true},
+     * and an in-memory one removed with {@code ;drop=true}; both answer with SQLState 08006.
+     */
+    @Override public void shutdownDatabase(Connection c) throws SQLException {
+        String url = c.getMetaData().getURL();
+        int semi = url.indexOf(';');
+        if (semi > 0) url = url.substring(0, semi);
+        boolean memory = url.startsWith("jdbc:derby:memory:");
+        try {
+            java.sql.DriverManager.getConnection(url + (memory ? ";drop=true" : ";shutdown=true")).close();
+        } catch (SQLException e) {
+            if (!"08006".equals(e.getSQLState()) && !"XJ004".equals(e.getSQLState())) throw e;
+        }
+    }
+
     /** Whether {@code c} is an embedded Derby session (Derby has no INFORMATION_SCHEMA). */
     static boolean isDerby(Connection c) {
         return c.getClass().getName().startsWith("org.apache.derby.");

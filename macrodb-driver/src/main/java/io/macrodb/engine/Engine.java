@@ -29,6 +29,25 @@ public interface Engine {
      */
     String secondaryUrl(EngineUrl primary, String uniqueName, int index);
 
+    /**
+     * The JDBC URL MacroDB opens the primary with. Usually the application's URL without MacroDB's
+     * options; an engine whose in-memory databases are private to one connection (SQLite) names a
+     * database its own sessions can share.
+     */
+    default String primaryUrl(EngineUrl url) { return url.jdbcUrl(); }
+
+    /**
+     * Refuses, at connect time, what this engine cannot do with these options (SQLState 0AM00 and a
+     * message that says what to change); nothing by default.
+     */
+    default void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {}
+
+    /** The isolation level a new connection has (the JDBC constant). */
+    default int defaultIsolation() { return Connection.TRANSACTION_READ_COMMITTED; }
+
+    /** The result set holdability a new connection has (the JDBC constant). */
+    default int defaultHoldability() { return java.sql.ResultSet.HOLD_CURSORS_OVER_COMMIT; }
+
     /** Settings for the primary database, run once on its first session; {@code url} is the application's. */
     void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException;
 
@@ -37,6 +56,14 @@ public interface Engine {
 
     /** Per-session settings: bounded lock waits. */
     void configureSession(Connection c, long lockTimeoutMillis) throws SQLException;
+
+    /**
+     * Per-session settings of a session of the primary ({@code primary}) or of a secondary. A session
+     * serves the role it was opened in: a promoted secondary's older sessions are not reused.
+     */
+    default void configureSession(Connection c, long lockTimeoutMillis, boolean primary) throws SQLException {
+        configureSession(c, lockTimeoutMillis);
+    }
 
     /** Installs the change-capture triggers on {@code table} unless they are there already. */
     void installCapture(Connection c, TableShape table) throws SQLException;
@@ -54,11 +81,60 @@ public interface Engine {
     }
 
     /**
+     * {@link #refreshCapture} for engines whose capture triggers remember a table's name or columns:
+     * every capture trigger is dropped and made afresh.
+     */
+    default List<TableShape> recreateCapture(Connection c) throws SQLException {
+        removeCapture(c);
+        List<TableShape> tables = tables(c);
+        for (TableShape t : tables) installCapture(c, t);
+        return tables;
+    }
+
+    /**
+     * The application's own triggers, by name, with the statement that creates each, read from the
+     * catalog; null where the engine's catalog does not keep that statement, and they are read from
+     * the primary's script instead.
+     */
+    default Map<String, String> applicationTriggerDdl(Connection c) throws SQLException { return null; }
+
+    /**
      * Drops the application's own triggers from a secondary in row propagation: their effects on
      * the primary arrive as captured rows, and firing them again while applying would apply those
      * effects twice.
      */
     void dropUserTriggers(Connection c) throws SQLException;
+
+    /**
+     * Runs on the session that is about to change the schema (the primary's, an applier's, recovery's),
+     * in the transaction that will run the DDL. Engines whose capture triggers name a table's columns
+     * and would block the change (SQLite refuses to drop a column a trigger reads) take them away
+     * here; {@link #refreshCapture} puts them back after the change.
+     */
+    default void beforeSchemaChange(Connection c) throws SQLException {}
+
+    /**
+     * Closes the database {@code c} is connected to, for good (a secondary leaving the rotation, a set
+     * closing): H2 and HSQLDB keep an in-memory database until {@code SHUTDOWN}. An engine whose
+     * database goes with its last connection does nothing here.
+     */
+    default void shutdownDatabase(Connection c) throws SQLException {
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("SHUTDOWN");
+        }
+    }
+
+    /**
+     * The statement that gives a session back the engine's default time zone after a replayed
+     * statement ran under one of its own (null: the engine has no session time zone).
+     */
+    default String timeZoneReset() { return "SET TIME ZONE LOCAL"; }
+
+    /**
+     * Called once MacroDB is done with a database it made (a secondary, an in-memory primary), after
+     * {@link #shutdownDatabase}: an engine that keeps such databases in files removes them here.
+     */
+    default void discard(String jdbcUrl) {}
 
     /** Removes the capture triggers of every table (persistent primaries, on clean shutdown). */
     void removeCapture(Connection c) throws SQLException;
@@ -129,6 +205,14 @@ public interface Engine {
         }
     }
 
+    /**
+     * A DELETE of one row of {@code table} (qualified and quoted) that meets {@code condition}: how a
+     * secondary removes one of several equal rows of a table without a key.
+     */
+    default String deleteOneRowSql(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE " + condition + " FETCH FIRST ROW ONLY";
+    }
+
     /** Turns foreign-key checks (and cascades) on or off for the whole database. */
     void setReferentialIntegrity(Connection c, boolean on) throws SQLException;
 
@@ -138,6 +222,13 @@ public interface Engine {
      * {@code lockTimeout}.
      */
     default boolean boundsLockWaitsByCancel() { return false; }
+
+    /**
+     * Whether the engine runs one write transaction at a time per database (SQLite): MacroDB then
+     * gives update transactions on the primary a turn each, from their start, instead of letting
+     * them meet in the engine's locks.
+     */
+    default boolean oneWriterAtATime() { return false; }
 
     /**
      * How many transactions one instance of this engine should run at once (0: no limit): the
@@ -151,6 +242,16 @@ public interface Engine {
      * says 1; the {@code applyThreads} option still chooses any number.
      */
     default int applySessionsProfile() { return 0; }
+
+    /**
+     * Whether a transaction can commit while one of its statements still has rows to hand out (an
+     * {@code INSERT ... RETURNING} result): SQLite refuses ("SQL statements in progress"), and MacroDB
+     * then reads such a result into memory before it commits an autocommit write.
+     */
+    default boolean commitsBesideOpenResults() { return true; }
+
+    /** Most sessions a secondary of this engine can apply the log with at all (SQLite: one writer per database). */
+    default int maxApplySessions() { return 64; }
 
     /**
      * How long the engine keeps the database {@code url} names after its last connection closes:
@@ -167,6 +268,13 @@ public interface Engine {
         String state = e.getSQLState();
         return state != null && state.startsWith("08");
     }
+
+    /**
+     * The engine's exception with the SQLState the JDBC standard gives its condition, where the
+     * engine's driver gives none (SQLite's): applications and pools tell a constraint violation
+     * (23xxx) from other failures by it. Engines that report SQLStates return {@code e} itself.
+     */
+    default SQLException withSqlState(SQLException e) { return e; }
 
     /** Whether an exception means a lock wait timed out or a deadlock was broken (retryable). */
     boolean isRetryable(SQLException e);

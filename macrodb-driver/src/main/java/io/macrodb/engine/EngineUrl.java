@@ -46,9 +46,14 @@ public record EngineUrl(String engine, String database, Map<String, String> sett
         return server.contains(protocol) ? protocol : null;
     }
 
+    /**
+     * Whether the database lives in memory only: H2's and HSQLDB's {@code mem:} (and {@code res:}),
+     * SQLite's {@code :memory:} and MacroDB's {@code mem:NAME} for SQLite.
+     */
     public boolean inMemory() {
         String d = database.toLowerCase(Locale.ROOT);
-        return d.startsWith("mem:") || d.startsWith("res:") || engine.equals("derby") && d.startsWith("memory:");
+        return d.startsWith("mem:") || d.startsWith("res:") || engine.equals("sqlite") && d.equals(":memory:")
+                || engine.equals("derby") && d.startsWith("memory:");
     }
 
     /** The setting whose key equals {@code key} ignoring case, or null. */

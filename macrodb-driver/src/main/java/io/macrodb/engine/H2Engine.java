@@ -95,10 +95,7 @@ public final class H2Engine implements Engine {
      * created afresh.
      */
     @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
-        removeCapture(c);
-        List<TableShape> tables = tables(c);
-        for (TableShape t : tables) installCapture(c, t);
-        return tables;
+        return recreateCapture(c);
     }
 
     @Override public void dropUserTriggers(Connection c) throws SQLException {

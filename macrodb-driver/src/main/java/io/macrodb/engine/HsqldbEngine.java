@@ -298,6 +298,10 @@ public final class HsqldbEngine implements Engine {
         return Catalog.sequencePositions(c, "NEXT_VALUE");
     }
 
+    @Override public String deleteOneRowSql(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE " + condition + " LIMIT 1";
+    }
+
     @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET DATABASE REFERENTIAL INTEGRITY " + on);

@@ -34,6 +34,7 @@ public final class TableContents {
             ResultSetMetaData md = rs.getMetaData();
             schema = md.getSchemaName(1);
             table = md.getTableName(1);
+            if ((schema == null || schema.isEmpty()) && SqliteCatalog.is(c)) schema = SqliteEngine.SCHEMA; // its driver names no schema
         } catch (SQLException e) {
             if (exists(c, nameAsWritten)) throw e;
             return null;

@@ -68,7 +68,16 @@ public final class MacroConfig {
         this.readWaitMillis = intOption(o, MacroProperty.READ_WAIT);
         this.lockTimeoutMillis = intOption(o, MacroProperty.LOCK_TIMEOUT);
         this.applyGroup = intOption(o, MacroProperty.APPLY_GROUP);
-        this.applyThreads = intOption(o, MacroProperty.APPLY_THREADS, defaultApplyThreads(engine, replicas));
+        int threads = intOption(o, MacroProperty.APPLY_THREADS, defaultApplyThreads(engine, replicas));
+        if (threads > engine.maxApplySessions()) {
+            if (o.containsKey(MacroProperty.APPLY_THREADS.optionName())) {
+                throw SqlStates.unsupported("applyThreads=" + threads + " is not offered on " + engine.name() + ", which writes"
+                        + " with one session at a time per database; leave applyThreads out or set it to "
+                        + engine.maxApplySessions());
+            }
+            threads = engine.maxApplySessions(); // a default (or the test suites' override) the engine cannot use
+        }
+        this.applyThreads = threads;
         String lag = value(o, MacroProperty.MAX_LAG).trim().toLowerCase(Locale.ROOT);
         try {
             long n = Long.parseLong(lag.endsWith("ms") ? lag.substring(0, lag.length() - 2).trim() : lag);
@@ -97,6 +106,7 @@ public final class MacroConfig {
         this.closeDelayMillis = closeDelayOption(o, engine, engineUrl, engineProperties, durability != null);
         this.stallTimeoutMillis = intOption(o, MacroProperty.STALL_TIMEOUT);
         this.autoRebuild = choice(o, MacroProperty.REBUILD).equals("auto");
+        engine.checkSupported(engineUrl, propagation, durability != null);
     }
 
     /**
@@ -252,7 +262,7 @@ public final class MacroConfig {
         Engine engine = Engines.forName(engineUrl.engine());
         if (engine == null) {
             throw SqlStates.rejected("engine '" + engineUrl.engine() + "' is not supported; MacroDB replicates "
-                    + String.join(", ", Engines.supported()) + " (jdbc:macrodb:h2:..., jdbc:macrodb:hsqldb:...)");
+                    + String.join(", ", Engines.supported()) + " (jdbc:macrodb:h2:..., jdbc:macrodb:hsqldb:..., jdbc:macrodb:sqlite:...)");
         }
         if (engineUrl.setting("INIT") != null) {
             throw SqlStates.rejected("the engine setting INIT runs a script on every replica behind MacroDB's back;"

@@ -76,8 +76,8 @@ public final class MacroConnection implements Connection {
     private final Transaction transaction;
     private final MacroAdmin admin;
 
-    private int isolation = TRANSACTION_READ_COMMITTED;
-    private int holdability = ResultSet.HOLD_CURSORS_OVER_COMMIT;
+    private int isolation;
+    private int holdability;
     private String schema;
     /** The last session-level SET of each setting, in the order they were last set. */
     private final LinkedHashMap<String, String> sessionStatements = new LinkedHashMap<>();
@@ -90,6 +90,8 @@ public final class MacroConnection implements Connection {
 
     MacroConnection(ReplicaSet db, MacroConfig config) {
         this.db = db;
+        this.isolation = db.engine().defaultIsolation();
+        this.holdability = db.engine().defaultHoldability();
         this.config = config;
         this.classifier = CLASSIFIERS.computeIfAbsent(db.engine().dialect(), SqlClassifier::new);
         this.statementWriter = db.propagation() == Propagation.STATEMENT ? new StatementModeWriter(this, db.engine().dialect()) : null;

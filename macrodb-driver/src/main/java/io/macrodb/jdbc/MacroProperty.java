@@ -41,12 +41,12 @@ public enum MacroProperty {
     APPLY_GROUP(spec("applyGroup").database().integer(1, 100_000).values("records").defaultValue("256")
             .doc("most log records a behind secondary applies in one engine transaction")),
     APPLY_THREADS(spec("applyThreads").database().integer(1, 64).values("1..64").example("3")
-            .computedDefault("processors / replicas, at least 1, at most 8; HSQLDB 1")
+            .computedDefault("processors / replicas, at least 1, at most 8; HSQLDB and SQLite 1")
             .doc("engine sessions each secondary applies the log with: units of consecutive records are applied at"
                     + " once, a row two units share (by table and primary key) written by the later one only after the"
                     + " earlier one committed, and the units committed in version order, so readers still see only"
                     + " states the primary had. HSQLDB's default is 1 because its concurrent write transactions cost"
-                    + " 1.5-4x the CPU per applied record")),
+                    + " 1.5-4x the CPU per applied record; SQLite offers only 1 (one writer per database)")),
     MAX_LAG(spec("maxLag").database().values("versions, `<N>ms`, `0`").defaultValue("10000").example("500ms")
             .doc("the lag bound: while an active secondary is further behind (in versions, or in milliseconds of its"
                     + " measured apply work), new update transactions wait before they start; `0` turns it off. Paused"

@@ -79,6 +79,8 @@ final class MacroResultSet extends DelegatingResultSet {
     void skipCaptureTriggers() { skipCaptureTriggers = true; }
 
     @Override public boolean next() throws SQLException {
+        // refused here, not left to the engine: some (SQLite) answer a closed result's next() with false
+        checkOpen();
         try {
             boolean hasRow = delegate.next();
             while (skipCaptureTriggers && hasRow && Dumps.createsCaptureTrigger(delegate.getString(1))) hasRow = delegate.next();

@@ -143,13 +143,32 @@ class MacroStatement implements Statement {
         }
         return transaction.run(t, s -> {
             attach(s);
-            boolean hasResult = finish(execute(s, sql, expect, exec));
+            Outcome outcome = execute(s, sql, expect, exec);
+            if (t.update() && transaction.autoCommit() && outcome.resultSet() != null && !conn.replicaSet().engine().commitsBesideOpenResults()) {
+                outcome = new Outcome(materialized(outcome.resultSet()), -1); // the autocommit's commit comes next
+            }
+            boolean hasResult = finish(outcome);
             if (c.verb() == Verb.SCRIPT) withoutCaptureTriggers(c.argument());
             if (hasResult && !t.update() && transaction.tracking()) {
                 transaction.track(sql, bindings == null ? null : bindings.copy(), holdability, largeMaxRows, maxFieldSize, currentResult);
             }
             return hasResult;
         });
+    }
+
+    /**
+     * The rows of a write's result ({@code INSERT ... RETURNING}) read into memory, and the engine's
+     * result closed: an engine that cannot commit while a statement still has rows to hand out
+     * (SQLite) can then end the autocommit transaction the write was.
+     */
+    private static ResultSet materialized(ResultSet rs) throws SQLException {
+        javax.sql.rowset.CachedRowSet copy = javax.sql.rowset.RowSetProvider.newFactory().createCachedRowSet();
+        try {
+            copy.populate(rs);
+        } finally {
+            rs.close();
+        }
+        return copy;
     }
 
     /** What one execution produced: a result set, or an update count. */

@@ -444,7 +444,7 @@ final class Transaction {
             return SqlStates.retryable("the transaction was rolled back because " + se.getMessage()
                     + "; retry it (lockTimeout bounds lock waits)", se);
         }
-        return se;
+        return db.engine().withSqlState(se);
     }
 
     private static SQLException unwrapCapture(Exception e) {

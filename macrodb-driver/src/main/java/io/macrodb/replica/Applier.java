@@ -147,7 +147,7 @@ final class Applier implements Runnable {
         this.cursor = cursor;
         this.session = session;
         this.maxGroup = maxGroup;
-        this.writer = new RowWriter(session);
+        this.writer = new RowWriter(session, engine);
         this.lanes[0] = new Lane(session, writer);
         this.lastApplied = cursor.current();
     }
@@ -513,7 +513,7 @@ final class Applier implements Runnable {
                 c.close();
                 throw e;
             }
-            lanes[i] = new Lane(c, new RowWriter(c));
+            lanes[i] = new Lane(c, new RowWriter(c, engine));
         }
     }
 
@@ -559,7 +559,8 @@ final class Applier implements Runnable {
             try {
                 apply(first, last, safe);
                 return true;
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException thrown) {
+                Exception e = thrown instanceof SQLException se ? engine.withSqlState(se) : thrown;
                 retries.incrementAndGet();
                 rollbackQuietly();
                 writer.clear();

@@ -36,7 +36,7 @@ import java.util.logging.Logger;
  * keeps every update transaction out, and takes and publishes its version at once. Both end the
  * same way ({@link #publish}, then {@link #awaitDurable}).
  *
- * <p>Locks, in the order they are taken: the statement-mode {@link #writerToken}, the primary's
+ * <p>Locks, in the order they are taken: the writer turn {@link #writerToken}, the primary's
  * admission, {@link #updateGate} (shared for a transaction, exclusive for a schema change or a copy
  * of the primary), the order's lock (inside {@link CommitOrder}, held only to hand out a version and
  * to publish; {@link #publishRecord} runs under it), the catalog session's monitor (refreshing
@@ -62,8 +62,14 @@ final class CommitPath {
     /** The order of versions: the commit path's only serial step. */
     private final CommitOrder order;
     private final UpdateGate updateGate = new UpdateGate();
-    /** Statement mode: update transactions run one at a time, so replay order is execution order. */
+    /**
+     * The writer turn: in statement mode update transactions run one at a time, so that replay order
+     * is execution order; on an engine that runs one writer at a time anyway (SQLite), so that two
+     * writers never hold read locks while each waits for the other's write lock.
+     */
     private final Semaphore writerToken = new Semaphore(1, true);
+    /** Whether update transactions take {@link #writerToken}. */
+    private final boolean oneWriter;
     private final AtomicLong throttled = new AtomicLong();
     private final AtomicLong throttledNanos = new AtomicLong();
     private volatile long lastThrottleLog;
@@ -73,6 +79,7 @@ final class CommitPath {
         this.config = config;
         this.log = log;
         this.order = new CommitOrder(log.lastVersion(), this::publishRecord, EMPTY_PAYLOAD);
+        this.oneWriter = config.propagation() == Propagation.STATEMENT || config.engine().oneWriterAtATime();
     }
 
     /** The order of versions (failover holds it idle). */
@@ -97,12 +104,15 @@ final class CommitPath {
         if (set.isClosed()) throw new SQLException("MacroDB: the replica set was shut down", "08003");
         set.awaitPrimary();
         holdBackWhileLagging();
-        if (config.propagation() == Propagation.STATEMENT) {
+        if (oneWriter) {
             try {
                 if (!writerToken.tryAcquire(config.lockTimeoutMillis(), TimeUnit.MILLISECONDS)) {
-                    throw new SQLTransactionRollbackException("MacroDB: statement propagation runs update transactions one at a"
+                    throw new SQLTransactionRollbackException("MacroDB: " + (config.propagation() == Propagation.STATEMENT
+                            ? "statement propagation" : config.engine().name()) + " runs update transactions one at a"
                             + " time and this one waited " + config.lockTimeoutMillis() + " ms for its turn; retry it"
-                            + " (lockTimeout sets the bound; propagation=row lets updates run concurrently)", "40001");
+                            + (config.propagation() == Propagation.STATEMENT
+                                    ? " (lockTimeout sets the bound; propagation=row lets updates run concurrently)"
+                                    : " (lockTimeout sets the bound)"), "40001");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -112,10 +122,9 @@ final class CommitPath {
         }
         try {
             Admission.Permit permit = set.primary().admission().enter(config.lockTimeoutMillis(), "the primary");
-            return new UpdateTurn(updateGate, config.lockTimeoutMillis(), permit,
-                    config.propagation() == Propagation.STATEMENT ? writerToken : null);
+            return new UpdateTurn(updateGate, config.lockTimeoutMillis(), permit, oneWriter ? writerToken : null);
         } catch (SQLException | RuntimeException e) {
-            if (config.propagation() == Propagation.STATEMENT) writerToken.release();
+            if (oneWriter) writerToken.release();
             throw e;
         }
     }
@@ -262,6 +271,7 @@ final class CommitPath {
             List<Change> computed = null;
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
             try {
+                if (replicate) config.engine().beforeSchemaChange(session.connection());
                 result = call.run();
                 if (replicate && shipped != null) {
                     try {

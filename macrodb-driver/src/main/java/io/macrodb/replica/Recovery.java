@@ -93,7 +93,7 @@ final class Recovery {
             // Row images arrive table by table: foreign keys are checked again once everything is in.
             if (propagation == Propagation.ROW) engine.setReferentialIntegrity(primary, false);
             long[] done = {0};
-            try (RowWriter writer = new RowWriter(primary)) {
+            try (RowWriter writer = new RowWriter(primary, engine)) {
                 LogReader.Result result = LogReader.replay(cfg.directory(), base, (version, payload) -> {
                     try {
                         List<Change> changes = RecordCodec.decode(payload);

@@ -157,13 +157,14 @@ final class Repair {
             if (a != null) a.stop();
             r.closeIdle();
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (Connection c = r.open(); Statement s = c.createStatement()) {
-                s.execute("SHUTDOWN");
+            try (Connection c = r.open()) {
+                r.engine().shutdownDatabase(c);
             } catch (SQLException ignored) {
                 // already gone
             } finally {
                 CaptureContext.restore(prev);
             }
+            r.engine().discard(r.url());
         }, "macrodb-retire-" + r.index());
         t.setDaemon(true);
         t.start();

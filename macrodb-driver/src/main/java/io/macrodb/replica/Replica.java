@@ -98,6 +98,8 @@ public final class Replica {
     public Admission admission() { return admission; }
     void admit(Admission a) { this.admission = a; }
 
+    Engine engine() { return engine; }
+
     Applier applier() { return applier; }
     void attach(Applier a) { this.applier = a; }
 
@@ -111,11 +113,11 @@ public final class Replica {
         if (s != ReplicaState.ACTIVE) gate.wakeAll();
     }
 
-    /** A new physical connection with MacroDB's session settings. */
+    /** A new physical connection with MacroDB's session settings for this replica's role. */
     Connection open() throws SQLException {
         Connection c = DriverManager.getConnection(url, connectProperties);
         try {
-            engine.configureSession(c, lockTimeoutMillis);
+            engine.configureSession(c, lockTimeoutMillis, primaryRole);
         } catch (SQLException e) {
             c.close();
             throw e;
@@ -127,10 +129,11 @@ public final class Replica {
     public Session borrow() throws SQLException {
         Session s;
         while ((s = idle.pollFirst()) != null) {
-            if (!s.isBroken()) return s;
+            if (!s.isBroken() && s.openedAsPrimary() == primaryRole) return s;
             s.closeQuietly();
         }
-        return new Session(this, open());
+        boolean role = primaryRole;
+        return new Session(this, open(), role);
     }
 
     /** Returns a session that has no open transaction and no statement of its borrower left open. */

@@ -111,6 +111,14 @@ public final class ReplicaSet {
     /** Row propagation: reads the application's triggers of an existing database from its script. */
     private void readUserTriggers(PrimaryScript script) throws SQLException {
         if (config.propagation() != Propagation.ROW) return;
+        Map<String, String> fromCatalog;
+        synchronized (catalog) {
+            fromCatalog = engine().applicationTriggerDdl(catalog.connection());
+        }
+        if (fromCatalog != null) {
+            fromCatalog.forEach((name, sql) -> userTriggers.put(name, new StatementChange(sql, new Object[0], true, null)));
+            return;
+        }
         script.createStatements(line -> {
             java.util.regex.Matcher m = CREATE_TRIGGER.matcher(line);
             if (m.matches() && !line.contains("MACRODB_CAPTURE")) {
@@ -141,7 +149,7 @@ public final class ReplicaSet {
     static ReplicaSet open(ReplicaSetConfig cfg) throws SQLException {
         Engine engine = cfg.engine();
         String unique = "macrodb_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        Replica primary = new Replica(0, cfg.url().jdbcUrl(), cfg.connectProperties(), engine, cfg.lockTimeoutMillis(), 0);
+        Replica primary = new Replica(0, engine.primaryUrl(cfg.url()), cfg.connectProperties(), engine, cfg.lockTimeoutMillis(), 0);
         primary.admit(admission(cfg));
         if (cfg.durability() != null && !cfg.url().inMemory()) {
             throw new SQLException("MacroDB: durability=log makes in-memory engines durable, and " + cfg.url().jdbcUrl()
@@ -620,8 +628,8 @@ public final class ReplicaSet {
         if (d != null) {
             // The disk holds the database now: the in-memory primary goes, so that the next open recovers.
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (java.sql.Statement s = catalog.connection().createStatement()) {
-                s.execute("SHUTDOWN");
+            try {
+                engine().shutdownDatabase(catalog.connection());
             } catch (SQLException ignored) {
                 // already gone
             } finally {
@@ -629,6 +637,7 @@ public final class ReplicaSet {
             }
         }
         catalog.closeQuietly();
+        if (config.url().inMemory()) engine().discard(primary.url());
         closeSecondaryDatabases();
         if (directoryLock != null) directoryLock.close(); // last: the directory now holds everything of this database
     }
@@ -637,11 +646,12 @@ public final class ReplicaSet {
         CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
         try {
             for (Replica r : secondaries) {
-                try (Connection c = r.open(); java.sql.Statement s = c.createStatement()) {
-                    s.execute("SHUTDOWN");
+                try (Connection c = r.open()) {
+                    engine().shutdownDatabase(c);
                 } catch (SQLException ignored) {
                     // already gone
                 }
+                engine().discard(r.url());
             }
         } finally {
             CaptureContext.restore(prev);

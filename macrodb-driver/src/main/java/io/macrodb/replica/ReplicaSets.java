@@ -112,7 +112,8 @@ public final class ReplicaSets {
             // application asked. (Where the engine dropped it with its last connection, this opens and
             // shuts an empty one.)
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
-            try (Connection c = DriverManager.getConnection(rs.config().url().jdbcUrl(), rs.config().connectProperties());
+            try (Connection c = DriverManager.getConnection(rs.engine().primaryUrl(rs.config().url()),
+                    rs.config().connectProperties());
                  Statement s = c.createStatement()) {
                 s.execute(statement);
             } catch (SQLException e) {

@@ -27,7 +27,12 @@ final class RowWriter implements AutoCloseable {
     /** Whether {@link #zone} is what the session has (false at first and after {@link #clear}). */
     private boolean zoneKnown;
 
-    RowWriter(Connection c) { this.c = c; }
+    private final io.macrodb.engine.Engine engine;
+
+    RowWriter(Connection c, io.macrodb.engine.Engine engine) {
+        this.c = c;
+        this.engine = engine;
+    }
 
     /**
      * Applies one table's changes. Fast: delete, update, insert exactly what changed. Safe (after a
@@ -69,16 +74,6 @@ final class RowWriter implements AutoCloseable {
         insertRows(ps[2], shape, rc.inserts());
     }
 
-    /** How this engine limits a DELETE to one row. */
-    private String limitOne() throws SQLException {
-        if (limitOne == null) {
-            limitOne = "HSQL Database Engine".equals(c.getMetaData().getDatabaseProductName()) ? " LIMIT 1" : " FETCH FIRST ROW ONLY";
-        }
-        return limitOne;
-    }
-
-    private String limitOne;
-
     /** Per table without a key and pattern of NULL columns: its statement deleting one row equal to an image. */
     private final Map<TableShape, Map<java.util.BitSet, PreparedStatement>> deleteOne = new IdentityHashMap<>();
 
@@ -89,7 +84,7 @@ final class RowWriter implements AutoCloseable {
         Map<java.util.BitSet, PreparedStatement> byNulls = deleteOne.computeIfAbsent(shape, s -> new java.util.HashMap<>());
         PreparedStatement ps = byNulls.get(nulls);
         if (ps == null) {
-            ps = c.prepareStatement(deleteOneSql(shape, nulls, limitOne()));
+            ps = c.prepareStatement(deleteOneSql(shape, nulls, engine));
             byNulls.put(nulls, ps);
         }
         int p = 1;
@@ -101,12 +96,12 @@ final class RowWriter implements AutoCloseable {
      * Deletes one row whose every replicated column equals the image's: {@code = ?}, or {@code IS
      * NULL} where the image holds NULL (HSQLDB cannot type a parameter in {@code IS NOT DISTINCT FROM ?}).
      */
-    static String deleteOneSql(TableShape t, java.util.BitSet nulls, String limitOne) {
-        StringBuilder sb = new StringBuilder("DELETE FROM ").append(t.qualifiedName()).append(" WHERE ");
+    static String deleteOneSql(TableShape t, java.util.BitSet nulls, io.macrodb.engine.Engine engine) {
+        StringBuilder sb = new StringBuilder();
         for (int i = 0; i < t.columns().size(); i++) {
             sb.append(i == 0 ? "" : " AND ").append(TableShape.quote(t.columns().get(i))).append(nulls.get(i) ? " IS NULL" : " = ?");
         }
-        return sb.append(limitOne).toString();
+        return engine.deleteOneRowSql(t.qualifiedName(), sb.toString());
     }
 
     private static void deleteKeys(PreparedStatement del, TableShape shape, java.util.List<Object[]> keys, boolean mustExist)
@@ -176,7 +171,10 @@ final class RowWriter implements AutoCloseable {
     }
 
     void apply(StatementChange sc) throws SQLException {
-        if (sc.ddl()) clear(); // shapes change; statements prepared against the old ones may be invalid
+        if (sc.ddl()) {
+            clear(); // shapes change; statements prepared against the old ones may be invalid
+            engine.beforeSchemaChange(c);
+        }
         if (sc.schema() != null && !sc.schema().equals(schema)) {
             c.setSchema(sc.schema());
             schema = sc.schema();
@@ -210,13 +208,11 @@ final class RowWriter implements AutoCloseable {
 
     /** Runs the statement with the primary session's time zone: its SET TIME ZONE, or back to the default. */
     private void setZone(String set) throws SQLException {
-        if (set == null && c.getClass().getName().startsWith("org.apache.derby.")) { // Derby has no session time zone
-            zone = null;
-            zoneKnown = true;
-            return;
-        }
-        try (java.sql.Statement s = c.createStatement()) {
-            s.execute(set != null ? set : "SET TIME ZONE LOCAL");
+        String sql = set != null ? set : engine.timeZoneReset();
+        if (sql != null) {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute(sql);
+            }
         }
         zone = set;
         zoneKnown = true;

@@ -27,10 +27,17 @@ public final class Session implements io.macrodb.replica.StatementCache {
     private int preparedCount;
     private static final int MAX_PREPARED = 256;
 
-    Session(Replica replica, Connection connection) {
+    /** Whether the session was opened, and configured, as one of the primary's. */
+    private final boolean openedAsPrimary;
+
+    Session(Replica replica, Connection connection, boolean openedAsPrimary) {
         this.replica = replica;
         this.connection = connection;
+        this.openedAsPrimary = openedAsPrimary;
     }
+
+    /** Whether the session was opened, and configured, as one of the primary's (see {@code Engine.configureSession}). */
+    boolean openedAsPrimary() { return openedAsPrimary; }
 
     public Replica replica() { return replica; }
     public Connection connection() { return connection; }

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What one update transaction holds on the primary, from {@link ReplicaSet#beginUpdate} to its end:
- * the primary's admission, the writer turn (statement propagation) and, from its first statement
+ * the primary's admission, the writer turn (statement propagation, SQLite) and, from its first statement
  * that may write, a share of the {@link UpdateGate}.
  *
  * <p>The gate is entered lazily ({@link #enterGate}) because a schema change waits for every
@@ -23,7 +23,7 @@ public final class UpdateTurn implements AutoCloseable {
     private final UpdateGate gate;
     private final long gateTimeoutMillis;
     private final Admission.Permit permit;
-    /** The statement-mode writer turn, or null. */
+    /** The writer turn (statement propagation, SQLite), or null. */
     private final Semaphore writerToken;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean leftGate = new AtomicBoolean();

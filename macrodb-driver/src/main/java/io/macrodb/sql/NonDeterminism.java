@@ -33,8 +33,23 @@ public final class NonDeterminism {
             if (w.equals("NEXT") && i + 2 < ts.size() && ts.get(i + 1).isWord("VALUE") && ts.get(i + 2).isWord("FOR")) {
                 return "NEXT VALUE FOR";
             }
+            if (i + 1 < ts.size() && ts.get(i + 1).isSymbol('(') && sqliteCall(w, i + 2 < ts.size() ? ts.get(i + 2) : null)) return w;
         }
         return null;
+    }
+
+    /** SQLite's date and time functions (which read the clock for 'now' or no argument), and randomblob. */
+    private static final java.util.Set<String> SQLITE_CALLS = java.util.Set.of("DATETIME", "JULIANDAY", "UNIXEPOCH", "STRFTIME",
+            "TIMEDIFF", "RANDOMBLOB");
+
+    /**
+     * Whether {@code w(} calls one of SQLite's functions that may read the clock or draw random bytes,
+     * counted as such whatever its arguments. {@code DATE(} and {@code TIME(} count unless a number
+     * follows: {@code TIME(6)} is a type with its precision in H2 and HSQLDB.
+     */
+    private static boolean sqliteCall(String w, SqlLexer.Token afterParen) {
+        if (SQLITE_CALLS.contains(w)) return true;
+        return (w.equals("DATE") || w.equals("TIME")) && (afterParen == null || afterParen.type() != SqlLexer.Type.NUMBER);
     }
 
     /**

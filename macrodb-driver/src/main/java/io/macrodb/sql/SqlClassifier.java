@@ -67,6 +67,7 @@ public final class SqlClassifier {
         try {
             Lexed lx = SqlLexer.lex(sql);
             c = withFacts(compute(sql, lx), sql, lx);
+            if (dialect == Dialect.SQLITE) c = SqliteRules.adjust(c, lx);
         } catch (Throwable t) { // StackOverflowError on absurd nesting, parser bugs, ...
             // drawing from a sequence assumed: recording sequence positions at commit is only extra work
             c = Classification.notPure(StatementKind.UNKNOWN, Set.of(), "classification failed: " + t.getClass().getSimpleName())
@@ -273,6 +274,8 @@ public final class SqlClassifier {
         if ((w0.equals("COMMIT") || w0.equals("END")) && (end == 1 || end == 2 && workOrTransaction)) return Verb.COMMIT;
         if (w0.equals("ROLLBACK") && (end == 1 || end == 2 && workOrTransaction)) return Verb.ROLLBACK;
         int k = w0.equals("BEGIN") ? 1 : w0.equals("START") && word(ts, 1).equals("TRANSACTION") ? 2 : -1;
+        // SQLite's BEGIN DEFERRED | IMMEDIATE | EXCLUSIVE [TRANSACTION]: MacroDB's writer turn is what orders writers
+        if (k == 1 && Set.of("DEFERRED", "IMMEDIATE", "EXCLUSIVE").contains(word(ts, 1))) k = 2;
         if (k > 0 && (end == k || end == k + 1 && (word(ts, k).equals("WORK") || word(ts, k).equals("TRANSACTION")))) {
             return Verb.BEGIN;
         }

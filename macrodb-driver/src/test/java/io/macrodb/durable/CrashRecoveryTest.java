@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class CrashRecoveryTest {
 
     @ParameterizedTest(name = "{0} {1} fsync={2}")
-    @CsvSource({"h2,row,commit", "hsqldb,row,commit", "h2,statement,commit", "h2,row,5ms"})
+    @CsvSource({"h2,row,commit", "hsqldb,row,commit", "sqlite,row,commit", "h2,statement,commit", "h2,row,5ms"})
     void everyAcknowledgedCommitSurvivesKillNine(String engine, String propagation, String fsync, @TempDir Path dir) throws Exception {
         int crashes = Integer.getInteger("macrodb.crashes", 4);
         long seed = TestDb.seed("crash " + engine + " " + propagation + " fsync=" + fsync);

@@ -46,7 +46,7 @@ class DirectoryLockTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @ValueSource(strings = {"h2", "hsqldb", "sqlite"})
     void twoDatabasesInOneJvmCannotShareADirectory(String engine, @TempDir Path dir) throws Exception {
         String first = "jdbc:macrodb:" + engine + ":mem:first_" + Math.abs(dir.hashCode()) + "?replicas=2&durability=log:" + dir;
         String second = "jdbc:macrodb:" + engine + ":mem:second_" + Math.abs(dir.hashCode()) + "?replicas=2&durability=log:" + dir;

@@ -56,7 +56,7 @@ class SnapshotRaceTest {
      * ({@link UntilCounts}); then the database is opened again from its snapshots and log.
      */
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"h2,row", "hsqldb,row", "h2,statement"})
+    @CsvSource({"h2,row", "hsqldb,row", "sqlite,row", "h2,statement"})
     void snapshotsRacingPausesAndEachOtherReopenToEveryAcknowledgedCommit(String engine, String propagation, @TempDir Path dir)
             throws Exception {
         if (System.getProperty("macrodb.snapshotRaceMillis") != null) {

@@ -66,7 +66,8 @@ class FaultInjectionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2 shutdown", "hsqldb shutdown", "h2 interrupt", "hsqldb interrupt", "h2 stall"})
+    @ValueSource(strings = {"h2 shutdown", "hsqldb shutdown", "h2 interrupt", "hsqldb interrupt", "sqlite interrupt", "h2 stall",
+            "sqlite stall"})
     void aFailedSecondaryLeavesTheRotationIsRebuiltAndNothingIsLost(String scenario) throws Exception {
         String engine = scenario.split(" ")[0];
         String kind = scenario.split(" ")[1];
@@ -77,6 +78,14 @@ class FaultInjectionTest {
                 // a reader holding a row lock on the secondary: the applier waits, makes no progress
                 String url = admin.replicaStatus().get(secondary).url();
                 Connection blocker = DriverManager.getConnection(url, "sa", "");
+                if (url.startsWith("jdbc:sqlite:")) {
+                    // SQLite locks the database, not rows: a transaction that holds the write lock
+                    try (Statement s = blocker.createStatement()) {
+                        s.execute("BEGIN IMMEDIATE");
+                    }
+                    BLOCKERS.add(blocker);
+                    return;
+                }
                 blocker.setAutoCommit(false);
                 for (int attempt = 1; ; attempt++) {
                     // with parallel apply, several apply sessions hold row locks while the blocker takes

@@ -80,7 +80,7 @@ class ConnectionPoolTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @ValueSource(strings = {"h2", "hsqldb", "sqlite"})
     void aFeatureMacroDbDoesNotOfferKeepsThePooledConnectionAndTheDatabase(String engine) throws Exception {
         try (HikariDataSource ds = pool(TestDb.url(engine, "replicas=2"))) {
             MacroConnection physical;
@@ -108,7 +108,7 @@ class ConnectionPoolTest {
      * it; a result set: what the engine reports).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb"})
+    @ValueSource(strings = {"h2", "hsqldb", "sqlite"})
     void aClosedStatementOrResultSetKeepsThePooledConnection(String engine) throws Exception {
         try (HikariDataSource ds = pool(TestDb.url(engine, "replicas=2"))) {
             MacroConnection physical;

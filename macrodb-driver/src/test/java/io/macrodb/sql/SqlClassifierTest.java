@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SqlClassifierTest {
     private final SqlClassifier h2 = new SqlClassifier(Dialect.H2);
     private final SqlClassifier hs = new SqlClassifier(Dialect.HSQLDB);
+    private final SqlClassifier lite = new SqlClassifier(Dialect.SQLITE);
 
     private static void pure(SqlClassifier c, String sql) {
         Classification r = c.classify(sql);
@@ -34,7 +35,12 @@ class SqlClassifierTest {
     }
 
     private SqlClassifier of(Dialect d) {
-        return d == Dialect.H2 ? h2 : hs;
+        return switch (d) {
+            case H2 -> h2;
+            case HSQLDB -> hs;
+            case SQLITE -> lite;
+            case DERBY -> new SqlClassifier(Dialect.DERBY);
+        };
     }
 
     @ParameterizedTest
@@ -385,5 +391,56 @@ class SqlClassifierTest {
         for (String sql : new String[] {"UPDATE t SET a = 1", "DELETE FROM truncated", "SELECT 'TRUNCATE TABLE t' FROM t", "CREATE TABLE y (a INT)"}) {
             assertFalse(c.classify(sql).runsAsSchemaChange(), sql);
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PRAGMA table_info(t)", "PRAGMA main.table_info('t')", "PRAGMA user_version", "PRAGMA foreign_keys",
+        "PRAGMA integrity_check", "pragma index_list(t);"})
+    void sqlitePragmasThatReadRunOnThePrimary(String sql) {
+        Classification c = lite.classify(sql);
+        assertEquals(StatementKind.READ, c.kind(), sql);
+        assertFalse(c.pureRead(), sql + ": per-connection settings are read where the application's are set");
+        assertNull(c.unsafeSchemaChange(), sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PRAGMA foreign_keys = ON", "PRAGMA journal_mode=DELETE", "PRAGMA main.synchronous = 0",
+        "PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA optimize", "ATTACH DATABASE 'x.db' AS x", "DETACH x", "VACUUM",
+        "VACUUM INTO '/tmp/copy.db'", "CREATE VIRTUAL TABLE f USING fts5(body)", "-- note\nattach ':memory:' as m"})
+    void sqliteStatementsMacroDbCannotReplicateAreRefused(String sql) {
+        Classification c = lite.classify(sql);
+        assertEquals(StatementKind.DDL, c.kind(), sql);
+        assertNotNull(c.unsafeSchemaChange(), sql + " is refused when it runs");
+    }
+
+    @Test
+    void sqliteStatementsOfItsOwnThatReplicate() {
+        Classification version = lite.classify("PRAGMA user_version = 3");
+        assertEquals(StatementKind.DDL, version.kind());
+        assertNull(version.unsafeSchemaChange(), "the database header field runs on every replica");
+        Classification trigger = lite.classify("CREATE TRIGGER a AFTER INSERT ON t BEGIN INSERT INTO l VALUES (1); DELETE FROM m; END");
+        assertEquals(StatementKind.DDL, trigger.kind(), "a trigger body's statements are one statement");
+        assertEquals(Classification.Verb.CREATE_TRIGGER, trigger.verb());
+        assertTrue(lite.classify("CREATE TEMP TABLE s (a)").temporaryTable());
+        assertEquals(Classification.Verb.BEGIN, lite.classify("BEGIN IMMEDIATE TRANSACTION").verb());
+        assertEquals(Classification.Verb.COMMIT, lite.classify("END").verb());
+        assertEquals(StatementKind.TRANSACTION, lite.classify("END TRANSACTION").kind());
+        assertEquals(StatementKind.DDL, lite.classify("REINDEX").kind());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"CREATE TABLE c AS SELECT datetime('now') AS t", "CREATE TABLE c AS SELECT date() AS d",
+        "CREATE TABLE c AS SELECT time('now', 'localtime') AS t", "CREATE TABLE c AS SELECT hex(randomblob(8)) AS r",
+        "CREATE TABLE c AS SELECT strftime('%s', 'now') AS s", "CREATE TABLE c AS SELECT unixepoch() AS s"})
+    void sqliteTimeAndRandomFunctionsMakeACreatedTableShipItsRows(String sql) {
+        Classification c = lite.classify(sql);
+        assertEquals(Classification.Verb.CREATES_FROM_QUERY, c.verb(), sql);
+        assertNotNull(c.unsafeSchemaChange(), sql);
+    }
+
+    @Test
+    void aTimeTypeWithPrecisionIsNotATimeFunction() {
+        assertNull(h2.classify("CREATE TABLE c (t TIME(6), d DATE)").unsafeSchemaChange());
+        assertNull(hs.classify("ALTER TABLE c ADD COLUMN t TIME(3) DEFAULT TIME '10:00:00'").unsafeSchemaChange());
     }
 }

@@ -22,12 +22,17 @@ public final class TestDb {
      * An HSQLDB one gets {@code closeDelay=0} (unless the options name a closeDelay): HSQLDB keeps a
      * memory database, and so MacroDB its replica set, until SHUTDOWN, and the suite's hundreds of
      * databases would stay open to the end of the run; closing with the last connection is what every
-     * test written before the close delay expects.
+     * test written before the close delay expects. Every engine's URL has the form {@code
+     * <engine>:mem:<name>} (for SQLite, MacroDB's name for an in-memory database).
      */
     public static String url(String engine, String options) {
         String name = "t" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());
         String o = options == null ? "" : options;
         if (engine.equalsIgnoreCase("hsqldb") && !o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
+        if (engine.equalsIgnoreCase("derby")) { // an in-memory Derby database lives until dropped, like HSQLDB's
+            if (!o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
+            return "jdbc:macrodb:derby:memory:" + name + ";create=true" + (o.isEmpty() ? "" : "?" + o);
+        }
         return "jdbc:macrodb:" + engine + ":mem:" + name + (o.isEmpty() ? "" : "?" + o);
     }
 

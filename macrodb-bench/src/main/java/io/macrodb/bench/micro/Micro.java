@@ -66,7 +66,7 @@ public final class Micro implements Workload {
         c.setAutoCommit(true);
     }
 
-    @Override public Client client(int index, int clients, long seed) {
+    @Override public Client client(BenchEngine engine, int index, int clients, long seed) {
         Statements st = new Statements();
         return (t, c, r) -> {
             switch (t.index()) {

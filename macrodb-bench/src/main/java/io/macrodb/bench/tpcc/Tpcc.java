@@ -215,15 +215,19 @@ public final class Tpcc implements Workload {
 
     // ================================================================= transactions (clause 2)
 
-    @Override public Client client(int index, int clients, long seed) {
-        return new TpccClient(1 + index % warehouses);
+    @Override public Client client(BenchEngine engine, int index, int clients, long seed) {
+        return new TpccClient(engine, 1 + index % warehouses);
     }
 
     private final class TpccClient implements Client {
+        private final BenchEngine engine;
         private final int home;
         private final Statements st = new Statements();
 
-        TpccClient(int home) { this.home = home; }
+        TpccClient(BenchEngine engine, int home) {
+            this.engine = engine;
+            this.home = home;
+        }
 
         @Override public Outcome run(TxType t, Connection c, Random r) throws SQLException {
             return switch (t.index()) {
@@ -305,7 +309,7 @@ public final class Tpcc implements Workload {
                 Row itemRow = Row.first(ps);
                 if (itemRow == null) return Outcome.ROLLBACK; // clause 2.4.2.3: an unused item number rolls the order back
                 BigDecimal price = itemRow.getBigDecimal(1);
-                ps = st.get(c, "SELECT s_quantity, s_data, " + distCol + " FROM stock WHERE s_w_id = ? AND s_i_id = ? FOR UPDATE");
+                ps = st.get(c, "SELECT s_quantity, s_data, " + distCol + " FROM stock WHERE s_w_id = ? AND s_i_id = ?" + engine.forUpdate());
                 ps.setInt(1, supply);
                 ps.setInt(2, item);
                 Row stock = Row.one(ps, "stock");
@@ -368,7 +372,7 @@ public final class Tpcc implements Workload {
             String dName = Row.one(ps, "district").getString(1);
             int cid = uniform(r, 1, 100) <= 60 ? customerByLastName(c, r, cw, cd) : customerId(r);
             ps = st.get(c, "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit,"
-                    + " c_credit_lim, c_discount, c_balance, c_since, c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE");
+                    + " c_credit_lim, c_discount, c_balance, c_since, c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?" + engine.forUpdate());
             ps.setInt(1, cw);
             ps.setInt(2, cd);
             ps.setInt(3, cid);
@@ -435,7 +439,7 @@ public final class Tpcc implements Workload {
             ps.setInt(3, cid);
             Row.one(ps, "customer");
             ps = st.get(c, "SELECT o_id, o_carrier_id, o_entry_d FROM oorder WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?"
-                    + " ORDER BY o_id DESC FETCH FIRST 1 ROWS ONLY");
+                    + " ORDER BY o_id DESC" + engine.firstRows(1));
             ps.setInt(1, home);
             ps.setInt(2, d);
             ps.setInt(3, cid);
@@ -460,7 +464,7 @@ public final class Tpcc implements Workload {
             Timestamp now = new Timestamp(System.currentTimeMillis());
             for (int d = 1; d <= DISTRICTS; d++) {
                 PreparedStatement ps = st.get(c, "SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ?"
-                        + " ORDER BY no_o_id FETCH FIRST 1 ROWS ONLY");
+                        + " ORDER BY no_o_id" + engine.firstRows(1));
                 ps.setInt(1, home);
                 ps.setInt(2, d);
                 Row oldest = Row.first(ps);

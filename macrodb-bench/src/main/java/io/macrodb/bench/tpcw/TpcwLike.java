@@ -175,13 +175,18 @@ public final class TpcwLike implements Workload {
                 BigDecimal.ZERO, BigDecimal.valueOf(uniform(r, 0, 99_999), 2)};
     }
 
-    @Override public Client client(int index, int clients, long seed) {
-        return new Browser();
+    @Override public Client client(BenchEngine engine, int index, int clients, long seed) {
+        return new Browser(engine);
     }
 
     /** An emulated browser: a customer and, once it put something in it, a cart. */
     private final class Browser implements Client {
+        private final BenchEngine engine;
         private final Statements st = new Statements();
+
+        Browser(BenchEngine engine) {
+            this.engine = engine;
+        }
         private int customer = -1;
         private long cart = -1;
 
@@ -216,7 +221,7 @@ public final class TpcwLike implements Workload {
 
         private void newProducts(Connection c, Random r) throws SQLException {
             PreparedStatement ps = st.get(c, "SELECT i_id, i_title, a_fname, a_lname FROM item JOIN author ON i_a_id = a_id"
-                    + " WHERE i_subject = ? ORDER BY i_pub_date DESC, i_title FETCH FIRST 50 ROWS ONLY");
+                    + " WHERE i_subject = ? ORDER BY i_pub_date DESC, i_title" + engine.firstRows(50));
             ps.setString(1, SUBJECTS[r.nextInt(SUBJECTS.length)]);
             drain(ps);
         }
@@ -228,7 +233,7 @@ public final class TpcwLike implements Workload {
             ps = st.get(c, "SELECT i_id, i_title, a_fname, a_lname, SUM(ol_qty) AS sold FROM order_line"
                     + " JOIN item ON ol_i_id = i_id JOIN author ON i_a_id = a_id"
                     + " WHERE ol_o_id > ? AND i_subject = ? GROUP BY i_id, i_title, a_fname, a_lname"
-                    + " ORDER BY sold DESC, i_id FETCH FIRST 50 ROWS ONLY");
+                    + " ORDER BY sold DESC, i_id" + engine.firstRows(50));
             ps.setInt(1, maxOrder - BEST_SELLER_WINDOW);
             ps.setString(2, SUBJECTS[r.nextInt(SUBJECTS.length)]);
             drain(ps);
@@ -246,17 +251,17 @@ public final class TpcwLike implements Workload {
             switch (r.nextInt(3)) {
                 case 0 -> {
                     ps = st.get(c, "SELECT i_id, i_title, a_fname, a_lname FROM item JOIN author ON i_a_id = a_id"
-                            + " WHERE i_subject = ? ORDER BY i_title FETCH FIRST 50 ROWS ONLY");
+                            + " WHERE i_subject = ? ORDER BY i_title" + engine.firstRows(50));
                     ps.setString(1, SUBJECTS[r.nextInt(SUBJECTS.length)]);
                 }
                 case 1 -> {
                     ps = st.get(c, "SELECT i_id, i_title, a_fname, a_lname FROM item JOIN author ON i_a_id = a_id"
-                            + " WHERE i_title LIKE ? ORDER BY i_title FETCH FIRST 50 ROWS ONLY");
+                            + " WHERE i_title LIKE ? ORDER BY i_title" + engine.firstRows(50));
                     ps.setString(1, astring(r, 1, 1) + "%");
                 }
                 default -> {
                     ps = st.get(c, "SELECT i_id, i_title, a_fname, a_lname FROM author JOIN item ON i_a_id = a_id"
-                            + " WHERE a_lname LIKE ? ORDER BY i_title FETCH FIRST 50 ROWS ONLY");
+                            + " WHERE a_lname LIKE ? ORDER BY i_title" + engine.firstRows(50));
                     ps.setString(1, astring(r, 1, 1) + "%");
                 }
             }
@@ -368,7 +373,7 @@ public final class TpcwLike implements Workload {
 
         private void orderDisplay(Connection c) throws SQLException {
             PreparedStatement ps = st.get(c, "SELECT o_id, o_date, o_total, o_status FROM orders WHERE o_c_id = ?"
-                    + " ORDER BY o_id DESC FETCH FIRST 1 ROWS ONLY");
+                    + " ORDER BY o_id DESC" + engine.firstRows(1));
             ps.setInt(1, customer);
             Row last = Row.first(ps);
             if (last == null) return;

@@ -81,7 +81,7 @@ public final class BenchCommand implements Callable<Integer> {
     private List<String> mixes = new ArrayList<>();
 
     @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2",
-            description = "Engines, in memory: h2, hsqldb (default: ${DEFAULT-VALUE}).")
+            description = "Engines, in memory: h2, hsqldb, sqlite (default: ${DEFAULT-VALUE}).")
     private List<String> engines;
 
     @Option(names = {"-C", "--configs"}, split = ",", paramLabel = "CONFIG",

@@ -1,0 +1,101 @@
+package io.macrodb.engine;
+
+import io.macrodb.log.TableShape;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeMap;
+
+/**
+ * What {@link Catalog} reads, on SQLite: from {@code sqlite_schema} and {@code PRAGMA table_xinfo},
+ * since SQLite has no INFORMATION_SCHEMA and its driver's metadata knows no schemas. Every column's
+ * type is {@link java.sql.Types#OTHER}: a SQLite value carries its storage class, not the declared
+ * type, and it is shipped and compared as that class.
+ */
+final class SqliteCatalog {
+    private SqliteCatalog() {}
+
+    static boolean is(Connection c) {
+        return c.getClass().getName().startsWith("org.sqlite.");
+    }
+
+    /** The tables of the main database, without SQLite's own ({@code sqlite_%}), by name. */
+    static List<String> tableNames(Connection c) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT name FROM main.sqlite_schema WHERE type = 'table'"
+                     + " AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name")) {
+            while (rs.next()) out.add(rs.getString(1));
+        }
+        return out;
+    }
+
+    /** Every column by 1-based position, generated ones (hidden 2 and 3) included. */
+    static TreeMap<Integer, Catalog.Column> columns(Connection c, String table) throws SQLException {
+        TreeMap<Integer, Catalog.Column> out = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT name, dflt_value, hidden FROM pragma_table_xinfo(?, 'main')")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                int i = 0;
+                while (rs.next()) {
+                    int hidden = rs.getInt(3);
+                    if (hidden == 1) continue; // a virtual table's hidden column: not stored
+                    out.put(++i, new Catalog.Column(rs.getString(1), java.sql.Types.OTHER, hidden == 2 || hidden == 3, false,
+                            rs.getString(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The primary key's columns by their position in the key. */
+    static TreeMap<Short, String> primaryKey(Connection c, String table) throws SQLException {
+        TreeMap<Short, String> out = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT name, pk FROM pragma_table_xinfo(?, 'main') WHERE pk > 0")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) out.put(rs.getShort(2), rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The rowid column of an {@code AUTOINCREMENT} table, whose counter in {@code sqlite_sequence} a
+     * commit must record like a sequence's position (a promoted primary restarts it past every value
+     * handed out, even of rows deleted since); empty for any other table.
+     */
+    static List<String> autoincrementColumns(Connection c, String table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || rs.getString(1) == null || !rs.getString(1).toUpperCase(Locale.ROOT).contains("AUTOINCREMENT")) {
+                    return List.of();
+                }
+            }
+        }
+        TreeMap<Short, String> key = primaryKey(c, table);
+        return key.size() == 1 ? List.of(key.firstEntry().getValue()) : List.of();
+    }
+
+    /** Whether the main database has a trigger that is not MacroDB's. */
+    static boolean hasApplicationTriggers(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT name FROM main.sqlite_schema WHERE type = 'trigger'")) {
+            while (rs.next()) {
+                if (!rs.getString(1).startsWith(SqliteEngine.TRIGGER_PREFIX)) return true;
+            }
+        }
+        return false;
+    }
+
+    static String quoted(String table) {
+        return TableShape.quote(SqliteEngine.SCHEMA) + "." + TableShape.quote(table);
+    }
+}

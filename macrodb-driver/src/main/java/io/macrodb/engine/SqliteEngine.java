@@ -1,0 +1,406 @@
+package io.macrodb.engine;
+
+import io.macrodb.log.Propagation;
+import io.macrodb.log.TableShape;
+import io.macrodb.sql.Dialect;
+import io.macrodb.sql.SqlState;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * SQLite through xerial's sqlite-jdbc. Every replica is a SQLite database of its own: never a
+ * shared cache, which SQLite discourages.
+ *
+ * <p>Databases "in memory" (the secondaries, and an in-memory primary) are files in WAL mode with
+ * {@code synchronous=OFF}, in a directory of this process on a memory file system ({@code /dev/shm}
+ * where there is one, else {@code java.io.tmpdir}), removed when MacroDB is done with them and at
+ * the JVM's exit. Not SQLite's {@code :memory:}: it gives each connection a database of its own,
+ * and MacroDB runs several sessions per replica. Not its {@code memdb} VFS either: it has no WAL,
+ * and in its rollback journal any writer holds off every new reader and any reader a writer's
+ * commit, so that a secondary could not apply the log while it serves reads. In WAL mode readers
+ * never wait for the writer, nor the writer for readers.
+ *
+ * <p>URLs: {@code jdbc:macrodb:sqlite::memory:} (one in-memory database for every MacroDB
+ * connection with that URL while one is open), {@code jdbc:macrodb:sqlite:mem:NAME} (a named one),
+ * {@code jdbc:macrodb:sqlite:/path/file.db} or {@code sqlite:file:/path/file.db} (a file). SQLite's
+ * own settings ({@code journal_mode}, {@code foreign_keys}...) are connection properties.
+ *
+ * <p>Capture: SQLite's triggers are SQL, so each table gets three triggers that pass the row to
+ * the Java function {@link SqliteCapture}. Every MacroDB session turns {@code recursive_triggers}
+ * on, because only then does SQLite fire delete triggers for the rows a REPLACE removes to make
+ * room for a new one; without them a secondary would keep such a row.
+ *
+ * <p>Locking: one writer at a time per database; in an in-memory database (no WAL) a reader's
+ * open transaction also holds off a writer's commit. Waits are bounded by {@code busy_timeout}
+ * ({@code lockTimeout}) and end in {@code SQLITE_BUSY}, which MacroDB reports as 40001.
+ */
+public final class SqliteEngine implements Engine {
+    static final String TRIGGER_PREFIX = "macrodb_capture:";
+    private static final String[][] EVENTS = {{"I", "INSERT"}, {"U", "UPDATE"}, {"D", "DELETE"}};
+    /** The only schema MacroDB replicates: ATTACHed databases are per connection and refused. */
+    public static final String SCHEMA = "main";
+
+    @Override public String name() { return "sqlite"; }
+
+    @Override public Dialect dialect() { return Dialect.SQLITE; }
+
+    /** SQLite's transactions are serializable (the driver offers read-uncommitted besides, for shared caches only). */
+    @Override public int defaultIsolation() { return Connection.TRANSACTION_SERIALIZABLE; }
+
+    /** SQLite's driver closes result sets at commit and offers nothing else. */
+    @Override public int defaultHoldability() { return java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT; }
+
+    @Override public String primaryUrl(EngineUrl url) {
+        String d = url.database();
+        if (d.equalsIgnoreCase(":memory:")) return inMemory("primary-memory");
+        if (d.regionMatches(true, 0, "mem:", 0, 4)) return inMemory("primary-mem-" + fileSafe(d.substring(4)));
+        return "jdbc:sqlite:" + d;
+    }
+
+    @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index) {
+        return inMemory(fileSafe(uniqueName) + "-r" + index);
+    }
+
+    /** A name made of letters, digits, '-' and '_' only, still telling different names apart. */
+    private static String fileSafe(String name) {
+        StringBuilder sb = new StringBuilder();
+        for (char ch : name.toCharArray()) {
+            if (Character.isLetterOrDigit(ch) && ch < 128 || ch == '-' || ch == '_') sb.append(ch);
+            else sb.append('~').append(Integer.toHexString(ch));
+        }
+        return sb.toString();
+    }
+
+    /** The URL of the in-memory database {@code name} (see the class comment); {@code synchronous=OFF}: nothing to sync to. */
+    private static String inMemory(String name) {
+        return "jdbc:sqlite:" + MemoryDirectory.get().resolve(name + ".db") + "?synchronous=OFF";
+    }
+
+    /** Removes an in-memory database's files: the database, its WAL and its shared-memory index. */
+    @Override public void discard(String jdbcUrl) {
+        MemoryDirectory.delete(jdbcUrl);
+    }
+
+    @Override public void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {
+        if (!url.settings().isEmpty()) {
+            throw refused("SQLite takes no ;KEY=VALUE settings in its URL (" + url.settings().keySet() + "); give them as"
+                    + " connection properties, e.g. foreign_keys=true or journal_mode=WAL");
+        }
+        if (propagation != Propagation.ROW) {
+            throw refused("propagation=statement is not offered on SQLite: its functions that read the clock or draw random"
+                    + " values are not rewritten for replay; use propagation=row (the default)");
+        }
+        String d = url.database().toLowerCase(Locale.ROOT);
+        if (d.startsWith("file:") && d.contains("mode=memory") || d.contains("cache=shared")) {
+            throw refused("write an in-memory SQLite database as sqlite::memory: or sqlite:mem:NAME; MacroDB gives each"
+                    + " replica a database of its own and never uses SQLite's shared cache");
+        }
+    }
+
+    private static SQLException refused(String message) {
+        return new SQLFeatureNotSupportedException("MacroDB: " + message, SqlState.FEATURE_NOT_OFFERED.getState());
+    }
+
+    /** An in-memory primary goes to WAL mode; a file keeps the journal mode the application gave it. */
+    @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException {
+        if (url.inMemory()) wal(c);
+    }
+
+    @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
+        wal(c);
+    }
+
+    private static void wal(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
+            if (!rs.next() || !"wal".equalsIgnoreCase(rs.getString(1))) {
+                throw new SQLException("MacroDB: SQLite did not put " + c.getMetaData().getURL() + " in WAL mode",
+                        SqlState.INTERNAL_ERROR.getState());
+            }
+        }
+    }
+
+    @Override public void configureSession(Connection c, long lockTimeoutMillis) throws SQLException {
+        configureSession(c, lockTimeoutMillis, true);
+    }
+
+    /**
+     * Registers the capture function, bounds lock waits and turns recursive triggers on (see the class
+     * comment); a secondary's session checks no foreign keys (rows arrive table by table, and a
+     * cascade arrives as the rows it changed). All of these are per connection in SQLite; a primary's
+     * session checks foreign keys as the application's {@code foreign_keys} property says.
+     */
+    @Override public void configureSession(Connection c, long lockTimeoutMillis, boolean primary) throws SQLException {
+        SqliteCapture.register(c);
+        try (Statement s = c.createStatement()) {
+            s.execute("PRAGMA busy_timeout = " + Math.max(1, Math.min(Integer.MAX_VALUE, lockTimeoutMillis)));
+            s.execute("PRAGMA recursive_triggers = ON");
+            if (!primary) s.execute("PRAGMA foreign_keys = OFF");
+        }
+    }
+
+    static String triggerName(String event, String table) {
+        return TRIGGER_PREFIX + event + ":" + table;
+    }
+
+    @Override public void installCapture(Connection c, TableShape t) throws SQLException {
+        java.util.Set<String> existing = new java.util.HashSet<>(captureTriggers(c).keySet());
+        List<String> all = new ArrayList<>(Catalog.columns(c, t.schema(), t.table()).values().stream().map(Catalog.Column::name).toList());
+        try (Statement s = c.createStatement()) {
+            for (String[] ev : EVENTS) {
+                String name = triggerName(ev[0], t.table());
+                if (existing.contains(name)) continue;
+                StringBuilder args = new StringBuilder();
+                args.append(literal(t.schema())).append(", ").append(literal(t.table())).append(", '").append(ev[0]).append('\'');
+                if (!ev[0].equals("I")) for (String col : all) args.append(", OLD.").append(TableShape.quote(col));
+                if (!ev[0].equals("D")) for (String col : all) args.append(", NEW.").append(TableShape.quote(col));
+                s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(name) + " AFTER " + ev[1]
+                        + " ON " + TableShape.quote(t.table()) + " BEGIN SELECT " + SqliteCapture.NAME + "(" + args + "); END");
+            }
+        }
+    }
+
+    private static String literal(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /**
+     * A capture trigger passes a table's name and every column: after any schema change (a rename,
+     * a new column) they are made afresh.
+     */
+    @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
+        return recreateCapture(c);
+    }
+
+    /** SQLite refuses to drop a column that a trigger reads: the capture triggers go first (in the DDL's transaction). */
+    @Override public void beforeSchemaChange(Connection c) throws SQLException {
+        removeCapture(c);
+    }
+
+    /** MacroDB's capture triggers of the main database: name to table. */
+    private static Map<String, String> captureTriggers(Connection c) throws SQLException {
+        Map<String, String> out = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT name, tbl_name FROM main.sqlite_schema WHERE type = 'trigger'"
+                + " AND substr(name, 1, " + TRIGGER_PREFIX.length() + ") = ?")) {
+            ps.setString(1, TRIGGER_PREFIX);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) out.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        return out;
+    }
+
+    @Override public Map<String, String> applicationTriggerDdl(Connection c) throws SQLException {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT name, sql FROM main.sqlite_schema WHERE type = 'trigger' ORDER BY name")) {
+            while (rs.next()) {
+                if (!rs.getString(1).startsWith(TRIGGER_PREFIX)) out.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        return out;
+    }
+
+    @Override public void dropUserTriggers(Connection c) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        for (String name : applicationTriggerDdl(c).keySet()) drops.add("DROP TRIGGER IF EXISTS main." + TableShape.quote(name));
+        execute(c, drops);
+    }
+
+    @Override public void removeCapture(Connection c) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        for (String name : captureTriggers(c).keySet()) drops.add("DROP TRIGGER IF EXISTS main." + TableShape.quote(name));
+        execute(c, drops);
+    }
+
+    private static void execute(Connection c, List<String> statements) throws SQLException {
+        if (statements.isEmpty()) return;
+        try (Statement s = c.createStatement()) {
+            for (String sql : statements) s.execute(sql);
+        }
+    }
+
+    /**
+     * A copy of the whole database file through SQLite's online backup, which the driver offers as
+     * {@code backup to FILE}: schema, rows, triggers and {@code sqlite_sequence} alike.
+     */
+    @Override public void exportScript(Connection c, Path file) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.executeUpdate("backup to " + fileName(file));
+        }
+    }
+
+    /** Replaces the empty database of {@code c} with the copy {@link #exportScript} wrote. */
+    @Override public void importScript(Connection c, Path file) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.executeUpdate("restore from " + fileName(file));
+        }
+    }
+
+    private static String fileName(Path file) throws SQLException {
+        String f = file.toAbsolutePath().toString();
+        if (f.indexOf('"') >= 0 || f.indexOf('\'') >= 0) {
+            throw new SQLException("MacroDB: SQLite cannot back up to a path with quotes: " + f + "; set java.io.tmpdir to"
+                    + " a plain directory", SqlState.IO_ERROR.getState());
+        }
+        return "\"" + f + "\"";
+    }
+
+    @Override public String timeZoneReset() { return null; }
+
+    /** Nothing to shut down: SQLite closes a database with its last connection ({@link #discard} removes the files). */
+    @Override public void shutdownDatabase(Connection c) {
+    }
+
+    /**
+     * The counters of {@code AUTOINCREMENT} tables ({@code sqlite_sequence}), as the next value each
+     * hands out, keyed {@code "main"."table"}: SQLite has no sequences of its own.
+     */
+    @Override public Map<String, Long> sequencePositions(Connection c) throws SQLException {
+        Map<String, Long> out = new TreeMap<>();
+        if (!hasSequenceTable(c)) return out;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT name, seq FROM main.sqlite_sequence")) {
+            while (rs.next()) out.put(TableShape.quote(SCHEMA) + "." + TableShape.quote(rs.getString(1)), rs.getLong(2) + 1);
+        }
+        return out;
+    }
+
+    private static boolean hasSequenceTable(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = 'sqlite_sequence'")) {
+            return rs.next();
+        }
+    }
+
+    @Override public void restartSequence(Connection c, String sequence, long next) throws SQLException {
+        String prefix = TableShape.quote(SCHEMA) + ".";
+        if (!sequence.startsWith(prefix)) return;
+        String q = sequence.substring(prefix.length());
+        String table = q.substring(1, q.length() - 1).replace("\"\"", "\"");
+        try (PreparedStatement ps = c.prepareStatement("UPDATE main.sqlite_sequence SET seq = ? WHERE name = ? AND seq < ?")) {
+            ps.setLong(1, next - 1);
+            ps.setString(2, table);
+            ps.setLong(3, next - 1);
+            if (ps.executeUpdate() == 0) {
+                try (PreparedStatement ins = c.prepareStatement("INSERT INTO main.sqlite_sequence(name, seq) SELECT ?, ?"
+                        + " WHERE NOT EXISTS (SELECT 1 FROM main.sqlite_sequence WHERE name = ?)")) {
+                    ins.setString(1, table);
+                    ins.setLong(2, next - 1);
+                    ins.setString(3, table);
+                    ins.executeUpdate();
+                }
+            }
+        }
+    }
+
+    /** A rowid picks the largest one in the table plus one: a row that arrived as an image counts already. */
+    @Override public void alignIdentities(Connection c) {
+    }
+
+    /** A table without a key has a rowid (WITHOUT ROWID needs a primary key): one row of the matching ones, by it. */
+    @Override public String deleteOneRowSql(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE rowid IN (SELECT rowid FROM " + table + " WHERE " + condition + " LIMIT 1)";
+    }
+
+    /** What {@link #setReferentialIntegrity} found on each connection it turned checks off on. */
+    private static final java.util.Map<Connection, Boolean> CHECKED_BEFORE = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /**
+     * Foreign-key enforcement is per connection in SQLite (and a pragma cannot change it inside a
+     * transaction): off, then back to what the connection had before (the application's
+     * {@code foreign_keys} property on a primary's session), or on where nothing was turned off.
+     */
+    @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        if (!auto) c.commit();
+        c.setAutoCommit(true);
+        try (Statement s = c.createStatement()) {
+            boolean value = on;
+            if (!on) {
+                try (ResultSet rs = s.executeQuery("PRAGMA foreign_keys")) {
+                    CHECKED_BEFORE.put(c, rs.next() && rs.getInt(1) == 1);
+                }
+            } else {
+                Boolean before = CHECKED_BEFORE.remove(c);
+                if (before != null) value = before;
+            }
+            s.execute("PRAGMA foreign_keys = " + (value ? "ON" : "OFF"));
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+
+    /**
+     * SQLite's driver reports no SQLState: its result codes become the standard's, the failure
+     * itself the cause. Constraint violations are {@code SQLIntegrityConstraintViolationException}s.
+     */
+    @Override public SQLException withSqlState(SQLException e) {
+        if (e.getSQLState() != null) return e;
+        int code = e instanceof org.sqlite.SQLiteException se ? se.getResultCode().code : e.getErrorCode(); // the extended code
+        String state = switch (code) {
+            case 787 -> "23503";            // SQLITE_CONSTRAINT_FOREIGNKEY
+            case 1299 -> "23502";           // SQLITE_CONSTRAINT_NOTNULL
+            case 1555, 2067, 2579 -> "23505"; // PRIMARYKEY, UNIQUE, ROWID
+            case 275 -> "23514";            // SQLITE_CONSTRAINT_CHECK
+            default -> switch (code & 0xff) {
+                case 19 -> "23000";         // SQLITE_CONSTRAINT, any other kind
+                case 5, 6 -> "40001";       // SQLITE_BUSY, SQLITE_LOCKED
+                case 8 -> "25006";          // SQLITE_READONLY
+                case 9 -> "57014";          // SQLITE_INTERRUPT
+                case 18 -> "22001";         // SQLITE_TOOBIG
+                case 20 -> "22000";         // SQLITE_MISMATCH
+                default -> null;
+            };
+        };
+        if (state == null) return e;
+        SQLException out = state.startsWith("23") ? new java.sql.SQLIntegrityConstraintViolationException(e.getMessage(), state, code, e)
+                : new SQLException(e.getMessage(), state, code, e);
+        out.setStackTrace(e.getStackTrace());
+        return out;
+    }
+
+    /** {@code SQLITE_BUSY} (5) and {@code SQLITE_LOCKED} (6), with their extended codes. */
+    @Override public boolean isRetryable(SQLException e) {
+        int primary = e.getErrorCode() & 0xff;
+        return primary == 5 || primary == 6 || "40001".equals(e.getSQLState());
+    }
+
+    /**
+     * A closed connection, or a database SQLite can no longer read: {@code SQLITE_IOERR} (10),
+     * {@code SQLITE_CORRUPT} (11), {@code SQLITE_CANTOPEN} (14), {@code SQLITE_NOTADB} (26), with their
+     * extended codes. A replica in that state leaves the rotation (a primary fails over).
+     */
+    @Override public boolean isEngineGone(SQLException e) {
+        String m = e.getMessage();
+        int primary = (e instanceof org.sqlite.SQLiteException se ? se.getResultCode().code : e.getErrorCode()) & 0xff;
+        boolean sqlite = e instanceof org.sqlite.SQLiteException;
+        return Engine.super.isEngineGone(e) || m != null && (m.contains("database connection closed") || m.contains("connection closed"))
+                || sqlite && (primary == 10 || primary == 11 || primary == 14 || primary == 26);
+    }
+
+    /**
+     * SQLite lets one connection write at a time; two deferred transactions that both read and then
+     * both write wait for each other's locks until the busy timeout. MacroDB gives writers turns.
+     */
+    @Override public boolean oneWriterAtATime() { return true; }
+
+    /** One: SQLite runs one writer at a time per database, whatever the number of sessions. */
+    @Override public int applySessionsProfile() { return 1; }
+
+    /** SQLite cannot commit while a statement of the transaction is still stepping ({@code RETURNING}). */
+    @Override public boolean commitsBesideOpenResults() { return false; }
+
+    /** One: a second apply session would only wait for the first one's write lock. */
+    @Override public int maxApplySessions() { return 1; }
+}

@@ -1,0 +1,36 @@
+package io.macrodb.testing;
+
+import io.macrodb.log.Propagation;
+import org.junit.jupiter.params.provider.Arguments;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The engines the engine-parameterised suites (convergence, bank, consistency, undeclared
+ * transactions, durability, faults) run over: a new engine joins every one of them by being added
+ * here, and {@link TestDb#url} knows its in-memory URL. Use with
+ * {@code @MethodSource("io.macrodb.testing.TestEngines#all")} or {@code #withPropagation}.
+ */
+public final class TestEngines {
+    /** Every engine MacroDB supports, in the order the suites run them. */
+    public static final List<String> ENGINES = List.of("h2", "hsqldb", "sqlite", "derby");
+
+    private TestEngines() {}
+
+    /** Every engine's name. */
+    public static Stream<String> all() {
+        return ENGINES.stream();
+    }
+
+    /**
+     * Every engine with each propagation mode it offers: arguments (engine, "row" or "statement").
+     * SQLite offers row propagation only (it refuses statement mode at connect time).
+     */
+    public static Stream<Arguments> withPropagation() {
+        return ENGINES.stream().flatMap(e -> Stream.of(Propagation.values())
+                .filter(p -> p == Propagation.ROW || !e.equals("sqlite"))
+                .map(p -> Arguments.of(e, p.name().toLowerCase(Locale.ROOT))));
+    }
+}

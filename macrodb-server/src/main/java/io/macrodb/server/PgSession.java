@@ -1,0 +1,1129 @@
+package io.macrodb.server;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ParameterMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One client connection's protocol state machine: startup and authentication, then simple and extended queries,
+ * owning one MacroDB JDBC connection. Messages arrive from the event loop through {@link #receive} and are handled
+ * one at a time, in order, on a worker thread (JDBC blocks; the event loop must not). Transaction control
+ * statements are not passed to the engine but mapped onto the JDBC connection, which is how MacroDB routes:
+ * {@code BEGIN READ ONLY} becomes {@code setReadOnly(true); setAutoCommit(false)}, so that the transaction runs on
+ * a caught-up secondary.
+ */
+final class PgSession {
+    /** Queued by the channel when the client's connection is gone. */
+    static final Object DISCONNECTED = new Object();
+    private static final String SERVER_VERSION = "14.0";
+    private static final int FLUSH_AT = 64 * 1024;
+    private static final int MAX_QUEUED = 256;
+
+    private enum Phase { STARTUP, SASL_FIRST, SASL_FINAL, READY, CLOSED }
+
+    /** A parsed statement: its text for the engine ($n as ?), which $n each ? is, and declared parameter types. */
+    private static final class Prepared {
+        final String sql;
+        final Command command;
+        final String jdbcSql;
+        final int[] order;
+        int[] oids;
+        PreparedStatement ps;
+
+        Prepared(String sql, Command command, String jdbcSql, int[] order, int[] oids) {
+            this.sql = sql;
+            this.command = command;
+            this.jdbcSql = jdbcSql;
+            this.order = order;
+            this.oids = oids;
+        }
+    }
+
+    /** A bound statement and, once executed, its open result. */
+    private static final class Portal {
+        final Prepared statement;
+        final Object[] args;
+        final short[] resultFormats;
+        ResultSet rs;
+        Statement owner;
+        int[] columnOids;
+        long rowsSent;
+        boolean done;
+        String tag;
+
+        Portal(Prepared statement, Object[] args, short[] resultFormats) {
+            this.statement = statement;
+            this.args = args;
+            this.resultFormats = resultFormats;
+        }
+    }
+
+    private final PgServer server;
+    private final Channel channel;
+    private final Executor executor;
+    private final ArrayDeque<Object> inbox = new ArrayDeque<>();
+    private boolean draining;
+    private Phase phase = Phase.STARTUP;
+    private ByteBuf out = Unpooled.buffer();
+    private int pid;
+    private int secret;
+    private String user;
+    private Scram.ServerExchange scram;
+    private Connection conn;
+    private final Map<String, String> settings = new LinkedHashMap<>();
+    private ZoneId zone = ZoneOffset.UTC;
+    private boolean inBlock;
+    private boolean failed;
+    private boolean ignoreTillSync;
+    private boolean defaultReadOnly;
+    private int statementsInBlock;
+    private long reportedCommit = -1;
+    private volatile Statement running;
+    private final Map<String, Prepared> statements = new HashMap<>();
+    private final Map<String, Portal> portals = new HashMap<>();
+    /** A COPY FROM STDIN in progress: the statement, its data so far, and the rest of the query string. */
+    private Copy copyIn;
+    private java.io.ByteArrayOutputStream copyData;
+    private List<String> copyRest;
+    /** Most bytes one COPY FROM STDIN may send (it is held in memory until CopyDone). */
+    private static final int MAX_COPY_BYTES = 256 << 20;
+
+    PgSession(PgServer server, Channel channel, Executor executor) {
+        this.server = server;
+        this.channel = channel;
+        this.executor = executor;
+    }
+
+    void setKey(int pid, int secret) {
+        this.pid = pid;
+        this.secret = secret;
+    }
+
+    int pid() { return pid; }
+
+    int secret() { return secret; }
+
+    /** Cancels the statement running now, if any (from a CancelRequest or shutdown; any thread). */
+    void cancel() {
+        Statement s = running;
+        if (s != null) {
+            try {
+                s.cancel();
+            } catch (SQLException ignored) {
+                // nothing running any more, or the engine cannot cancel: the request is best effort, as in PostgreSQL
+            }
+        }
+    }
+
+    // ---- message intake: in order, one at a time, off the event loop -------------------------------------------
+
+    void receive(Object msg) {
+        boolean start;
+        synchronized (inbox) {
+            inbox.add(msg);
+            if (inbox.size() > MAX_QUEUED) channel.config().setAutoRead(false);
+            start = !draining;
+            draining = true;
+        }
+        if (start) {
+            try {
+                executor.execute(this::drain);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                drain(); // the server is shutting down: finish (roll back, close) on this thread
+            }
+        }
+    }
+
+    /** Whether the client got past authentication (the server closes connections that take too long to). */
+    boolean authenticated() {
+        return phase == Phase.READY || phase == Phase.CLOSED && conn != null;
+    }
+
+    private void drain() {
+        while (true) {
+            Object msg;
+            synchronized (inbox) {
+                msg = inbox.poll();
+                if (msg == null) {
+                    draining = false;
+                    if (!channel.config().isAutoRead() && phase != Phase.CLOSED) channel.config().setAutoRead(true);
+                    return;
+                }
+            }
+            try {
+                handle(msg);
+            } catch (RuntimeException | Error e) {
+                fatal("XX000", "internal error: " + e);
+            }
+        }
+    }
+
+    private void handle(Object msg) {
+        if (msg == DISCONNECTED) { closeSession(); return; }
+        if (phase == Phase.CLOSED) return;
+        if (msg instanceof FrontendMessage.Startup s) { startup(s); return; }
+        PgFrameDecoder.Frame f = (PgFrameDecoder.Frame) msg;
+        FrontendMessage m;
+        try {
+            m = MessageDecoder.decode(f.type(), f.body(), phase == Phase.SASL_FIRST);
+        } catch (ProtocolException e) {
+            fatal(e.sqlState(), e.getMessage());
+            return;
+        }
+        if (phase == Phase.SASL_FIRST || phase == Phase.SASL_FINAL) { authenticate(m); return; }
+        if (copyIn != null) { copyInMessage(m); return; }
+        if (m instanceof FrontendMessage.Terminate) { closeSession(); channel.close(); return; }
+        if (ignoreTillSync && !(m instanceof FrontendMessage.Sync)) return;
+        if (m instanceof FrontendMessage.Query q) simpleQuery(q.sql());
+        else if (m instanceof FrontendMessage.Parse p) guarded(() -> parse(p));
+        else if (m instanceof FrontendMessage.Bind b) guarded(() -> bind(b));
+        else if (m instanceof FrontendMessage.Describe d) guarded(() -> describe(d));
+        else if (m instanceof FrontendMessage.Execute e) guarded(() -> execute(e));
+        else if (m instanceof FrontendMessage.Close c) guarded(() -> close(c));
+        else if (m instanceof FrontendMessage.Sync) sync();
+        else if (m instanceof FrontendMessage.Flush) flush();
+        else if (m instanceof FrontendMessage.CopyMessage) {
+            // COPY is not served, so no COPY is in progress: PostgreSQL ignores stray CopyData/CopyDone/CopyFail too
+            return;
+        } else fatal("08P01", "unexpected message type '" + f.type() + "'");
+    }
+
+    // ---- startup and authentication ----------------------------------------------------------------------------
+
+    private void startup(FrontendMessage.Startup s) {
+        if (s.major() != 3) {
+            fatal("0A000", "unsupported frontend protocol " + s.major() + "." + s.minor() + ": server supports 3.0 to 3.0");
+            return;
+        }
+        List<String> unknownOptions = new ArrayList<>();
+        for (String k : s.parameters().keySet()) if (k.startsWith("_pq_.")) unknownOptions.add(k);
+        if (s.minor() > 0 || !unknownOptions.isEmpty()) BackendMessages.negotiateProtocolVersion(out, 0, unknownOptions);
+        user = s.parameters().get("user");
+        if (user == null || user.isEmpty()) {
+            fatal("28000", "no PostgreSQL user name specified in startup packet");
+            return;
+        }
+        settings.put("application_name", s.parameters().getOrDefault("application_name", ""));
+        for (Map.Entry<String, String> e : s.parameters().entrySet()) {
+            if (!e.getKey().startsWith("_pq_.") && !e.getKey().equals("user") && !e.getKey().equals("database")
+                    && !e.getKey().equals("options") && !e.getKey().equals("replication")) {
+                settings.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue());
+            }
+        }
+        if (settings.containsKey("timezone")) setZone(settings.get("timezone"));
+        if (server.config().users() == null) { admitAndStart(); return; }
+        scram = new Scram.ServerExchange(server.config().users().verifier(user));
+        BackendMessages.authenticationSasl(out, List.of(Scram.MECHANISM));
+        phase = Phase.SASL_FIRST;
+        flush();
+    }
+
+    private void authenticate(FrontendMessage m) {
+        try {
+            if (phase == Phase.SASL_FIRST && m instanceof FrontendMessage.SaslInitialResponse r) {
+                if (!Scram.MECHANISM.equals(r.mechanism())) {
+                    fatal("08P01", "client selected an invalid SASL authentication mechanism");
+                    return;
+                }
+                String first = scram.first(new String(r.data(), StandardCharsets.UTF_8));
+                BackendMessages.authenticationSaslContinue(out, first.getBytes(StandardCharsets.UTF_8));
+                phase = Phase.SASL_FINAL;
+                flush();
+            } else if (phase == Phase.SASL_FINAL && m instanceof FrontendMessage.SaslResponse r) {
+                String last = scram.last(new String(r.data(), StandardCharsets.UTF_8));
+                BackendMessages.authenticationSaslFinal(out, last.getBytes(StandardCharsets.UTF_8));
+                admitAndStart();
+            } else {
+                fatal("08P01", "expected SASL response, got message type " + m.getClass().getSimpleName());
+            }
+        } catch (Scram.AuthFailed e) {
+            if (e.malformed()) fatal("08P01", e.getMessage());
+            else fatal("28P01", "password authentication failed for user \"" + user + "\"");
+        }
+    }
+
+    private void admitAndStart() {
+        if (!server.admit(this)) {
+            fatal("53300", "sorry, too many clients already");
+            return;
+        }
+        try {
+            conn = server.openConnection();
+        } catch (SQLException e) {
+            fatal("08006", "cannot open the database: " + e.getMessage());
+            return;
+        }
+        BackendMessages.authenticationOk(out);
+        phase = Phase.READY;
+        status("server_version", SERVER_VERSION);
+        status("server_encoding", "UTF8");
+        status("client_encoding", "UTF8");
+        status("DateStyle", "ISO, MDY");
+        status("IntervalStyle", "postgres");
+        status("integer_datetimes", "on");
+        status("standard_conforming_strings", "on");
+        status("TimeZone", zone.getId());
+        status("application_name", settings.get("application_name"));
+        status("is_superuser", "off");
+        status("session_authorization", user);
+        reportedCommit = lastCommit();
+        status("macrodb.last_commit", Long.toString(reportedCommit));
+        BackendMessages.backendKeyData(out, pid, secret);
+        readyForQuery();
+    }
+
+    private void status(String name, String value) {
+        settings.put(name.toLowerCase(Locale.ROOT), value);
+        BackendMessages.parameterStatus(out, name, value);
+    }
+
+    private void setZone(String tz) {
+        try {
+            zone = ZoneId.of(tz.equalsIgnoreCase("utc") || tz.equalsIgnoreCase("gmt") ? "UTC" : tz);
+        } catch (DateTimeException e) {
+            zone = ZoneOffset.UTC;
+        }
+    }
+
+    // ---- simple query ------------------------------------------------------------------------------------------
+
+    private void simpleQuery(String text) {
+        List<String> parts = SqlText.split(text);
+        if (parts.isEmpty()) {
+            BackendMessages.emptyQueryResponse(out);
+        }
+        runStatements(parts);
+    }
+
+    /** Runs statements of a simple query until one fails or a COPY FROM STDIN waits for its data. */
+    private void runStatements(List<String> parts) {
+        for (int k = 0; k < parts.size(); k++) {
+            String sql = parts.get(k);
+            try {
+                Copy copy;
+                try {
+                    copy = Copy.parse(sql);
+                } catch (IllegalArgumentException e) {
+                    throw new SQLException(e.getMessage(), "0A000");
+                }
+                if (copy != null) {
+                    if (failed) throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
+                    if (copy.in) {
+                        copyIn = copy;
+                        copyData = new java.io.ByteArrayOutputStream();
+                        copyRest = parts.subList(k + 1, parts.size());
+                        BackendMessages.copyResponse(out, 'G', Math.max(1, copy.columns.size()));
+                        flush();
+                        return;
+                    }
+                    copyOut(copy);
+                    continue;
+                }
+                Portal p = new Portal(prepare(sql, new int[0], false), new Object[0], new short[0]);
+                run(p, 0, true);
+                if (p.rs != null) p.rs.close();
+                if (p.owner != null) p.owner.close();
+            } catch (SQLException e) {
+                error(e);
+                break;
+            }
+        }
+        readyForQuery();
+    }
+
+    // ---- COPY --------------------------------------------------------------------------------------------------
+
+    private void copyInMessage(FrontendMessage m) {
+        if (m instanceof FrontendMessage.CopyMessage c) {
+            if (c.type() == 'd') {
+                if (copyData.size() + (long) c.data().length > MAX_COPY_BYTES) {
+                    endCopy();
+                    error(new SQLException("COPY data exceeds " + MAX_COPY_BYTES + " bytes", "54000"));
+                    readyForQuery();
+                    return;
+                }
+                copyData.writeBytes(c.data());
+                return;
+            }
+            if (c.type() == 'f') {
+                endCopy();
+                error(new SQLException("COPY from stdin failed: " + new String(c.data(), StandardCharsets.UTF_8).replace("\0", ""), "57014"));
+                readyForQuery();
+                return;
+            }
+            Copy copy = copyIn;
+            String data = copyData.toString(StandardCharsets.UTF_8);
+            List<String> rest = copyRest;
+            endCopy();
+            try {
+                copyFrom(copy, data);
+            } catch (SQLException e) {
+                error(e);
+                readyForQuery();
+                return;
+            }
+            runStatements(rest);
+            return;
+        }
+        if (m instanceof FrontendMessage.Flush || m instanceof FrontendMessage.Sync) return;
+        endCopy();
+        error(new SQLException("unexpected message type during COPY from stdin", "08P01"));
+        readyForQuery();
+    }
+
+    private void endCopy() {
+        copyIn = null;
+        copyData = null;
+        copyRest = null;
+    }
+
+    private void copyFrom(Copy copy, String data) throws SQLException {
+        List<String[]> rows;
+        try {
+            rows = copy.rows(data);
+        } catch (IllegalArgumentException e) {
+            throw new SQLException(e.getMessage(), "22P04");
+        }
+        List<String> cols = copy.columns.isEmpty() ? columnsOf(copy.table) : copy.columns;
+        String sql = "INSERT INTO " + copy.table + " (" + String.join(", ", cols) + ") VALUES ("
+                + String.join(", ", java.util.Collections.nCopies(cols.size(), "?")) + ")";
+        boolean own = !inBlock;
+        if (own) {
+            conn.setReadOnly(defaultReadOnly);
+            conn.setAutoCommit(false);
+        } else {
+            statementsInBlock++;
+        }
+        long count = 0;
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ParameterMetaData md = safeParameterMetaData(ps);
+            int[] oids = new int[cols.size()];
+            for (int i = 0; i < oids.length; i++) oids[i] = md == null ? PgTypes.TEXT : inferred(md, i + 1);
+            for (String[] row : rows) {
+                count++;
+                if (row.length < cols.size()) throw new SQLException("missing data for column \"" + cols.get(row.length) + "\" (row " + count + ")", "22P04");
+                if (row.length > cols.size()) throw new SQLException("extra data after last expected column (row " + count + ")", "22P04");
+                for (int i = 0; i < row.length; i++) {
+                    try {
+                        ps.setObject(i + 1, row[i] == null ? null : PgTypes.decodeText(row[i], oids[i]));
+                    } catch (RuntimeException e) {
+                        throw new SQLException("invalid input for column " + cols.get(i) + " (row " + count + "): " + e.getMessage(), "22P02");
+                    }
+                }
+                ps.addBatch();
+                if (count % 1000 == 0) ps.executeBatch();
+            }
+            ps.executeBatch();
+            if (own) conn.commit();
+        } catch (SQLException e) {
+            if (own) conn.rollback();
+            throw e;
+        } finally {
+            if (own) conn.setAutoCommit(true);
+        }
+        BackendMessages.commandComplete(out, "COPY " + count);
+        reportCommit();
+    }
+
+    /** The columns of a table, in order, from the engine's metadata (names as the engine stores them). */
+    private List<String> columnsOf(String table) throws SQLException {
+        String schema = null;
+        String name = table;
+        int dot = table.lastIndexOf('.');
+        if (dot > 0) {
+            schema = table.substring(0, dot);
+            name = table.substring(dot + 1);
+        }
+        for (String candidate : List.of(unquote(name), name.toLowerCase(Locale.ROOT), name.toUpperCase(Locale.ROOT))) {
+            List<String> cols = new ArrayList<>();
+            try (ResultSet rs = conn.getMetaData().getColumns(null, schema == null ? null : unquote(schema), candidate, null)) {
+                while (rs.next()) cols.add("\"" + rs.getString("COLUMN_NAME") + "\"");
+            }
+            if (!cols.isEmpty()) return cols;
+        }
+        throw new SQLException("relation \"" + table + "\" does not exist", "42P01");
+    }
+
+    private static String unquote(String s) {
+        return s.startsWith("\"") && s.endsWith("\"") && s.length() > 1 ? s.substring(1, s.length() - 1) : s;
+    }
+
+    private void copyOut(Copy copy) throws SQLException {
+        String sql = copy.query != null ? copy.query
+                : "SELECT " + (copy.columns.isEmpty() ? "*" : String.join(", ", copy.columns)) + " FROM " + copy.table;
+        if (inBlock) statementsInBlock++;
+        else conn.setReadOnly(defaultReadOnly);
+        long count = 0;
+        try (Statement s = conn.createStatement()) {
+            running = s;
+            try (ResultSet rs = s.executeQuery(sql)) {
+                ResultSetMetaData md = rs.getMetaData();
+                int n = md.getColumnCount();
+                int[] oids = new int[n];
+                for (int i = 0; i < n; i++) oids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
+                BackendMessages.copyResponse(out, 'H', n);
+                if (copy.header) {
+                    String[] names = new String[n];
+                    for (int i = 0; i < n; i++) names[i] = md.getColumnLabel(i + 1);
+                    BackendMessages.copyData(out, copy.format(names).getBytes(StandardCharsets.UTF_8));
+                }
+                while (rs.next()) {
+                    String[] v = new String[n];
+                    for (int i = 0; i < n; i++) {
+                        byte[] b = PgTypes.encode(rs, i + 1, oids[i], false, zone);
+                        v[i] = b == null ? null : new String(b, StandardCharsets.UTF_8);
+                    }
+                    BackendMessages.copyData(out, copy.format(v).getBytes(StandardCharsets.UTF_8));
+                    count++;
+                    if (out.readableBytes() > FLUSH_AT) flushWithBackPressure();
+                }
+            }
+        } finally {
+            running = null;
+        }
+        BackendMessages.copyDone(out);
+        BackendMessages.commandComplete(out, "COPY " + count);
+    }
+
+    // ---- extended query ----------------------------------------------------------------------------------------
+
+    private interface Step { void run() throws SQLException; }
+
+    private void guarded(Step step) {
+        try {
+            step.run();
+        } catch (SQLException e) {
+            error(e);
+            ignoreTillSync = true;
+        }
+    }
+
+    private void parse(FrontendMessage.Parse p) throws SQLException {
+        if (!p.name().isEmpty() && statements.containsKey(p.name())) {
+            throw new SQLException("prepared statement \"" + p.name() + "\" already exists", "42P05");
+        }
+        List<String> parts = SqlText.split(p.sql());
+        if (parts.size() > 1) throw new SQLException("cannot insert multiple commands into a prepared statement", "42601");
+        Prepared old = statements.remove(p.name());
+        if (old != null) closeQuietly(old.ps);
+        statements.put(p.name(), prepare(parts.isEmpty() ? "" : parts.get(0), p.parameterTypes(), true));
+        BackendMessages.parseComplete(out);
+    }
+
+    private Prepared prepare(String sql, int[] declared, boolean extended) throws SQLException {
+        if (failed && !Command.of(sql).endsBlock()) {
+            throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
+        }
+        String tag = PgCompat.noOpTag(sql);
+        if (tag != null) return new Prepared(sql, Command.noOp(tag), sql, new int[0], declared);
+        Command c = Command.of(sql);
+        if (c.kind != Command.Kind.ENGINE) return new Prepared(sql, c, sql, new int[0], declared);
+        SqlText.Placeholders ph = SqlText.placeholders(PgCompat.rewrite(sql));
+        int n = ph.order().length == 0 ? 0 : java.util.Arrays.stream(ph.order()).max().getAsInt();
+        int[] oids = java.util.Arrays.copyOf(declared, Math.max(n, declared.length));
+        Prepared prepared = new Prepared(sql, c, ph.sql(), ph.order(), oids);
+        if (extended) {
+            prepared.ps = conn.prepareStatement(ph.sql());
+            ParameterMetaData md = null;
+            for (int j = 0; j < ph.order().length; j++) {
+                int idx = ph.order()[j] - 1;
+                if (oids[idx] == PgTypes.UNSPECIFIED) {
+                    if (md == null) md = safeParameterMetaData(prepared.ps);
+                    oids[idx] = md == null ? PgTypes.TEXT : inferred(md, j + 1);
+                }
+            }
+        }
+        return prepared;
+    }
+
+    private static ParameterMetaData safeParameterMetaData(PreparedStatement ps) {
+        try {
+            return ps.getParameterMetaData();
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    private static int inferred(ParameterMetaData md, int i) {
+        try {
+            int t = md.getParameterType(i);
+            return t == Types.NULL || t == Types.OTHER && md.getParameterTypeName(i) == null ? PgTypes.TEXT
+                    : PgTypes.oidOf(t, md.getParameterTypeName(i));
+        } catch (SQLException e) {
+            return PgTypes.TEXT;
+        }
+    }
+
+    private void bind(FrontendMessage.Bind b) throws SQLException {
+        Prepared st = statements.get(b.statement());
+        if (st == null) throw new SQLException("prepared statement \"" + b.statement() + "\" does not exist", "26000");
+        if (!b.portal().isEmpty() && portals.containsKey(b.portal())) {
+            throw new SQLException("portal \"" + b.portal() + "\" already exists", "42P03");
+        }
+        if (failed && !st.command.endsBlock()) {
+            throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
+        }
+        int n = st.oids.length;
+        if (b.values().size() != n) {
+            throw new SQLException("bind message supplies " + b.values().size() + " parameters, but prepared statement \""
+                    + b.statement() + "\" requires " + n, "08P01");
+        }
+        Object[] args = new Object[n];
+        for (int i = 0; i < n; i++) {
+            boolean binary = b.parameterFormats().length == 1 ? b.parameterFormats()[0] == 1
+                    : b.parameterFormats().length > i && b.parameterFormats()[i] == 1;
+            try {
+                args[i] = PgTypes.decodeParameter(b.values().get(i), binary, st.oids[i], Types.NULL, null);
+            } catch (RuntimeException e) {
+                throw new SQLException(binary ? "incorrect binary data format in bind parameter " + (i + 1)
+                        : "invalid input syntax for parameter " + (i + 1) + ": " + e.getMessage(), binary ? "22P03" : "22P02");
+            }
+        }
+        closePortal(b.portal());
+        portals.put(b.portal(), new Portal(st, args, b.resultFormats()));
+        BackendMessages.bindComplete(out);
+    }
+
+    private void describe(FrontendMessage.Describe d) throws SQLException {
+        if (d.kind() == 'S') {
+            Prepared st = statements.get(d.name());
+            if (st == null) throw new SQLException("prepared statement \"" + d.name() + "\" does not exist", "26000");
+            BackendMessages.parameterDescription(out, st.oids);
+            describeRows(st, null);
+        } else {
+            Portal p = portals.get(d.name());
+            if (p == null) throw new SQLException("portal \"" + d.name() + "\" does not exist", "34000");
+            describeRows(p.statement, p);
+        }
+    }
+
+    private void describeRows(Prepared st, Portal p) throws SQLException {
+        if (st.command.kind == Command.Kind.SHOW) {
+            rowDescription(List.of(new BackendMessages.Field(st.command.name, 0, 0, PgTypes.TEXT, -1, -1, 0)));
+            return;
+        }
+        ResultSetMetaData md = p != null && p.rs != null ? p.rs.getMetaData() : st.ps == null ? null : st.ps.getMetaData();
+        if (md == null || md.getColumnCount() == 0 || !st.command.returnsRows()) {
+            BackendMessages.noData(out);
+            return;
+        }
+        rowDescription(fields(md, p == null ? new short[0] : p.resultFormats));
+    }
+
+    private void rowDescription(List<BackendMessages.Field> f) { BackendMessages.rowDescription(out, f); }
+
+    private static List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats) throws SQLException {
+        List<BackendMessages.Field> f = new ArrayList<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+            int oid = PgTypes.oidOf(md.getColumnType(i), md.getColumnTypeName(i));
+            f.add(new BackendMessages.Field(md.getColumnLabel(i), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
+        }
+        return f;
+    }
+
+    private static int format(short[] formats, int i, int oid) {
+        int f = formats.length == 0 ? 0 : formats.length == 1 ? formats[0] : i < formats.length ? formats[i] : 0;
+        return f == 1 && PgTypes.hasBinary(oid) ? 1 : 0;
+    }
+
+    private void execute(FrontendMessage.Execute e) throws SQLException {
+        Portal p = portals.get(e.portal());
+        if (p == null) throw new SQLException("portal \"" + e.portal() + "\" does not exist", "34000");
+        if (failed && !p.statement.command.endsBlock()) {
+            throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
+        }
+        run(p, Math.max(0, e.maxRows()), false);
+    }
+
+    private void close(FrontendMessage.Close c) {
+        if (c.kind() == 'S') {
+            Prepared st = statements.remove(c.name());
+            if (st != null) closeQuietly(st.ps);
+        } else {
+            closePortal(c.name());
+        }
+        BackendMessages.closeComplete(out);
+    }
+
+    private void sync() {
+        ignoreTillSync = false;
+        if (!inBlock) {
+            for (String name : new ArrayList<>(portals.keySet())) closePortal(name);
+        }
+        readyForQuery();
+    }
+
+    // ---- running a statement (both protocols) ------------------------------------------------------------------
+
+    /** Runs or resumes a portal; in the simple protocol ({@code describe}) a RowDescription comes first. */
+    private void run(Portal p, int maxRows, boolean describe) throws SQLException {
+        Command c = p.statement.command;
+        if (p.done) {
+            BackendMessages.commandComplete(out, p.tag);
+            return;
+        }
+        switch (c.kind) {
+            case EMPTY: BackendMessages.emptyQueryResponse(out); return;
+            case BEGIN: begin(c); return;
+            case COMMIT: commit(); return;
+            case ROLLBACK: rollback(); return;
+            case SET_TRANSACTION: setTransaction(c); return;
+            case SET: set(c); return;
+            case SHOW: show(c, describe); return;
+            case NO_OP: BackendMessages.commandComplete(out, c.tagWord); return;
+            default:
+        }
+        if (p.rs == null && p.owner == null) {
+            if (inBlock) statementsInBlock++;
+            else conn.setReadOnly(defaultReadOnly);
+            Statement s;
+            boolean hasRows;
+            try {
+                if (p.statement.ps != null) {
+                    PreparedStatement ps = p.statement.ps;
+                    ps.clearParameters();
+                    int[] order = p.statement.order;
+                    for (int j = 0; j < order.length; j++) ps.setObject(j + 1, p.args[order[j] - 1]);
+                    s = ps;
+                    running = s;
+                    hasRows = ps.execute();
+                } else {
+                    s = conn.createStatement();
+                    running = s;
+                    List<String> parts = PgCompat.expand(p.statement.jdbcSql);
+                    hasRows = false;
+                    for (String part : parts) hasRows = s.execute(part);
+                }
+            } finally {
+                running = null;
+            }
+            p.owner = s;
+            if (!hasRows) {
+                long count = s.getLargeUpdateCount();
+                p.done = true;
+                p.tag = c.tag(Math.max(0, count));
+                BackendMessages.commandComplete(out, p.tag);
+                reportCommit();
+                return;
+            }
+            p.rs = s.getResultSet();
+            ResultSetMetaData md = p.rs.getMetaData();
+            p.columnOids = new int[md.getColumnCount()];
+            for (int i = 0; i < p.columnOids.length; i++) p.columnOids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
+            if (describe) rowDescription(fields(md, new short[0]));
+        }
+        long sentNow = 0;
+        int n = p.columnOids.length;
+        while (maxRows == 0 || sentNow < maxRows) {
+            if (!p.rs.next()) {
+                p.done = true;
+                p.tag = c.tag(p.rowsSent);
+                BackendMessages.commandComplete(out, c.kind == Command.Kind.ENGINE && c.rowsTag ? c.tag(sentNow) : p.tag);
+                p.rs.close();
+                if (p.statement.ps == null) p.owner.close();
+                reportCommit();
+                return;
+            }
+            byte[][] row = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                row[i] = PgTypes.encode(p.rs, i + 1, p.columnOids[i], format(p.resultFormats, i, p.columnOids[i]) == 1, zone);
+            }
+            BackendMessages.dataRow(out, row);
+            sentNow++;
+            p.rowsSent++;
+            if (out.readableBytes() > FLUSH_AT) flushWithBackPressure();
+        }
+        BackendMessages.portalSuspended(out);
+    }
+
+    private void begin(Command c) throws SQLException {
+        if (inBlock) {
+            BackendMessages.notice(out, "WARNING", "25001", "there is already a transaction in progress");
+        } else {
+            conn.setReadOnly(c.readOnly != null ? c.readOnly : defaultReadOnly);
+            conn.setAutoCommit(false);
+            if (c.isolation >= 0) conn.setTransactionIsolation(c.isolation);
+            inBlock = true;
+            statementsInBlock = 0;
+        }
+        BackendMessages.commandComplete(out, "BEGIN");
+    }
+
+    private void commit() throws SQLException {
+        if (!inBlock) {
+            BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
+            BackendMessages.commandComplete(out, "COMMIT");
+            return;
+        }
+        if (failed) {
+            rollback();
+            return;
+        }
+        try {
+            conn.commit();
+        } finally {
+            endBlock();
+        }
+        BackendMessages.commandComplete(out, "COMMIT");
+        reportCommit();
+    }
+
+    private void rollback() throws SQLException {
+        if (!inBlock) {
+            BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
+        } else {
+            try {
+                conn.rollback();
+            } finally {
+                endBlock();
+            }
+        }
+        BackendMessages.commandComplete(out, "ROLLBACK");
+    }
+
+    private void endBlock() throws SQLException {
+        inBlock = false;
+        failed = false;
+        for (String name : new ArrayList<>(portals.keySet())) closePortal(name);
+        conn.setAutoCommit(true);
+        conn.setReadOnly(defaultReadOnly);
+    }
+
+    private void setTransaction(Command c) throws SQLException {
+        if (c.session) {
+            if (c.readOnly != null) defaultReadOnly = c.readOnly;
+            BackendMessages.commandComplete(out, "SET");
+            return;
+        }
+        if (!inBlock) {
+            BackendMessages.notice(out, "WARNING", "25P01", "SET TRANSACTION can only be used in transaction blocks");
+        } else {
+            if (statementsInBlock > 0) {
+                throw new SQLException("SET TRANSACTION ISOLATION LEVEL must be called before any query", "25001");
+            }
+            if (c.readOnly != null) conn.setReadOnly(c.readOnly);
+            if (c.isolation >= 0) conn.setTransactionIsolation(c.isolation);
+        }
+        BackendMessages.commandComplete(out, "SET");
+    }
+
+    private void set(Command c) throws SQLException {
+        String name = c.name;
+        String value = c.value;
+        switch (name) {
+            case "default_transaction_read_only":
+                defaultReadOnly = (Boolean) PgTypes.decodeText(value, PgTypes.BOOL);
+                if (!inBlock) conn.setReadOnly(defaultReadOnly);
+                value = defaultReadOnly ? "on" : "off";
+                break;
+            case "transaction_read_only":
+                setTransaction(Command.transaction((Boolean) PgTypes.decodeText(value, PgTypes.BOOL), -1, false));
+                return;
+            case "timezone":
+                setZone(value);
+                value = zone.getId();
+                BackendMessages.parameterStatus(out, "TimeZone", value);
+                break;
+            case "client_encoding":
+                if (!value.equalsIgnoreCase("utf8") && !value.equalsIgnoreCase("utf-8") && !value.equalsIgnoreCase("unicode")) {
+                    throw new SQLException("this server speaks UTF8 only; client_encoding " + value + " is not supported", "0A000");
+                }
+                value = "UTF8";
+                break;
+            case "application_name":
+                BackendMessages.parameterStatus(out, "application_name", value);
+                break;
+            case "macrodb.last_commit":
+                throw new SQLException("parameter \"macrodb.last_commit\" cannot be changed", "55P02");
+            case "macrodb.consistency":
+                // the driver takes the consistency level from the URL only, for every connection of a replica set
+                throw new SQLException("per-session macrodb.consistency is not supported yet; start the server with"
+                        + " --option consistency=...", "0A000");
+            default:
+        }
+        settings.put(name, value);
+        BackendMessages.commandComplete(out, "SET");
+    }
+
+    private void show(Command c, boolean describe) throws SQLException {
+        String name = c.name;
+        String v;
+        switch (name) {
+            case "macrodb.last_commit": v = Long.toString(lastCommit()); break;
+            case "transaction_read_only": v = conn.isReadOnly() ? "on" : "off"; break;
+            case "default_transaction_read_only": v = defaultReadOnly ? "on" : "off"; break;
+            case "transaction_isolation": v = isolationName(conn.getTransactionIsolation()); break;
+            default:
+                v = settings.get(name);
+                if (v == null) throw new SQLException("unrecognized configuration parameter \"" + name + "\"", "42704");
+        }
+        if (describe) rowDescription(List.of(new BackendMessages.Field(name, 0, 0, PgTypes.TEXT, -1, -1, 0)));
+        BackendMessages.dataRow(out, new byte[][] {v.getBytes(StandardCharsets.UTF_8)});
+        BackendMessages.commandComplete(out, "SHOW");
+    }
+
+    private static String isolationName(int level) {
+        switch (level) {
+            case Connection.TRANSACTION_READ_UNCOMMITTED: return "read uncommitted";
+            case Connection.TRANSACTION_REPEATABLE_READ: return "repeatable read";
+            case Connection.TRANSACTION_SERIALIZABLE: return "serializable";
+            default: return "read committed";
+        }
+    }
+
+    private long lastCommit() {
+        try {
+            return conn.unwrap(MacroConnection.class).lastCommitVersion();
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    /** After a commit: a ParameterStatus {@code macrodb.last_commit} with the version it published. */
+    private void reportCommit() {
+        if (inBlock) return;
+        long v = lastCommit();
+        if (v != reportedCommit) {
+            reportedCommit = v;
+            status("macrodb.last_commit", Long.toString(v));
+        }
+    }
+
+    // ---- errors, output, end ----------------------------------------------------------------------------------
+
+    private void error(SQLException e) {
+        String state = SqlStates.toPostgres(e);
+        BackendMessages.errorOrNotice(out, 'E', "ERROR", state, e.getMessage() == null ? state : firstLine(e.getMessage()), null, null);
+        if (inBlock) failed = true;
+    }
+
+    private static String firstLine(String m) {
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+
+    private void readyForQuery() {
+        BackendMessages.readyForQuery(out, !inBlock ? 'I' : failed ? 'E' : 'T');
+        flush();
+    }
+
+    private void flush() {
+        if (out.readableBytes() == 0) return;
+        ByteBuf b = out;
+        out = Unpooled.buffer();
+        channel.writeAndFlush(b);
+    }
+
+    /**
+     * Flushes part of a large result; while the client reads slower than rows come, waits for the chunk to reach
+     * the socket, so that what a session holds in memory stays near one chunk however large the result.
+     */
+    private void flushWithBackPressure() {
+        ByteBuf b = out;
+        out = Unpooled.buffer();
+        var written = channel.writeAndFlush(b);
+        if (!channel.isWritable()) written.awaitUninterruptibly();
+    }
+
+    /** A FATAL error ends the session: the client reads it, then the connection closes. */
+    private void fatal(String state, String message) {
+        BackendMessages.error(out, "FATAL", state, message);
+        ByteBuf b = out;
+        out = Unpooled.buffer();
+        channel.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+        closeSession();
+    }
+
+    private void closePortal(String name) {
+        Portal p = portals.remove(name);
+        if (p == null) return;
+        try {
+            if (p.rs != null) p.rs.close();
+            if (p.owner != null && p.statement.ps == null) p.owner.close();
+        } catch (SQLException ignored) {
+            // closing a result that is gone already
+        }
+    }
+
+    private static void closeQuietly(Statement s) {
+        if (s == null) return;
+        try {
+            s.close();
+        } catch (SQLException ignored) {
+            // statement already closed with its connection
+        }
+    }
+
+    /** The client is gone (or told to go): roll back what it left open, close its connection. */
+    private void closeSession() {
+        if (phase == Phase.CLOSED) return;
+        phase = Phase.CLOSED;
+        server.release(this);
+        if (conn != null) {
+            try {
+                if (!conn.getAutoCommit()) conn.rollback();
+            } catch (SQLException ignored) {
+                // closing rolls back anyway
+            }
+            try {
+                conn.close();
+            } catch (SQLException ignored) {
+                // nothing left to do for a connection that will not close
+            }
+        }
+    }
+
+    /** What a statement is, as far as the session (not the engine) is concerned. */
+    static final class Command {
+        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE }
+
+        private static final Pattern BEGIN = Pattern.compile("(?is)(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?(\\s+.*)?");
+        private static final Pattern COMMIT = Pattern.compile("(?is)(COMMIT|END)(\\s+(WORK|TRANSACTION))?");
+        private static final Pattern ROLLBACK = Pattern.compile("(?is)(ROLLBACK|ABORT)(\\s+(WORK|TRANSACTION))?");
+        private static final Pattern SET_TX = Pattern.compile("(?is)SET\\s+(SESSION\\s+CHARACTERISTICS\\s+AS\\s+)?TRANSACTION(\\s+.*)");
+        private static final Pattern SET = Pattern.compile("(?is)SET\\s+(?:SESSION\\s+|LOCAL\\s+)?([A-Za-z_][\\w.]*)\\s*(?:=|\\s+TO\\s+)\\s*(.+?)");
+        private static final Pattern SET_TZ = Pattern.compile("(?is)SET\\s+(?:SESSION\\s+|LOCAL\\s+)?TIME\\s+ZONE\\s+(.+?)");
+        private static final Pattern SHOW = Pattern.compile("(?is)SHOW\\s+([A-Za-z_][\\w.]*)");
+        private static final Pattern READ_ONLY = Pattern.compile("(?is).*\\bREAD\\s+ONLY\\b.*");
+        private static final Pattern READ_WRITE = Pattern.compile("(?is).*\\bREAD\\s+WRITE\\b.*");
+        private static final Pattern ISOLATION = Pattern.compile("(?is).*\\bISOLATION\\s+LEVEL\\s+(SERIALIZABLE|REPEATABLE\\s+READ|READ\\s+COMMITTED|READ\\s+UNCOMMITTED)\\b.*");
+
+        final Kind kind;
+        Boolean readOnly;
+        int isolation = -1;
+        boolean session;
+        String name;
+        String value;
+        String tagWord = "";
+        boolean rowsTag;
+
+        private Command(Kind kind) { this.kind = kind; }
+
+        static Command noOp(String tag) {
+            Command c = new Command(Kind.NO_OP);
+            c.tagWord = tag;
+            return c;
+        }
+
+        static Command transaction(Boolean readOnly, int isolation, boolean session) {
+            Command c = new Command(Kind.SET_TRANSACTION);
+            c.readOnly = readOnly;
+            c.isolation = isolation;
+            c.session = session;
+            return c;
+        }
+
+        boolean endsBlock() { return kind == Kind.COMMIT || kind == Kind.ROLLBACK; }
+
+        boolean returnsRows() { return kind == Kind.SHOW || kind == Kind.ENGINE; }
+
+        static Command of(String sql) {
+            String s = SqlText.stripForClassification(sql);
+            if (s.isEmpty()) return new Command(Kind.EMPTY);
+            Matcher m;
+            if ((m = BEGIN.matcher(s)).matches()) {
+                Command c = new Command(Kind.BEGIN);
+                modes(c, m.group(4) == null ? "" : m.group(4));
+                return c;
+            }
+            if (COMMIT.matcher(s).matches()) return new Command(Kind.COMMIT);
+            if (ROLLBACK.matcher(s).matches()) return new Command(Kind.ROLLBACK);
+            if ((m = SET_TX.matcher(s)).matches()) {
+                Command c = transaction(null, -1, m.group(1) != null);
+                modes(c, m.group(2));
+                return c;
+            }
+            if ((m = SET_TZ.matcher(s)).matches()) return set("timezone", m.group(1));
+            if ((m = SET.matcher(s)).matches()) return set(m.group(1), m.group(2));
+            if ((m = SHOW.matcher(s)).matches()) {
+                Command c = new Command(Kind.SHOW);
+                c.name = m.group(1).toLowerCase(Locale.ROOT);
+                return c;
+            }
+            Command c = new Command(Kind.ENGINE);
+            String[] w = s.split("\\s+", 6);
+            String first = w[0].toUpperCase(Locale.ROOT);
+            c.tagWord = first;
+            switch (first) {
+                case "SELECT": case "VALUES": case "TABLE": case "WITH": case "SHOW": case "EXPLAIN": case "CALL":
+                    c.tagWord = "SELECT";
+                    c.rowsTag = true;
+                    break;
+                case "CREATE": case "DROP": case "ALTER": {
+                    int i = 1;
+                    StringBuilder t = new StringBuilder(first);
+                    while (i < w.length && List.of("OR", "REPLACE", "UNIQUE", "GLOBAL", "LOCAL", "TEMPORARY", "TEMP", "CACHED", "MEMORY",
+                            "MATERIALIZED", "FORCE").contains(w[i].toUpperCase(Locale.ROOT))) {
+                        if (w[i].equalsIgnoreCase("MATERIALIZED")) t.append(" MATERIALIZED");
+                        i++;
+                    }
+                    if (i < w.length) t.append(' ').append(w[i].toUpperCase(Locale.ROOT).replaceAll("[^A-Z]", ""));
+                    c.tagWord = t.toString();
+                    break;
+                }
+                case "TRUNCATE": c.tagWord = "TRUNCATE TABLE"; break;
+                default:
+            }
+            return c;
+        }
+
+        private static Command set(String name, String value) {
+            Command c = new Command(Kind.SET);
+            c.name = name.toLowerCase(Locale.ROOT);
+            String v = value.strip();
+            if (v.length() >= 2 && (v.startsWith("'") && v.endsWith("'"))) v = v.substring(1, v.length() - 1).replace("''", "'");
+            if (c.name.equals("default_transaction_read_only") || c.name.equals("transaction_read_only")) {
+                // validated when run; the value stays as written
+                c.value = v;
+            }
+            c.value = v;
+            return c;
+        }
+
+        private static void modes(Command c, String rest) {
+            if (READ_ONLY.matcher(rest).matches()) c.readOnly = true;
+            else if (READ_WRITE.matcher(rest).matches()) c.readOnly = false;
+            Matcher m = ISOLATION.matcher(rest);
+            if (m.matches()) {
+                String l = m.group(1).toUpperCase(Locale.ROOT).replaceAll("\\s+", " ");
+                c.isolation = l.equals("SERIALIZABLE") ? Connection.TRANSACTION_SERIALIZABLE
+                        : l.equals("REPEATABLE READ") ? Connection.TRANSACTION_REPEATABLE_READ
+                        : l.equals("READ UNCOMMITTED") ? Connection.TRANSACTION_READ_UNCOMMITTED
+                        : Connection.TRANSACTION_READ_COMMITTED;
+            }
+        }
+
+        /** The CommandComplete tag for {@code n} rows. */
+        String tag(long n) {
+            switch (tagWord) {
+                case "INSERT": return "INSERT 0 " + n;
+                case "SELECT": case "UPDATE": case "DELETE": case "MERGE": case "MOVE": case "FETCH": case "COPY": return tagWord + " " + n;
+                default: return tagWord;
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.macrodb.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The same server over HSQLDB (PostgreSQL syntax mode): pgjdbc DDL, prepared DML, a read-only transaction. */
+@Timeout(60)
+class HsqldbEngineTest {
+    @Test
+    void pgjdbcOverHsqldb() throws Exception {
+        String url = "jdbc:macrodb:hsqldb:mem:pgsrvh" + ProcessHandle.current().pid() + ";sql.syntax_pgs=true?replicas=2";
+        try (PgServer server = PgServer.start(PgServer.Config.of(url).withUsers(UserStore.of(ServerFixture.USER, ServerFixture.PASSWORD)));
+             Connection c = DriverManager.getConnection(ServerFixture.pgUrl(server, "prepareThreshold=1"), ServerFixture.USER, ServerFixture.PASSWORD);
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE h (id INT PRIMARY KEY, name VARCHAR(20))");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO h VALUES (?, ?)")) {
+                for (int i = 0; i < 5; i++) {
+                    ps.setInt(1, i);
+                    ps.setString(2, "n" + i);
+                    assertEquals(1, ps.executeUpdate());
+                }
+            }
+            c.setReadOnly(true);
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement("SELECT name FROM h WHERE id = ?")) {
+                ps.setInt(1, 3);
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertEquals("n3", rs.getString(1));
+                    assertFalse(rs.next());
+                }
+            }
+            c.commit();
+        }
+    }
+}
