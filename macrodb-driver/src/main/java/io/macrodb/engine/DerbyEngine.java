@@ -86,6 +86,19 @@ public final class DerbyEngine implements Engine {
         return "jdbc:derby:memory:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
     }
 
+    /**
+     * Refused at connect with 0AM00: {@code propagation=statement} (Derby's clock, random and sequence
+     * functions are not rewritten for replay, and a Derby secondary, which locks rather than keeps
+     * versions, was seen to let one read-only transaction read two states under replay).
+     */
+    @Override public void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {
+        if (propagation != Propagation.ROW) {
+            throw new SQLException("MacroDB: propagation=statement is not offered on Derby: its functions that read the clock or"
+                    + " draw random values are not rewritten for replay; use propagation=row (the default)",
+                    SqlState.FEATURE_NOT_OFFERED.getState());
+        }
+    }
+
     @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException {
         if (url.database().startsWith("//")) {
             throw new SQLException("MacroDB: Derby's network server (jdbc:derby://...) cannot be replicated: MacroDB runs embedded"
@@ -560,15 +573,20 @@ public final class DerbyEngine implements Engine {
     /**
      * Derby's lock timeout is a database property in seconds ({@code derby.locks.waitTimeout}), shared
      * by every session: it is set to the lock timeout, rounded up, at least 1 s, and deadlocks are
-     * looked for at the same time.
+     * looked for after half of it.
      */
+    @Override public void configureSession(Connection c, long lockTimeoutMillis, boolean primary) throws SQLException {
+        if (!primary) ensureCurrentSchema(c);
+        configureSession(c, lockTimeoutMillis);
+    }
+
     @Override public void configureSession(Connection c, long lockTimeoutMillis) throws SQLException {
-        ensureCurrentSchema(c);
         if (lockTimeoutMillis <= 0) return;
         String secs = Long.toString(Math.max(1, (lockTimeoutMillis + 999) / 1000));
         if (!secs.equals(property(c, "derby.locks.waitTimeout"))) {
             setProperty(c, "derby.locks.waitTimeout", secs);
-            setProperty(c, "derby.locks.deadlockTimeout", secs);
+            // deadlocks looked for before a wait times out, so that they end as 40001 rather than 40XL1
+            setProperty(c, "derby.locks.deadlockTimeout", Long.toString(Math.max(1, Long.parseLong(secs) / 2)));
         }
     }
 
@@ -597,7 +615,8 @@ public final class DerbyEngine implements Engine {
     /**
      * Creates the session's default schema (the user's name) if it does not exist yet: Derby creates
      * it only with the first table in it, but refuses to SET SCHEMA to it before, and MacroDB sets
-     * every replica's session to the schema the application's session is in.
+     * a secondary's session to the schema the application's session is in (the primary's sessions are
+     * left alone: there the application may still CREATE SCHEMA it).
      */
     private static void ensureCurrentSchema(Connection c) throws SQLException {
         String schema = c.getSchema();
