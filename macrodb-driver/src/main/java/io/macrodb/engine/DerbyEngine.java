@@ -575,12 +575,8 @@ public final class DerbyEngine implements Engine {
      * by every session: it is set to the lock timeout, rounded up, at least 1 s, and deadlocks are
      * looked for after half of it.
      */
-    @Override public void configureSession(Connection c, long lockTimeoutMillis, boolean primary) throws SQLException {
-        if (!primary) ensureCurrentSchema(c);
-        configureSession(c, lockTimeoutMillis);
-    }
-
     @Override public void configureSession(Connection c, long lockTimeoutMillis) throws SQLException {
+        ensureCurrentSchema(c);
         if (lockTimeoutMillis <= 0) return;
         String secs = Long.toString(Math.max(1, (lockTimeoutMillis + 999) / 1000));
         if (!secs.equals(property(c, "derby.locks.waitTimeout"))) {
@@ -615,8 +611,8 @@ public final class DerbyEngine implements Engine {
     /**
      * Creates the session's default schema (the user's name) if it does not exist yet: Derby creates
      * it only with the first table in it, but refuses to SET SCHEMA to it before, and MacroDB sets
-     * a secondary's session to the schema the application's session is in (the primary's sessions are
-     * left alone: there the application may still CREATE SCHEMA it).
+     * every replica's session to the schema the application's session is in. (An application that
+     * then runs CREATE SCHEMA with its user's name gets X0Y68, as it does on plain Derby for APP.)
      */
     private static void ensureCurrentSchema(Connection c) throws SQLException {
         String schema = c.getSchema();
