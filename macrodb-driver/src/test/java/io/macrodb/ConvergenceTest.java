@@ -157,7 +157,7 @@ class ConvergenceTest {
                 case 0, 1 -> {
                     String sql = rowMode && (sqlite || r.nextBoolean())
                             ? "INSERT INTO items (grp, val, note, created, r) VALUES (?, ?, ?, CURRENT_TIMESTAMP, " + rand + ")"
-                            : "INSERT INTO items (id, grp, val, note, created, r) VALUES (NEXT VALUE FOR seq, ?, ?, ?, CURRENT_TIMESTAMP, RAND())";
+                            : "INSERT INTO items (id, grp, val, note, created, r) VALUES (NEXT VALUE FOR seq, ?, ?, ?, CURRENT_TIMESTAMP, " + rand + ")";
                     try (PreparedStatement ps = c.prepareStatement(sql)) {
                         ps.setInt(1, grp);
                         ps.setInt(2, r.nextInt(100));

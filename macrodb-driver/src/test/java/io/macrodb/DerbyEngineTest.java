@@ -193,6 +193,32 @@ class DerbyEngineTest {
     }
 
     @Test
+    void statementPropagationIsRefusedAtConnect() {
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url("replicas=2&propagation=statement")));
+        assertEquals("0AM00", e.getSQLState(), e.getMessage());
+        assertTrue(e.getMessage().contains("propagation=row"), e.getMessage());
+    }
+
+    @Test
+    void updatesOfATableWithoutAKeyAreRefusedAndInsertsReplicate() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=2"))) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE bag (v INT, w VARCHAR(5))");
+                s.executeUpdate("INSERT INTO bag VALUES (1, 'a'), (1, 'a'), (2, 'b')");
+                SQLException e = assertThrows(SQLException.class, () -> s.executeUpdate("DELETE FROM bag WHERE v = 1"));
+                assertEquals("0AM01", e.getSQLState(), e.getMessage());
+                assertTrue(e.getMessage().contains("ADD PRIMARY KEY"), e.getMessage());
+                assertEquals(0, s.executeUpdate("UPDATE bag SET w = 'z' WHERE v = 9"), "no row, nothing to refuse");
+            }
+            TestDb.assertConverged(c);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM bag")) {
+                rs.next();
+                assertEquals(3, rs.getInt(1));
+            }
+        }
+    }
+
+    @Test
     void theNetworkClientIsRefusedAtConnect() {
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open("jdbc:macrodb:derby://localhost:1527/shop?replicas=2"));
         assertEquals("08001", e.getSQLState(), e.getMessage());

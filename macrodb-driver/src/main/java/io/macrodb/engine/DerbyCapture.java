@@ -152,6 +152,26 @@ public final class DerbyCapture {
         column(s, t, e, k, n, o == null ? null : o.toLocalDateTime(), v == null ? null : v.toLocalDateTime());
     }
 
+    /**
+     * An UPDATE or DELETE of a row of a table without a primary key: refused (SQLState 0AM01) except
+     * while a secondary applies. Row propagation knows such a row by its values, and a Derby
+     * secondary cannot delete one of several equal rows: Derby's DELETE takes no row limit.
+     */
+    public static void refuseKeyless(String s, String t) throws SQLException {
+        CaptureContext ctx = CaptureContext.current();
+        if (ctx == CaptureContext.APPLYING) return;
+        if (ctx == null || ctx == CaptureContext.READ_ONLY) {
+            CaptureContext.fire(s, t, null, null); // the context's own refusal (outside MacroDB, read-only)
+            return;
+        }
+        SQLException e = new SQLException("MacroDB: table " + s + "." + t + " has no primary key, and on Derby row propagation"
+                + " cannot update or delete its rows (a secondary could not remove one of several equal rows: Derby's DELETE"
+                + " takes no row limit). Add a primary key: ALTER TABLE \"" + s + "\".\"" + t + "\" ADD PRIMARY KEY (...)",
+                io.macrodb.sql.SqlState.STATEMENT_NOT_REPLICABLE.getState());
+        CaptureContext.refuse(e);
+        throw e;
+    }
+
     /** A column the trigger does not pass (LOBs, XML, user-defined types): the row is read back at commit. */
     public static void fireNone(String s, String t, String e, int k, int n) throws SQLException {
         column(s, t, e, k, n, NOT_PASSED, NOT_PASSED);

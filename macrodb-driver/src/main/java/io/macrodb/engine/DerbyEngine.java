@@ -71,7 +71,8 @@ public final class DerbyEngine implements Engine {
     private static final Proc TIME = new Proc("TIME", "TIME", "fireTime");
     private static final Proc TIMESTAMP = new Proc("TIMESTAMP", "TIMESTAMP", "fireTimestamp");
     private static final Proc NONE = new Proc("NONE", null, "fireNone");
-    private static final List<Proc> FIXED = List.of(INT, BIGINT, REAL, DOUBLE, BOOLEAN, STRING, BYTES, DATE, TIME, TIMESTAMP, NONE);
+    private static final Proc KEYLESS = new Proc("KEYLESS", null, "refuseKeyless");
+    private static final List<Proc> FIXED = List.of(INT, BIGINT, REAL, DOUBLE, BOOLEAN, STRING, BYTES, DATE, TIME, TIMESTAMP, NONE, KEYLESS);
 
     @Override public String name() { return "derby"; }
 
@@ -135,6 +136,16 @@ public final class DerbyEngine implements Engine {
         String name = "CAPTURE_" + p.name;
         if (existing.contains(name)) return;
         String values = p.sqlType == null ? "" : ", O " + p.sqlType + ", V " + p.sqlType;
+        if (p == KEYLESS) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + "(S VARCHAR(128), T VARCHAR(128))"
+                        + " LANGUAGE JAVA PARAMETER STYLE JAVA NO SQL EXTERNAL NAME '" + DerbyCapture.class.getName() + "." + p.method + "'");
+            } catch (SQLException e) {
+                if (!"X0Y68".equals(e.getSQLState())) throw e;
+            }
+            existing.add(name);
+            return;
+        }
         try (Statement s = c.createStatement()) {
             s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + "(S VARCHAR(128), T VARCHAR(128), E CHAR(1), K INTEGER,"
                     + " N INTEGER" + values + ") LANGUAGE JAVA PARAMETER STYLE JAVA NO SQL EXTERNAL NAME '"
@@ -222,7 +233,13 @@ public final class DerbyEngine implements Engine {
         if (n == 0) return;
         Set<String> existing = captureTriggers(c, t.schema()).getOrDefault(t.table(), Set.of());
         Set<String> expected = new HashSet<>();
-        for (String ev : List.of("I", "U", "D")) for (int k = 1; k <= n; k++) expected.add(triggerName(ev, k, n, t));
+        // a table without a key: its inserts are captured; its updates and deletes are refused (a
+        // secondary could not remove one of several equal rows: Derby's DELETE takes no row limit)
+        boolean keyless = !t.hasKey();
+        for (String ev : List.of("I", "U", "D")) {
+            if (keyless && !ev.equals("I")) expected.add(triggerName(ev, 0, n, t));
+            else for (int k = 1; k <= n; k++) expected.add(triggerName(ev, k, n, t));
+        }
         if (existing.equals(expected)) return;
         try (Statement s = c.createStatement()) {
             // the table changed shape (or has none yet): all of its triggers again, in column order
@@ -232,6 +249,12 @@ public final class DerbyEngine implements Engine {
             String schemaLit = literal(t.schema());
             String tableLit = literal(t.table());
             for (String[] ev : events) {
+                if (keyless && !ev[0].equals("I")) {
+                    s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(triggerName(ev[0], 0, n, t))
+                            + " AFTER " + ev[1] + " ON " + t.qualifiedName() + " FOR EACH ROW CALL " + CAPTURE_SCHEMA
+                            + ".CAPTURE_KEYLESS(" + schemaLit + ", " + tableLit + ")");
+                    continue;
+                }
                 for (int k = 1; k <= n; k++) {
                     Col col = cols.get(k - 1);
                     Proc p = procFor(c, col.type, col.scale);
