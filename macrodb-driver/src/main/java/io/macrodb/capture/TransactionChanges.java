@@ -449,13 +449,13 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 for (int from = 0; from < all.size(); from += chunk) {
                     for (int i = 0; i < chunk; i++) {
                         // pad the last chunk by repeating its last key: same statement, same rows
-                        ps.setObject(i + 1, all.get(Math.min(from + i, all.size() - 1)).values()[0]);
+                        Values.bind(ps, i + 1, all.get(Math.min(from + i, all.size() - 1)).values()[0]);
                     }
                     readInto(ps, shape, rows);
                 }
             } else {
                 for (RowKey k : keys) {
-                    for (int i = 0; i < k.values().length; i++) ps.setObject(i + 1, k.values()[i]);
+                    for (int i = 0; i < k.values().length; i++) Values.bind(ps, i + 1, k.values()[i]);
                     readInto(ps, shape, rows);
                 }
             }

@@ -64,6 +64,11 @@ public abstract class CaptureContext {
         return e;
     }
 
+    /** Records a refusal that a trigger raises itself (not through {@link #fire}), for {@link #takeRefusal}. */
+    static void refuse(SQLException e) {
+        REFUSAL.set(e);
+    }
+
     /** Called by triggers: routes the row to the current context or fails the statement. */
     static void fire(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
         CaptureContext ctx = CURRENT.get();

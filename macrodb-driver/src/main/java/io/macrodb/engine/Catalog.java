@@ -16,7 +16,9 @@ import java.util.TreeMap;
 
 /** Reads the replicated shape of user tables through standard metadata. */
 public final class Catalog {
-    private static final Set<String> SYSTEM_SCHEMAS = Set.of("INFORMATION_SCHEMA", "SYSTEM_LOBS", "SYSTEM");
+    private static final Set<String> SYSTEM_SCHEMAS = Set.of("INFORMATION_SCHEMA", "SYSTEM_LOBS", "SYSTEM",
+            // Derby's, and the schema of MacroDB's own capture procedures on Derby
+            "SYS", "SYSIBM", "SYSCAT", "SYSCS_DIAG", "SYSCS_UTIL", "SYSFUN", "SYSPROC", "SYSSTAT", "NULLID", "SQLJ", "MACRODB");
 
     private Catalog() {}
 
@@ -204,6 +206,7 @@ public final class Catalog {
 
     /** Whether a user schema has a trigger other than MacroDB's capture triggers (the application's own). */
     public static boolean hasApplicationTriggers(Connection c) throws SQLException {
+        if (DerbyEngine.isDerby(c)) return DerbyEngine.hasApplicationTriggers(c);
         if (SqliteCatalog.is(c)) return SqliteCatalog.hasApplicationTriggers(c);
         try (java.sql.Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT DISTINCT TRIGGER_SCHEMA FROM INFORMATION_SCHEMA.TRIGGERS"

@@ -34,6 +34,7 @@ public record EngineUrl(String engine, String database, Map<String, String> sett
      */
     public String serverProtocol() {
         String d = database.toLowerCase(Locale.ROOT);
+        if (engine.equals("derby") && d.startsWith("//")) return "derby network client"; // jdbc:derby://host:port/db
         int colon = d.indexOf(':');
         if (colon <= 0) return null;
         String protocol = d.substring(0, colon);
@@ -51,7 +52,8 @@ public record EngineUrl(String engine, String database, Map<String, String> sett
      */
     public boolean inMemory() {
         String d = database.toLowerCase(Locale.ROOT);
-        return d.startsWith("mem:") || d.startsWith("res:") || engine.equals("sqlite") && d.equals(":memory:");
+        return d.startsWith("mem:") || d.startsWith("res:") || engine.equals("sqlite") && d.equals(":memory:")
+                || engine.equals("derby") && d.startsWith("memory:");
     }
 
     /** The setting whose key equals {@code key} ignoring case, or null. */

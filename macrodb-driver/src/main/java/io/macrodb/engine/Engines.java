@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /** The engines MacroDB knows, looked up by the name after {@code jdbc:macrodb:}. */
 public final class Engines {
-    private static final List<String> SUPPORTED = List.of("h2", "hsqldb", "sqlite");
+    private static final List<String> SUPPORTED = List.of("h2", "hsqldb", "sqlite", "derby");
 
     private Engines() {}
 
@@ -15,6 +15,7 @@ public final class Engines {
             case "h2" -> new H2Engine();
             case "hsqldb" -> new HsqldbEngine();
             case "sqlite" -> new SqliteEngine();
+            case "derby" -> new DerbyEngine();
             default -> null;
         };
     }

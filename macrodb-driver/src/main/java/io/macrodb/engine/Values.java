@@ -52,6 +52,15 @@ public final class Values {
         return java.time.ZoneOffset.ofHoursMinutes(sign * hours, sign * minutes);
     }
 
+    /**
+     * {@code ps.setObject(i, v)}, except on Derby, whose setObject takes no java.time values: there
+     * dates and times are bound as java.sql values of the same fields.
+     */
+    public static void bind(java.sql.PreparedStatement ps, int i, Object v) throws SQLException {
+        if (v instanceof java.time.temporal.Temporal && ps.getClass().getName().startsWith("org.apache.derby.")) DerbyEngine.bind(ps, i, v);
+        else ps.setObject(i, v);
+    }
+
     /** Whether {@code c} is an HSQLDB session (its dates and times are read differently, see {@link #read}). */
     public static boolean isHsqldb(java.sql.Connection c) throws SQLException {
         return c.getClass().getName().startsWith("org.hsqldb.");
@@ -77,6 +86,7 @@ public final class Values {
      * @param hsqldb whether {@code rs} is HSQLDB's
      */
     public static Object read(java.sql.ResultSet rs, int i, int type, boolean hsqldb) throws SQLException {
+        if (rs.getClass().getName().startsWith("org.apache.derby.")) return DerbyEngine.read(rs, i, type); // no java.time in getObject
         if (hsqldb) {
             switch (type) {
                 case java.sql.Types.DATE: {

@@ -66,7 +66,7 @@ final class RowWriter implements AutoCloseable {
             PreparedStatement upd = ps[1];
             int[] order = updateOrder(shape);
             for (Object[] row : rc.updates()) {
-                for (int i = 0; i < order.length; i++) upd.setObject(i + 1, row[order[i]]);
+                for (int i = 0; i < order.length; i++) io.macrodb.engine.Values.bind(upd, i + 1, row[order[i]]);
                 upd.addBatch();
             }
             checkCounts(upd.executeBatch(), shape, "updating");
@@ -88,7 +88,7 @@ final class RowWriter implements AutoCloseable {
             byNulls.put(nulls, ps);
         }
         int p = 1;
-        for (Object v : image) if (v != null) ps.setObject(p++, v);
+        for (Object v : image) if (v != null) io.macrodb.engine.Values.bind(ps, p++, v);
         checkCounts(new int[] {ps.executeUpdate()}, shape, "deleting");
     }
 
@@ -108,7 +108,7 @@ final class RowWriter implements AutoCloseable {
             throws SQLException {
         if (keys.isEmpty()) return;
         for (Object[] key : keys) {
-            for (int i = 0; i < key.length; i++) del.setObject(i + 1, key[i]);
+            for (int i = 0; i < key.length; i++) io.macrodb.engine.Values.bind(del, i + 1, key[i]);
             del.addBatch();
         }
         int[] counts = del.executeBatch();
@@ -119,7 +119,7 @@ final class RowWriter implements AutoCloseable {
         if (rows.isEmpty()) return;
         int n = shape.columns().size();
         for (Object[] row : rows) {
-            for (int i = 0; i < n; i++) ins.setObject(i + 1, row[i]);
+            for (int i = 0; i < n; i++) io.macrodb.engine.Values.bind(ins, i + 1, row[i]);
             ins.addBatch();
         }
         checkCounts(ins.executeBatch(), shape, "inserting");
@@ -182,7 +182,7 @@ final class RowWriter implements AutoCloseable {
         if (!zoneKnown || !java.util.Objects.equals(sc.zone(), zone)) setZone(sc.zone());
         try (PreparedStatement ps = c.prepareStatement(sc.sql())) {
             Object[] p = sc.params();
-            for (int i = 0; i < p.length; i++) ps.setObject(i + 1, p[i]);
+            for (int i = 0; i < p.length; i++) io.macrodb.engine.Values.bind(ps, i + 1, p[i]);
             ps.execute();
         }
     }

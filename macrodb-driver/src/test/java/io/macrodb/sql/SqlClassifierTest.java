@@ -39,6 +39,7 @@ class SqlClassifierTest {
             case H2 -> h2;
             case HSQLDB -> hs;
             case SQLITE -> lite;
+            case DERBY -> new SqlClassifier(Dialect.DERBY);
         };
     }
 

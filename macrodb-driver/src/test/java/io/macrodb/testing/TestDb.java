@@ -29,6 +29,10 @@ public final class TestDb {
         String name = "t" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());
         String o = options == null ? "" : options;
         if (engine.equalsIgnoreCase("hsqldb") && !o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
+        if (engine.equalsIgnoreCase("derby")) { // an in-memory Derby database lives until dropped, like HSQLDB's
+            if (!o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
+            return "jdbc:macrodb:derby:memory:" + name + ";create=true" + (o.isEmpty() ? "" : "?" + o);
+        }
         return "jdbc:macrodb:" + engine + ":mem:" + name + (o.isEmpty() ? "" : "?" + o);
     }
 

@@ -15,6 +15,9 @@ import java.util.stream.Stream;
  */
 public final class TestEngines {
     /** Every engine MacroDB supports, in the order the suites run them. */
+    // Derby is not listed yet: ConsistencyTest passes on it, but the bank, failover, durability and
+    // randomized convergence suites do not (see DerbyEngine and README, "Derby"); add "derby" here
+    // once they do. TestDb.url already builds its URL, and withPropagation leaves out its statement mode.
     public static final List<String> ENGINES = List.of("h2", "hsqldb", "sqlite");
 
     private TestEngines() {}
@@ -26,11 +29,11 @@ public final class TestEngines {
 
     /**
      * Every engine with each propagation mode it offers: arguments (engine, "row" or "statement").
-     * SQLite offers row propagation only (it refuses statement mode at connect time).
+     * SQLite and Derby offer row propagation only (it refuses statement mode at connect time).
      */
     public static Stream<Arguments> withPropagation() {
         return ENGINES.stream().flatMap(e -> Stream.of(Propagation.values())
-                .filter(p -> p == Propagation.ROW || !e.equals("sqlite"))
+                .filter(p -> p == Propagation.ROW || !e.equals("sqlite") && !e.equals("derby"))
                 .map(p -> Arguments.of(e, p.name().toLowerCase(Locale.ROOT))));
     }
 }

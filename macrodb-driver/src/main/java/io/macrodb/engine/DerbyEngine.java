@@ -1,0 +1,696 @@
+package io.macrodb.engine;
+
+import io.macrodb.log.Propagation;
+import io.macrodb.log.TableShape;
+import io.macrodb.sql.Dialect;
+import io.macrodb.sql.SqlState;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Apache Derby 10.16, embedded. The primary is the application's database ({@code memory:shop} or a
+ * directory); every secondary is a private in-memory Derby database ({@code memory:<name>_r<i>}).
+ *
+ * <p>Capture: a Derby procedure has a fixed list of typed parameters, so each column gets one AFTER
+ * ... FOR EACH ROW trigger per event, calling the procedure of its type in schema {@code MACRODB}
+ * ({@link DerbyCapture} puts the rows back together). LOB, LONG VARCHAR and XML columns are not
+ * passed: their rows are read back by key at commit.
+ *
+ * <p>Copying: Derby has no SCRIPT statement. The script this engine writes is text: the DDL that
+ * Derby's own {@code dblook} writes (one statement per line, MacroDB's capture objects left out),
+ * then each table's rows, serialized, on comment lines. Identity columns are restarted past their
+ * largest value after the rows are in.
+ *
+ * <p>What Derby cannot do and MacroDB therefore does differently: foreign keys cannot be switched
+ * off, so a row-mode secondary has none (its rows arrive already checked on the primary, and
+ * cascades arrive as captured rows); a {@code GENERATED ALWAYS} identity is made {@code BY DEFAULT}
+ * on secondaries, because Derby has no {@code OVERRIDING SYSTEM VALUE}.
+ */
+public final class DerbyEngine implements Engine {
+    /** The schema of MacroDB's capture procedures, created in every replica. */
+    static final String CAPTURE_SCHEMA = "MACRODB";
+    private static final String TRIGGER_PREFIX = "MACRODB_CAPTURE:";
+    private static final Set<String> PRIMARY_ONLY = Set.of("CREATE", "CREATEFROM", "RESTOREFROM", "ROLLFORWARDRECOVERYFROM",
+            "SHUTDOWN", "DROP", "UPGRADE", "BOOTPASSWORD", "NEWBOOTPASSWORD", "DATAENCRYPTION", "ENCRYPTIONKEY", "ENCRYPTIONALGORITHM",
+            "LOGDEVICE", "DEREGISTER");
+    private static final String ROW_PREFIX = "-- MACRODB ROW ";
+    private static final String TABLE_PREFIX = "-- MACRODB TABLE ";
+    private static final String NO_FOREIGN_KEYS = "macrodb.noForeignKeys";
+
+    /** A capture procedure: its name suffix, SQL parameter type and Java method. */
+    private record Proc(String name, String sqlType, String method) {}
+
+    private static final Proc INT = new Proc("INT", "INTEGER", "fireInt");
+    private static final Proc BIGINT = new Proc("BIGINT", "BIGINT", "fireBigint");
+    private static final Proc REAL = new Proc("REAL", "REAL", "fireReal");
+    private static final Proc DOUBLE = new Proc("DOUBLE", "DOUBLE", "fireDouble");
+    private static final Proc BOOLEAN = new Proc("BOOLEAN", "BOOLEAN", "fireBoolean");
+    private static final Proc STRING = new Proc("STRING", "VARCHAR(32672)", "fireString");
+    private static final Proc BYTES = new Proc("BYTES", "VARCHAR(32672) FOR BIT DATA", "fireBytes");
+    private static final Proc DATE = new Proc("DATE", "DATE", "fireDate");
+    private static final Proc TIME = new Proc("TIME", "TIME", "fireTime");
+    private static final Proc TIMESTAMP = new Proc("TIMESTAMP", "TIMESTAMP", "fireTimestamp");
+    private static final Proc NONE = new Proc("NONE", null, "fireNone");
+    private static final Proc KEYLESS = new Proc("KEYLESS", null, "refuseKeyless");
+    private static final List<Proc> FIXED = List.of(INT, BIGINT, REAL, DOUBLE, BOOLEAN, STRING, BYTES, DATE, TIME, TIMESTAMP, NONE, KEYLESS);
+
+    @Override public String name() { return "derby"; }
+
+    @Override public Dialect dialect() { return Dialect.DERBY; }
+
+    @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        primary.settings().forEach((k, v) -> {
+            if (!PRIMARY_ONLY.contains(k.toUpperCase(Locale.ROOT))) settings.put(k, v);
+        });
+        settings.put("create", "true");
+        return "jdbc:derby:memory:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
+    }
+
+    /**
+     * Refused at connect with 0AM00: {@code propagation=statement} (Derby's clock, random and sequence
+     * functions are not rewritten for replay, and a Derby secondary, which locks rather than keeps
+     * versions, was seen to let one read-only transaction read two states under replay).
+     */
+    @Override public void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {
+        if (propagation != Propagation.ROW) {
+            throw new SQLException("MacroDB: propagation=statement is not offered on Derby: its functions that read the clock or"
+                    + " draw random values are not rewritten for replay; use propagation=row (the default)",
+                    SqlState.FEATURE_NOT_OFFERED.getState());
+        }
+    }
+
+    @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException {
+        if (url.database().startsWith("//")) {
+            throw new SQLException("MacroDB: Derby's network server (jdbc:derby://...) cannot be replicated: MacroDB runs embedded"
+                    + " engines only; use jdbc:macrodb:derby:memory:<name>;create=true or jdbc:macrodb:derby:<directory>;create=true",
+                    SqlState.FEATURE_NOT_OFFERED.getState());
+        }
+        createProcedures(c);
+    }
+
+    @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
+        createProcedures(c);
+        if (propagation == Propagation.ROW) setProperty(c, NO_FOREIGN_KEYS, "true");
+    }
+
+    /** Creates MacroDB's capture procedures unless they are there. */
+    private static void createProcedures(Connection c) throws SQLException {
+        Set<String> existing = procedures(c);
+        for (Proc p : FIXED) createProcedure(c, existing, p);
+    }
+
+    private static Set<String> procedures(Connection c) throws SQLException {
+        Set<String> existing = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT A.ALIAS FROM SYS.SYSALIASES A JOIN SYS.SYSSCHEMAS S"
+                + " ON A.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME = ?")) {
+            ps.setString(1, CAPTURE_SCHEMA);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) existing.add(rs.getString(1));
+            }
+        }
+        return existing;
+    }
+
+    private static void createProcedure(Connection c, Set<String> existing, Proc p) throws SQLException {
+        String name = "CAPTURE_" + p.name;
+        if (existing.contains(name)) return;
+        String values = p.sqlType == null ? "" : ", O " + p.sqlType + ", V " + p.sqlType;
+        if (p == KEYLESS) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + "(S VARCHAR(128), T VARCHAR(128))"
+                        + " LANGUAGE JAVA PARAMETER STYLE JAVA NO SQL EXTERNAL NAME '" + DerbyCapture.class.getName() + "." + p.method + "'");
+            } catch (SQLException e) {
+                if (!"X0Y68".equals(e.getSQLState())) throw e;
+            }
+            existing.add(name);
+            return;
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + "(S VARCHAR(128), T VARCHAR(128), E CHAR(1), K INTEGER,"
+                    + " N INTEGER" + values + ") LANGUAGE JAVA PARAMETER STYLE JAVA NO SQL EXTERNAL NAME '"
+                    + DerbyCapture.class.getName() + "." + p.method + "'");
+        } catch (SQLException e) {
+            if (!"X0Y68".equals(e.getSQLState())) throw e; // another session created it first
+        }
+        existing.add(name);
+    }
+
+    /** The procedure that passes a column of this JDBC type (decimal procedures are per scale). */
+    private static Proc procFor(Connection c, int type, int scale) throws SQLException {
+        return switch (type) {
+            case Types.SMALLINT, Types.INTEGER -> INT;
+            case Types.BIGINT -> BIGINT;
+            case Types.REAL -> REAL;
+            case Types.DOUBLE, Types.FLOAT -> DOUBLE;
+            case Types.BOOLEAN -> BOOLEAN;
+            case Types.CHAR, Types.VARCHAR -> STRING;
+            case Types.BINARY, Types.VARBINARY -> BYTES;
+            case Types.DATE -> DATE;
+            case Types.TIME -> TIME;
+            case Types.TIMESTAMP -> TIMESTAMP;
+            case Types.DECIMAL, Types.NUMERIC -> {
+                Proc p = new Proc("DECIMAL_" + scale, "DECIMAL(31," + scale + ")", "fireDecimal");
+                createProcedure(c, procedures(c), p);
+                yield p;
+            }
+            default -> NONE; // LOBs, LONG VARCHAR, XML, user-defined types: read back by key
+        };
+    }
+
+    private record Col(String name, int type, int scale) {}
+
+    private static List<Col> columnsOf(Connection c, String schema, String table) throws SQLException {
+        List<Col> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT C.COLUMNNAME, C.COLUMNNUMBER FROM SYS.SYSCOLUMNS C"
+                + " JOIN SYS.SYSTABLES T ON C.REFERENCEID = T.TABLEID JOIN SYS.SYSSCHEMAS S ON T.SCHEMAID = S.SCHEMAID"
+                + " WHERE S.SCHEMANAME = ? AND T.TABLENAME = ? ORDER BY C.COLUMNNUMBER")) {
+            ps.setString(1, schema);
+            ps.setString(2, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) out.add(new Col(rs.getString(1), Types.OTHER, 0));
+            }
+        }
+        DatabaseMetaData md = c.getMetaData();
+        Map<String, int[]> types = new java.util.HashMap<>();
+        try (ResultSet rs = md.getColumns(null, schema, table.replace("_", "\\_").replace("%", "\\%"), "%")) {
+            while (rs.next()) types.put(rs.getString("COLUMN_NAME"), new int[] {rs.getInt("DATA_TYPE"), rs.getInt("DECIMAL_DIGITS")});
+        }
+        List<Col> typed = new ArrayList<>(out.size());
+        for (Col col : out) {
+            int[] t = types.getOrDefault(col.name, new int[] {Types.OTHER, 0});
+            typed.add(new Col(col.name, t[0], t[1]));
+        }
+        return typed;
+    }
+
+    static String triggerName(String event, int ordinal, int count, TableShape t) {
+        String name = TRIGGER_PREFIX + event + ":" + ordinal + ":" + count + ":" + t.table();
+        if (name.length() > 128) {
+            name = TRIGGER_PREFIX + event + ":" + ordinal + ":" + count + ":#" + Integer.toHexString(t.table().hashCode())
+                    + ":" + t.table().substring(0, 60);
+        }
+        return name;
+    }
+
+    /** MacroDB's capture triggers on each table of {@code schema}, by table name. */
+    private static Map<String, Set<String>> captureTriggers(Connection c, String schema) throws SQLException {
+        Map<String, Set<String>> out = new java.util.HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT T.TABLENAME, G.TRIGGERNAME FROM SYS.SYSTRIGGERS G"
+                + " JOIN SYS.SYSTABLES T ON G.TABLEID = T.TABLEID JOIN SYS.SYSSCHEMAS S ON G.SCHEMAID = S.SCHEMAID"
+                + " WHERE S.SCHEMANAME = ? AND G.TRIGGERNAME LIKE 'MACRODB_CAPTURE:%'")) {
+            ps.setString(1, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) out.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getString(2));
+            }
+        }
+        return out;
+    }
+
+    @Override public void installCapture(Connection c, TableShape t) throws SQLException {
+        List<Col> cols = columnsOf(c, t.schema(), t.table());
+        int n = cols.size();
+        if (n == 0) return;
+        Set<String> existing = captureTriggers(c, t.schema()).getOrDefault(t.table(), Set.of());
+        Set<String> expected = new HashSet<>();
+        // a table without a key: its inserts are captured; its updates and deletes are refused (a
+        // secondary could not remove one of several equal rows: Derby's DELETE takes no row limit)
+        boolean keyless = !t.hasKey();
+        for (String ev : List.of("I", "U", "D")) {
+            if (keyless && !ev.equals("I")) expected.add(triggerName(ev, 0, n, t));
+            else for (int k = 1; k <= n; k++) expected.add(triggerName(ev, k, n, t));
+        }
+        if (existing.equals(expected)) return;
+        try (Statement s = c.createStatement()) {
+            // the table changed shape (or has none yet): all of its triggers again, in column order
+            for (String old : existing) s.execute("DROP TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(old));
+            String[][] events = {{"I", "INSERT", "REFERENCING NEW AS N"}, {"U", "UPDATE", "REFERENCING OLD AS O NEW AS N"},
+                    {"D", "DELETE", "REFERENCING OLD AS O"}};
+            String schemaLit = literal(t.schema());
+            String tableLit = literal(t.table());
+            for (String[] ev : events) {
+                if (keyless && !ev[0].equals("I")) {
+                    s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(triggerName(ev[0], 0, n, t))
+                            + " AFTER " + ev[1] + " ON " + t.qualifiedName() + " FOR EACH ROW CALL " + CAPTURE_SCHEMA
+                            + ".CAPTURE_KEYLESS(" + schemaLit + ", " + tableLit + ")");
+                    continue;
+                }
+                for (int k = 1; k <= n; k++) {
+                    Col col = cols.get(k - 1);
+                    Proc p = procFor(c, col.type, col.scale);
+                    StringBuilder call = new StringBuilder(CAPTURE_SCHEMA + ".CAPTURE_" + p.name + "(" + schemaLit + ", " + tableLit
+                            + ", '" + ev[0] + "', " + k + ", " + n);
+                    if (p.sqlType != null) {
+                        String q = TableShape.quote(col.name);
+                        String nul = "CAST(NULL AS " + p.sqlType + ")";
+                        call.append(", ").append(ev[0].equals("I") ? nul : "O." + q);
+                        call.append(", ").append(ev[0].equals("D") ? nul : "N." + q);
+                    }
+                    call.append(')');
+                    s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(triggerName(ev[0], k, n, t))
+                            + " AFTER " + ev[1] + " ON " + t.qualifiedName() + " " + ev[2] + " FOR EACH ROW CALL " + call);
+                }
+            }
+        }
+    }
+
+    private static String literal(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /**
+     * Prepares a row-mode secondary (after its copy and after every schema change): drops the
+     * application's triggers, and what Derby cannot switch off for rows that arrive as images:
+     * foreign keys (the rows were checked on the primary, and its cascades arrive as rows of their
+     * own, in an order the keys would refuse) and {@code GENERATED ALWAYS} on identity columns
+     * (Derby has no {@code OVERRIDING SYSTEM VALUE}; the images carry the primary's values).
+     */
+    @Override public void dropUserTriggers(Connection c) throws SQLException {
+        setReferentialIntegrity(c, false);
+        List<String> identities = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, T.TABLENAME, C.COLUMNNAME FROM SYS.SYSCOLUMNS C"
+                     + " JOIN SYS.SYSTABLES T ON C.REFERENCEID = T.TABLEID JOIN SYS.SYSSCHEMAS S ON T.SCHEMAID = S.SCHEMAID"
+                     + " WHERE C.AUTOINCREMENTINC IS NOT NULL AND C.COLUMNDEFAULT IS NULL AND T.TABLETYPE = 'T'")) {
+            while (rs.next()) {
+                identities.add("ALTER TABLE " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2))
+                        + " ALTER COLUMN " + TableShape.quote(rs.getString(3)) + " SET GENERATED BY DEFAULT");
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            for (String d : identities) s.execute(d);
+        }
+        List<String> drops = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, G.TRIGGERNAME FROM SYS.SYSTRIGGERS G JOIN SYS.SYSSCHEMAS S"
+                     + " ON G.SCHEMAID = S.SCHEMAID WHERE G.TRIGGERNAME NOT LIKE 'MACRODB_CAPTURE:%'")) {
+            while (rs.next()) drops.add("DROP TRIGGER " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)));
+        }
+        try (Statement s = c.createStatement()) {
+            for (String d : drops) s.execute(d);
+        }
+    }
+
+    @Override public void removeCapture(Connection c) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, G.TRIGGERNAME FROM SYS.SYSTRIGGERS G JOIN SYS.SYSSCHEMAS S"
+                     + " ON G.SCHEMAID = S.SCHEMAID WHERE G.TRIGGERNAME LIKE 'MACRODB_CAPTURE:%'")) {
+            while (rs.next()) drops.add("DROP TRIGGER " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)));
+        }
+        try (Statement s = c.createStatement()) {
+            for (String d : drops) s.execute(d);
+        }
+    }
+
+    /**
+     * Writes the database's DDL (by Derby's {@code dblook}, through a connection of its own to the same
+     * database, so only committed objects) and then every table's rows. The caller holds writers
+     * off while it runs.
+     */
+    @Override public void exportScript(Connection c, Path file) throws SQLException {
+        String url = c.getMetaData().getURL();
+        int semi = url.indexOf(';');
+        if (semi > 0) url = url.substring(0, semi);
+        Path ddl;
+        try {
+            ddl = Files.createTempFile("macrodb-dblook", ".sql");
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: cannot create a temporary file: " + e.getMessage(), SqlState.IO_ERROR.getState(), e);
+        }
+        try {
+            try {
+                new org.apache.derby.tools.dblook(new String[] {"-d", url, "-o", ddl.toString()});
+            } catch (Exception e) {
+                throw new SQLException("MacroDB: Derby's dblook could not write the DDL of " + url + ": " + e.getMessage(),
+                        SqlState.IO_ERROR.getState(), e);
+            }
+            List<String> statements = dblookStatements(ddl);
+            try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+                for (String st : statements) {
+                    w.write(st);
+                    w.newLine();
+                }
+                for (TableShape t : tables(c)) writeRows(c, t, w);
+            }
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: cannot write the script " + file + ": " + e.getMessage(), SqlState.IO_ERROR.getState(), e);
+        } finally {
+            try {
+                Files.deleteIfExists(ddl);
+            } catch (IOException ignored) {
+                // a temporary file left behind is harmless
+            }
+        }
+    }
+
+    /** dblook's statements, one per line, without MacroDB's own capture objects and without comments. */
+    private static List<String> dblookStatements(Path ddl) throws IOException, SQLException {
+        List<String> out = new ArrayList<>();
+        StringBuilder sb = new StringBuilder();
+        try (BufferedReader r = Files.newBufferedReader(ddl, StandardCharsets.UTF_8)) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                if (line.startsWith("--") && sb.length() == 0) continue;
+                if (line.startsWith("ERROR") || line.contains("-- **--> DEBUG")) {
+                    throw new SQLException("MacroDB: Derby's dblook could not read the database: " + line, SqlState.IO_ERROR.getState());
+                }
+                sb.append(sb.length() == 0 ? "" : " ").append(line);
+                if (line.endsWith(";")) {
+                    String st = sb.substring(0, sb.length() - 1).trim();
+                    sb.setLength(0);
+                    if (st.contains("MACRODB_CAPTURE") || st.contains("\"" + CAPTURE_SCHEMA + "\"")) continue;
+                    out.add(st);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void writeRows(Connection c, TableShape t, BufferedWriter w) throws SQLException, IOException {
+        Base64.Encoder b64 = Base64.getEncoder();
+        w.write(TABLE_PREFIX + b64.encodeToString(serialize(new Object[] {t.schema(), t.table(), t.columns().toArray(new String[0]),
+                t.identityColumn()})));
+        w.newLine();
+        StringBuilder sql = new StringBuilder("SELECT ");
+        for (int i = 0; i < t.columns().size(); i++) sql.append(i == 0 ? "" : ", ").append(TableShape.quote(t.columns().get(i)));
+        sql.append(" FROM ").append(t.qualifiedName());
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.toString())) {
+            int n = t.columns().size();
+            while (rs.next()) {
+                Object[] row = new Object[n];
+                for (int i = 0; i < n; i++) row[i] = read(rs, i + 1, t.columnType(i));
+                w.write(ROW_PREFIX + b64.encodeToString(serialize(row)));
+                w.newLine();
+            }
+        }
+    }
+
+    /** A value as MacroDB ships it from Derby: java.time for dates and times, LOBs as bytes and strings. */
+    public static Object read(ResultSet rs, int i, int type) throws SQLException {
+        switch (type) {
+            case Types.DATE: {
+                java.sql.Date d = rs.getDate(i);
+                return d == null ? null : d.toLocalDate();
+            }
+            case Types.TIME: {
+                java.sql.Time t = rs.getTime(i);
+                return t == null ? null : t.toLocalTime();
+            }
+            case Types.TIMESTAMP: {
+                java.sql.Timestamp t = rs.getTimestamp(i);
+                return t == null ? null : t.toLocalDateTime();
+            }
+            default:
+                return Values.detach(rs.getObject(i));
+        }
+    }
+
+    private static byte[] serialize(Object o) throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(o);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static Object deserialize(String b64) throws SQLException {
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(Base64.getDecoder().decode(b64)))) {
+            return in.readObject();
+        } catch (IOException | ClassNotFoundException e) {
+            throw new SQLException("MacroDB: a damaged row in a Derby script: " + e.getMessage(), SqlState.DATA_CORRUPTED.getState(), e);
+        }
+    }
+
+    /**
+     * Runs the statements of {@link #exportScript}, inserts the rows, restarts identities past them. On
+     * a row-mode secondary foreign keys are left out, and always-generated identities become
+     * generated by default (the applier writes the primary's identity values).
+     */
+    @Override public void importScript(Connection to, Path file) throws SQLException {
+        boolean noForeignKeys = "true".equals(property(to, NO_FOREIGN_KEYS));
+        createProcedures(to);
+        boolean auto = to.getAutoCommit();
+        to.setAutoCommit(false);
+        try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8); Statement s = to.createStatement()) {
+            PreparedStatement insert = null;
+            int pending = 0;
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                if (line.startsWith(TABLE_PREFIX)) {
+                    if (insert != null) {
+                        if (pending > 0) insert.executeBatch();
+                        insert.close();
+                    }
+                    pending = 0;
+                    Object[] head = (Object[]) deserialize(line.substring(TABLE_PREFIX.length()));
+                    String qualified = TableShape.quote((String) head[0]) + "." + TableShape.quote((String) head[1]);
+                    String[] cols = (String[]) head[2];
+                    if (head[3] != null) {
+                        // an ALWAYS identity takes no values; the rows keep theirs
+                        try {
+                            s.execute("ALTER TABLE " + qualified + " ALTER COLUMN " + TableShape.quote((String) head[3]) + " SET GENERATED BY DEFAULT");
+                        } catch (SQLException ignored) {
+                            // already BY DEFAULT
+                        }
+                    }
+                    StringBuilder sql = new StringBuilder("INSERT INTO " + qualified + " (");
+                    for (int i = 0; i < cols.length; i++) sql.append(i == 0 ? "" : ", ").append(TableShape.quote(cols[i]));
+                    sql.append(") VALUES (");
+                    for (int i = 0; i < cols.length; i++) sql.append(i == 0 ? "?" : ", ?");
+                    insert = to.prepareStatement(sql.append(')').toString());
+                } else if (line.startsWith(ROW_PREFIX)) {
+                    Object[] row = (Object[]) deserialize(line.substring(ROW_PREFIX.length()));
+                    for (int i = 0; i < row.length; i++) bind(insert, i + 1, row[i]);
+                    insert.addBatch();
+                    if (++pending == 500) {
+                        insert.executeBatch();
+                        pending = 0;
+                    }
+                } else if (!line.isBlank()) {
+                    if (noForeignKeys && line.contains(" FOREIGN KEY ")) continue;
+                    try {
+                        s.execute(line);
+                    } catch (SQLException e) {
+                        // a schema the session's user already has (Derby's default schema, made by MacroDB)
+                        if (!("X0Y68".equals(e.getSQLState()) && line.startsWith("CREATE SCHEMA"))) throw e;
+                    }
+                }
+            }
+            if (insert != null) {
+                if (pending > 0) insert.executeBatch();
+                insert.close();
+            }
+            to.commit();
+            alignIdentities(to);
+            to.commit();
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: cannot read the script " + file + ": " + e.getMessage(), SqlState.IO_ERROR.getState(), e);
+        } catch (SQLException e) {
+            to.rollback();
+            throw e;
+        } finally {
+            to.setAutoCommit(auto);
+        }
+    }
+
+    /** Binds a shipped value: Derby's setObject takes no java.time values. */
+    public static void bind(PreparedStatement ps, int i, Object v) throws SQLException {
+        if (v instanceof java.time.LocalDate d) ps.setDate(i, java.sql.Date.valueOf(d));
+        else if (v instanceof java.time.LocalTime t) ps.setTime(i, java.sql.Time.valueOf(t));
+        else if (v instanceof java.time.LocalDateTime t) ps.setTimestamp(i, java.sql.Timestamp.valueOf(t));
+        else ps.setObject(i, v);
+    }
+
+    private static String property(Connection c, String key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("VALUES SYSCS_UTIL.SYSCS_GET_DATABASE_PROPERTY(?)")) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    private static void setProperty(Connection c, String key, String value) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("CALL SYSCS_UTIL.SYSCS_SET_DATABASE_PROPERTY(?, ?)")) {
+            ps.setString(1, key);
+            ps.setString(2, value);
+            ps.execute();
+        }
+        if (!c.getAutoCommit()) c.commit();
+    }
+
+    /** Sequences by quoted name, with the value the next NEXT VALUE FOR would return. */
+    @Override public Map<String, Long> sequencePositions(Connection c) throws SQLException {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        List<String[]> names = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, Q.SEQUENCENAME FROM SYS.SYSSEQUENCES Q JOIN SYS.SYSSCHEMAS S"
+                     + " ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME <> 'SYS'")) {
+            while (rs.next()) names.add(new String[] {rs.getString(1), rs.getString(2)});
+        }
+        try (PreparedStatement ps = c.prepareStatement("VALUES SYSCS_UTIL.SYSCS_PEEK_AT_SEQUENCE(?, ?)")) {
+            for (String[] n : names) {
+                ps.setString(1, n[0]);
+                ps.setString(2, n[1]);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) out.put(TableShape.quote(n[0]) + "." + TableShape.quote(n[1]), rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Derby has no ALTER SEQUENCE ... RESTART: the sequence cannot be moved, so MacroDB says so. */
+    @Override public void restartSequence(Connection c, String sequence, long next) throws SQLException {
+        Long now = sequencePositions(c).get(sequence);
+        if (now != null && now >= next) return;
+        throw new SQLException("MacroDB: Derby cannot restart sequence " + sequence + " at " + next + " (it has no ALTER SEQUENCE);"
+                + " use an identity column instead of a sequence on Derby", SqlState.FEATURE_NOT_OFFERED.getState());
+    }
+
+    /**
+     * Derby cannot switch foreign keys off. Off: the database's foreign keys are dropped and it is
+     * marked so that scripts imported later leave theirs out (rows arriving as images were checked on
+     * the primary). On: only clears the mark; dropped keys are not restored.
+     */
+    @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
+        if (on) {
+            setProperty(c, NO_FOREIGN_KEYS, null);
+            return;
+        }
+        setProperty(c, NO_FOREIGN_KEYS, "true");
+        List<String> drops = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, T.TABLENAME, K.CONSTRAINTNAME FROM SYS.SYSCONSTRAINTS K"
+                     + " JOIN SYS.SYSTABLES T ON K.TABLEID = T.TABLEID JOIN SYS.SYSSCHEMAS S ON K.SCHEMAID = S.SCHEMAID WHERE K.TYPE = 'F'")) {
+            while (rs.next()) {
+                drops.add("ALTER TABLE " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2))
+                        + " DROP CONSTRAINT " + TableShape.quote(rs.getString(3)));
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            for (String d : drops) s.execute(d);
+        }
+        if (!c.getAutoCommit()) c.commit();
+    }
+
+    /**
+     * Derby's lock timeout is a database property in seconds ({@code derby.locks.waitTimeout}), shared
+     * by every session: it is set to the lock timeout, rounded up, at least 1 s, and deadlocks are
+     * looked for after half of it.
+     */
+    @Override public void configureSession(Connection c, long lockTimeoutMillis) throws SQLException {
+        ensureCurrentSchema(c);
+        if (lockTimeoutMillis <= 0) return;
+        String secs = Long.toString(Math.max(1, (lockTimeoutMillis + 999) / 1000));
+        if (!secs.equals(property(c, "derby.locks.waitTimeout"))) {
+            setProperty(c, "derby.locks.waitTimeout", secs);
+            // deadlocks looked for before a wait times out, so that they end as 40001 rather than 40XL1
+            setProperty(c, "derby.locks.deadlockTimeout", Long.toString(Math.max(1, Long.parseLong(secs) / 2)));
+        }
+    }
+
+    /**
+     * An in-memory Derby database lives until it is dropped ({@code ;drop=true}) or the JVM exits: -1.
+     * A directory database's replica set closes with its last connection, removing the capture
+     * triggers, so that the directory is a plain Derby database for any other program.
+     */
+    @Override public long closeDelayMillis(EngineUrl url, java.util.Properties properties) {
+        return url.inMemory() ? -1 : 0;
+    }
+
+    /** Derby's connection errors (08xxx), a database that is gone or shut down (XJ004, XJ015, 08006, 45000). */
+    @Override public boolean isEngineGone(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("08") || state.equals("XJ004") || state.equals("XJ015") || state.equals("40XD0")
+                || state.equals("40XD1") || state.equals("XJ001") && e.getMessage() != null && e.getMessage().contains("shutdown"));
+    }
+
+    /** 40001 (deadlock), 40XL1 (lock timeout), 40XL2 (lock timeout with the lock table dumped). */
+    @Override public boolean isRetryable(SQLException e) {
+        String state = e.getSQLState();
+        return "40001".equals(state) || "40XL1".equals(state) || "40XL2".equals(state);
+    }
+
+    /**
+     * Creates the session's default schema (the user's name) if it does not exist yet: Derby creates
+     * it only with the first table in it, but refuses to SET SCHEMA to it before, and MacroDB sets
+     * every replica's session to the schema the application's session is in. (An application that
+     * then runs CREATE SCHEMA with its user's name gets X0Y68, as it does on plain Derby for APP.)
+     */
+    private static void ensureCurrentSchema(Connection c) throws SQLException {
+        String schema = c.getSchema();
+        if (schema == null) return;
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM SYS.SYSSCHEMAS WHERE SCHEMANAME = ?")) {
+            ps.setString(1, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) return;
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA " + TableShape.quote(schema));
+        } catch (SQLException e) {
+            if (!"X0Y68".equals(e.getSQLState())) throw e; // another session created it first
+        }
+        if (!c.getAutoCommit()) c.commit();
+    }
+
+    /** Derby has no session time zone. */
+    @Override public String timeZoneReset() { return null; }
+
+    /**
+     * Derby has no SHUTDOWN statement: a database is closed by connecting with {@code ;shutdown=true},
+     * and an in-memory one removed with {@code ;drop=true}; both answer with SQLState 08006.
+     */
+    @Override public void shutdownDatabase(Connection c) throws SQLException {
+        String url = c.getMetaData().getURL();
+        int semi = url.indexOf(';');
+        if (semi > 0) url = url.substring(0, semi);
+        boolean memory = url.startsWith("jdbc:derby:memory:");
+        try {
+            java.sql.DriverManager.getConnection(url + (memory ? ";drop=true" : ";shutdown=true")).close();
+        } catch (SQLException e) {
+            if (!"08006".equals(e.getSQLState()) && !"XJ004".equals(e.getSQLState())) throw e;
+        }
+    }
+
+    /** Whether {@code c} is an embedded Derby session (Derby has no INFORMATION_SCHEMA). */
+    static boolean isDerby(Connection c) {
+        return c.getClass().getName().startsWith("org.apache.derby.");
+    }
+
+    /** Whether the database has a trigger other than MacroDB's capture triggers. */
+    static boolean hasApplicationTriggers(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM SYS.SYSTRIGGERS WHERE TRIGGERNAME NOT LIKE 'MACRODB_CAPTURE:%'")) {
+            rs.next();
+            return rs.getInt(1) > 0;
+        }
+    }
+
+    /** User tables: the catalog's reading, without MacroDB's own schema. */
+    @Override public List<TableShape> tables(Connection c) throws SQLException {
+        List<TableShape> out = new ArrayList<>();
+        for (TableShape t : Catalog.readTables(c)) if (!t.schema().equals(CAPTURE_SCHEMA)) out.add(t);
+        return out;
+    }
+}

@@ -1,0 +1,227 @@
+package io.macrodb;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Apache Derby (embedded) as a MacroDB engine, on real Derby databases: every common column type
+ * captured on the primary and read back the same from each secondary, a random mixed workload that
+ * must converge, a read-only transaction served by a secondary, an identity column that keeps
+ * counting past its rows after a failover, and what Derby cannot do refused with an SQLState.
+ */
+class DerbyEngineTest {
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+
+    private static String url(String options) {
+        return "jdbc:macrodb:derby:memory:d" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime())
+                + ";create=true" + (options.isEmpty() ? "" : "?" + options);
+    }
+
+    private static final String ALL_TYPES = "CREATE TABLE t (id INT PRIMARY KEY, i INT, b BIGINT, s SMALLINT, d DECIMAL(12,3),"
+            + " f DOUBLE, r REAL, v VARCHAR(40), c CHAR(5), cl CLOB, bl BLOB, vb VARCHAR(16) FOR BIT DATA, dt DATE, tm TIME,"
+            + " ts TIMESTAMP, bo BOOLEAN)";
+
+    @Test
+    void everyCommonTypeRoundTripsToEachSecondary() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=3"))) {
+            try (Statement s = c.createStatement()) {
+                s.execute(ALL_TYPES);
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                ps.setInt(1, 1);
+                ps.setInt(2, Integer.MIN_VALUE);
+                ps.setLong(3, Long.MAX_VALUE);
+                ps.setShort(4, (short) -7);
+                ps.setBigDecimal(5, new BigDecimal("123456789.125"));
+                ps.setDouble(6, 0.1 + 0.2);
+                ps.setFloat(7, 1.5e-7f);
+                ps.setString(8, "grüße 'quoted'");
+                ps.setString(9, "ab");
+                ps.setString(10, "a clob \u00e9");
+                ps.setBytes(11, new byte[] {0, 1, -1, 127});
+                ps.setBytes(12, new byte[] {9, 8, 7});
+                ps.setDate(13, java.sql.Date.valueOf("1999-12-31"));
+                ps.setTime(14, java.sql.Time.valueOf("23:59:58"));
+                ps.setTimestamp(15, java.sql.Timestamp.valueOf("2026-11-25 08:00:00.123456789"));
+                ps.setBoolean(16, true);
+                ps.executeUpdate();
+                ps.setInt(1, 2);
+                for (int i = 2; i <= 16; i++) ps.setNull(i, ps.getParameterMetaData().getParameterType(i));
+                ps.executeUpdate();
+            }
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE t SET v = 'changed', d = d * 2 WHERE id = 1");
+                s.executeUpdate("INSERT INTO t (id, v) VALUES (3, 'gone')");
+                s.executeUpdate("DELETE FROM t WHERE id = 3");
+            }
+            TestDb.assertConverged(c);
+            MacroConnection mc = TestDb.macro(c);
+            String primary = text(DriverManager.getConnection(mc.replicaStatus().get(0).url()));
+            assertTrue(primary.contains("changed") && primary.contains("246913578.250"), primary);
+            for (int i = 1; i < mc.replicaStatus().size(); i++) {
+                assertEquals(primary, text(DriverManager.getConnection(mc.replicaStatus().get(i).url())), "secondary " + i);
+            }
+        }
+    }
+
+    /** The table's rows as text, every column through getString/getBytes, for exact comparison. */
+    private static String text(Connection direct) throws SQLException {
+        StringBuilder sb = new StringBuilder();
+        try (direct; Statement s = direct.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM SA.t ORDER BY id")) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                for (int i = 1; i <= n; i++) {
+                    int type = rs.getMetaData().getColumnType(i);
+                    if (type == java.sql.Types.BLOB || type == java.sql.Types.VARBINARY) sb.append(java.util.Arrays.toString(rs.getBytes(i)));
+                    else sb.append(rs.getString(i));
+                    sb.append('|');
+                }
+                sb.append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    @Test
+    void aRandomMixedWorkloadConverges() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("DerbyEngineTest.aRandomMixedWorkloadConverges seed=" + seed);
+        Random rnd = new Random(seed);
+        try (Connection c = TestDb.open(url("replicas=4"))) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE item (id INT PRIMARY KEY, qty INT NOT NULL, name VARCHAR(20), price DECIMAL(9,2))");
+                s.execute("CREATE TABLE log (id INT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, item INT, ts TIMESTAMP)");
+            }
+            c.setAutoCommit(false);
+            for (int tx = 0; tx < 150; tx++) {
+                try (Statement s = c.createStatement()) {
+                    for (int op = 0; op < 1 + rnd.nextInt(4); op++) {
+                        int id = rnd.nextInt(40);
+                        switch (rnd.nextInt(4)) {
+                            case 0 -> {
+                                s.executeUpdate("DELETE FROM item WHERE id = " + id);
+                                s.executeUpdate("INSERT INTO item VALUES (" + id + ", " + rnd.nextInt(100) + ", 'n" + rnd.nextInt(9)
+                                        + "', " + rnd.nextInt(10000) / 100.0 + ")");
+                            }
+                            case 1 -> s.executeUpdate("UPDATE item SET qty = qty + 1, name = 'u' WHERE id < " + id);
+                            case 2 -> s.executeUpdate("DELETE FROM item WHERE id = " + id);
+                            default -> s.executeUpdate("INSERT INTO log (item, ts) VALUES (" + id + ", CURRENT_TIMESTAMP)");
+                        }
+                    }
+                }
+                if (rnd.nextInt(10) == 0) c.rollback();
+                else c.commit();
+            }
+            c.setAutoCommit(true);
+            TestDb.assertConverged(c);
+        }
+    }
+
+    @Test
+    void aReadOnlyTransactionRunsOnASecondary() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=3"))) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE a (id INT PRIMARY KEY, v INT)");
+                s.execute("INSERT INTO a VALUES (1, 10)");
+            }
+            MacroConnection mc = TestDb.macro(c);
+            assertTrue(mc.admin().awaitCaughtUp(10_000));
+            c.setReadOnly(true);
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM a WHERE id = 1")) {
+                assertTrue(rs.next());
+                assertEquals(10, rs.getInt(1));
+            }
+            assertFalse(mc.currentReplica().isPrimary(), "a read-only transaction ran on the primary");
+            SQLException e = assertThrows(SQLException.class, () -> {
+                try (Statement s = c.createStatement()) {
+                    s.executeUpdate("UPDATE a SET v = 11");
+                }
+            });
+            assertTrue(e.getSQLState().startsWith("25"), e.getSQLState() + " " + e.getMessage());
+            c.rollback();
+        }
+    }
+
+    @Test
+    void anIdentityKeepsCountingAfterFailover() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=3&lockTimeout=5000"))) {
+            MacroConnection mc = TestDb.macro(c);
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE j (id INT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v VARCHAR(10))");
+                for (int i = 0; i < 5; i++) s.executeUpdate("INSERT INTO j (v) VALUES ('x" + i + "')");
+            }
+            assertTrue(mc.admin().awaitCaughtUp(10_000));
+            String oldPrimary = mc.replicaStatus().get(0).url();
+            String dbName = oldPrimary.substring("jdbc:derby:".length()).split(";")[0];
+            SQLException gone = assertThrows(SQLException.class, () -> DriverManager.getConnection("jdbc:derby:" + dbName + ";drop=true"));
+            assertEquals("08006", gone.getSQLState(), gone.getMessage());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                try (Statement s = c.createStatement()) {
+                    s.executeUpdate("INSERT INTO j (v) VALUES ('after')");
+                    break;
+                } catch (SQLException e) {
+                    if (System.nanoTime() > deadline) throw e;
+                    Thread.sleep(50);
+                }
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM j WHERE v = 'after'")) {
+                assertTrue(rs.next());
+                assertEquals(6, rs.getInt(1), "the identity after failover");
+            }
+            assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), mc.replicaStatus().toString());
+        }
+    }
+
+    @Test
+    void statementPropagationIsRefusedAtConnect() {
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url("replicas=2&propagation=statement")));
+        assertEquals("0AM00", e.getSQLState(), e.getMessage());
+        assertTrue(e.getMessage().contains("propagation=row"), e.getMessage());
+    }
+
+    @Test
+    void updatesOfATableWithoutAKeyAreRefusedAndInsertsReplicate() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=2"))) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE bag (v INT, w VARCHAR(5))");
+                s.executeUpdate("INSERT INTO bag VALUES (1, 'a'), (1, 'a'), (2, 'b')");
+                SQLException e = assertThrows(SQLException.class, () -> s.executeUpdate("DELETE FROM bag WHERE v = 1"));
+                assertEquals("0AM01", e.getSQLState(), e.getMessage());
+                assertTrue(e.getMessage().contains("ADD PRIMARY KEY"), e.getMessage());
+                assertEquals(0, s.executeUpdate("UPDATE bag SET w = 'z' WHERE v = 9"), "no row, nothing to refuse");
+            }
+            TestDb.assertConverged(c);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM bag")) {
+                rs.next();
+                assertEquals(3, rs.getInt(1));
+            }
+        }
+    }
+
+    @Test
+    void theNetworkClientIsRefusedAtConnect() {
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open("jdbc:macrodb:derby://localhost:1527/shop?replicas=2"));
+        assertEquals("08001", e.getSQLState(), e.getMessage());
+        assertTrue(e.getMessage().contains("in-process database"), e.getMessage());
+    }
+}
