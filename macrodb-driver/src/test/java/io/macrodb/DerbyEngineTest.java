@@ -30,6 +30,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DerbyEngineTest {
     private static final AtomicInteger COUNTER = new AtomicInteger();
 
+    @org.junit.jupiter.api.BeforeAll
+    static void tryDerby() {
+        System.setProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL, "derby");
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void stopTryingDerby() {
+        System.clearProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL);
+    }
+
+    @Test
+    void derbyIsRefusedUnlessAskedForAsExperimental() {
+        System.clearProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL);
+        try {
+            java.sql.SQLException e = org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class, () -> TestDb.open(url("replicas=2")));
+            org.junit.jupiter.api.Assertions.assertEquals("0AM00", e.getSQLState(), e.getMessage());
+        } finally {
+            tryDerby();
+        }
+    }
+
     private static String url(String options) {
         return "jdbc:macrodb:derby:memory:d" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime())
                 + ";create=true" + (options.isEmpty() ? "" : "?" + options);

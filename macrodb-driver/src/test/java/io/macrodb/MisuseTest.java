@@ -35,7 +35,7 @@ class MisuseTest {
             "jdbc:macrodb:h2:mem:x?replica=3                 | unknown URL option 'replica'",
             "jdbc:macrodb:h2:mem:x?replicas=0                | replicas='0' must be a whole number from 1 to 64",
             "jdbc:macrodb:h2:mem:x?replicas=lots             | replicas='lots'",
-            "jdbc:macrodb:derby:memory:x                     | engine 'derby' is not supported",
+            "jdbc:macrodb:duckdb:memory:x                    | engine 'duckdb' is not supported",
             "jdbc:macrodb:h2:mem:x?propagation=logical       | propagation='logical' must be row or statement",
             "jdbc:macrodb:h2:mem:x?consistency=eventual      | consistency='eventual' is not one of",
             "jdbc:macrodb:h2:mem:x?consistency=bounded:-1    | bounded:<versions>",

@@ -92,7 +92,22 @@ public final class DerbyEngine implements Engine {
      * functions are not rewritten for replay, and a Derby secondary, which locks rather than keeps
      * versions, was seen to let one read-only transaction read two states under replay).
      */
+    /** The system property that lets an application use Derby before its known problems are fixed. */
+    public static final String EXPERIMENTAL = "macrodb.experimental";
+
+    /**
+     * Refused unless {@code -Dmacrodb.experimental=derby}: with concurrent writers the capture triggers'
+     * images were once seen to differ from the rows (a divergence the image check caught), and readers
+     * and the applier of a secondary wait for each other's row locks (README, "Derby").
+     */
     @Override public void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {
+        String experimental = System.getProperty(EXPERIMENTAL, "");
+        if (!java.util.Arrays.asList(experimental.toLowerCase(java.util.Locale.ROOT).split("[,\\s]+")).contains("derby")) {
+            throw new SQLException("MacroDB: Derby is not offered yet: under concurrent writers its captured rows were seen to differ"
+                    + " from the rows written, and a secondary's readers and applier wait for each other's row locks; start the"
+                    + " JVM with -D" + EXPERIMENTAL + "=derby to try it anyway (not for data you need)",
+                    SqlState.FEATURE_NOT_OFFERED.getState());
+        }
         if (propagation != Propagation.ROW) {
             throw new SQLException("MacroDB: propagation=statement is not offered on Derby: its functions that read the clock or"
                     + " draw random values are not rewritten for replay; use propagation=row (the default)",

@@ -316,7 +316,7 @@ class JdbcBehaviourTest {
         try (Connection c = bean.getConnection()) {
             assertEquals(3, TestDb.macro(c).replicaStatus().size());
         }
-        SQLException e = assertThrows(SQLException.class, () -> MacroDataSource.builder().engineUrl("derby:memory:x").build());
+        SQLException e = assertThrows(SQLException.class, () -> MacroDataSource.builder().engineUrl("duckdb:memory:x").build());
         assertEquals("08001", e.getSQLState());
         assertNull(new MacroDataSource().getUrl());
     }
