@@ -131,6 +131,13 @@ public interface Engine {
     default String timeZoneReset() { return "SET TIME ZONE LOCAL"; }
 
     /**
+     * The URL that opens the database {@code url} names only if it exists: how MacroDB reconnects to a
+     * secondary it made, which must not come back empty after its engine was shut down. {@code url}
+     * itself where the engine has no such setting.
+     */
+    default String existingOnlyUrl(String url) { return url; }
+
+    /**
      * Called once MacroDB is done with a database it made (a secondary, an in-memory primary), after
      * {@link #shutdownDatabase}: an engine that keeps such databases in files removes them here.
      */

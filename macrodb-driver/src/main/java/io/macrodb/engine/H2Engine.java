@@ -144,8 +144,11 @@ public final class H2Engine implements Engine {
         }
     }
 
+    @Override public String existingOnlyUrl(String url) { return url + ";IFEXISTS=TRUE"; }
+
     @Override public boolean isEngineGone(SQLException e) {
         int code = e.getErrorCode();
+        if (code == 90146) return true; // DATABASE_NOT_FOUND_WITH_IF_EXISTS_1: a secondary shut down, reopened with IFEXISTS
         // 90098 DATABASE_IS_CLOSED, 90121 DATABASE_CALLED_AT_SHUTDOWN, 90067 CONNECTION_BROKEN_1,
         // 90135 DATABASE_IS_IN_EXCLUSIVE_MODE (what SHUTDOWN leaves while it runs), 50000 GENERAL_ERROR_1
         // (sessions of a database that is shutting down fail with internal errors)

@@ -308,6 +308,13 @@ public final class HsqldbEngine implements Engine {
         }
     }
 
+    @Override public String existingOnlyUrl(String url) { return url + ";ifexists=true"; }
+
+    /** Besides the 08 class: -465, "Database does not exists", a shut-down secondary reopened with {@code ifexists=true}. */
+    @Override public boolean isEngineGone(SQLException e) {
+        return e.getErrorCode() == -465 || Engine.super.isEngineGone(e);
+    }
+
     @Override public boolean isRetryable(SQLException e) {
         return "40001".equals(e.getSQLState()) || e.getSQLState() != null && e.getSQLState().startsWith("40");
     }

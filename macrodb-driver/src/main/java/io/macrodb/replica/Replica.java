@@ -113,9 +113,18 @@ public final class Replica {
         if (s != ReplicaState.ACTIVE) gate.wakeAll();
     }
 
-    /** A new physical connection with MacroDB's session settings for this replica's role. */
+    /** Whether this secondary's database was made (its first session opened it). */
+    private volatile boolean made;
+
+    /**
+     * A new physical connection with MacroDB's session settings for this replica's role. A secondary's
+     * database is made by its first session; later sessions open it only if it still exists, so that a
+     * session opened after its engine was shut down fails (the engine is gone) instead of finding a new,
+     * empty database under the same name.
+     */
     Connection open() throws SQLException {
-        Connection c = DriverManager.getConnection(url, connectProperties);
+        Connection c = DriverManager.getConnection(made ? engine.existingOnlyUrl(url) : url, connectProperties);
+        if (index > 0) made = true;
         try {
             engine.configureSession(c, lockTimeoutMillis, primaryRole);
         } catch (SQLException e) {
