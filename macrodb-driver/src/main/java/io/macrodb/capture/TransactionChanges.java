@@ -40,7 +40,10 @@ import java.util.Map;
  * value is of a type that a trigger hands over differently from a result set. A savepoint rollback
  * is exact either way: it cuts the events back to the savepoint. With {@code
  * -Dmacrodb.verifyTriggerImages=true} (the driver's tests run so) every build computes both and
- * fails if they differ.
+ * fails if they differ. An engine whose isolation can fail ({@link
+ * io.macrodb.engine.Engine#checksCaptureImages()}: H2) has every trusted image checked that way in
+ * production: a difference means the engine changed a row behind this transaction's triggers, and
+ * the commit fails with {@link EngineDiverged} instead of shipping an image the primary does not hold.
  *
  * <p>Two cases need more than the last event of a key:
  * <ul>
@@ -65,6 +68,21 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private static final boolean VERIFY_IMAGES = Boolean.getBoolean("macrodb.verifyTriggerImages");
     private static final java.util.concurrent.atomic.LongAdder FROM_TRIGGERS = new java.util.concurrent.atomic.LongAdder();
     private static final java.util.concurrent.atomic.LongAdder READ_BACK = new java.util.concurrent.atomic.LongAdder();
+    private static final java.util.concurrent.atomic.LongAdder DIVERGED = new java.util.concurrent.atomic.LongAdder();
+
+    /**
+     * The engine changed rows behind the capture triggers of the committing transaction: its images
+     * are not the rows it reads back, though none of its statements failed. Nothing was shipped or
+     * committed; the primary's engine has broken its own isolation and is replaced.
+     */
+    public static final class EngineDiverged extends java.sql.SQLTransactionRollbackException {
+        EngineDiverged(String message) {
+            super(message, SqlState.SERIALIZATION_FAILURE.getState());
+        }
+    }
+
+    /** How many commits in this JVM found their engine's rows different from their triggers' images. */
+    public static long divergences() { return DIVERGED.sum(); }
 
     /** How many table images commits in this JVM have taken from the triggers, and how many they read back. */
     public record ImageSources(long fromTriggers, long readBack) {}
@@ -76,6 +94,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     /** Whether the triggers' images may be trusted at all (no application triggers), and whether they still are. */
     private final boolean trustImages;
     private final boolean ships;
+    /** Whether trusted images are checked against the rows read back before they are shipped. */
+    private final boolean checkImages;
     private boolean imagesTrusted;
     /** Numbers the statements: {@link #mark()} starts a new one. */
     private int statement;
@@ -105,6 +125,16 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      *              (its commits take a version all the same)
      */
     public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships) {
+        this(propagation, shapes, trustImages, ships, false);
+    }
+
+    /**
+     * @param checkImages whether the engine's isolation can fail, so that every trusted image is
+     *                    checked against the row read back before it is shipped
+     *                    ({@link io.macrodb.engine.Engine#checksCaptureImages()})
+     */
+    public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships, boolean checkImages) {
+        this.checkImages = checkImages;
         this.propagation = propagation;
         this.shapes = shapes;
         this.ships = ships;
@@ -381,7 +411,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                     Object[] row = t.rows.get(k);
                     if (row != ABSENT) images.add(row);
                 }
-                if (VERIFY_IMAGES) verify(shape, images, readImages(c, cache, shape, t.existed.keySet()));
+                if (checkImages || VERIFY_IMAGES) verify(shape, images, readImages(c, cache, shape, t.existed.keySet()), checkImages);
             }
             if (t.moved) {
                 // which key held which row before is unknown: remove every touched key, insert every final image
@@ -414,11 +444,15 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private static final Object NOT_SHIPPED = new Object();
 
     /**
-     * Test mode: the triggers' final images must be the rows read back, as multisets by key. A
+     * The triggers' final images must be the rows read back, as multisets by key. Where the engine's
+     * isolation is known to fail ({@code engineMayDiverge}) a difference is the engine's: {@link
+     * EngineDiverged}. Elsewhere (test mode, {@code -Dmacrodb.verifyTriggerImages=true}) it is
+     * MacroDB's own bug: {@link IllegalStateException}. A
      * {@code CHAR(n)} value is compared without its trailing spaces: an engine may store it unpadded,
      * hand the trigger that, and pad it only in result sets (H2 in PostgreSQL mode), the same value.
      */
-    private static void verify(TableShape shape, List<Object[]> fromTriggers, List<Object[]> readBack) {
+    private static void verify(TableShape shape, List<Object[]> fromTriggers, List<Object[]> readBack, boolean engineMayDiverge)
+            throws EngineDiverged {
         Map<RowKey, Object[]> back = new java.util.HashMap<>();
         for (Object[] row : readBack) {
             Object[] r = unpadded(shape, row);
@@ -439,6 +473,12 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             for (Object[] row : fromTriggers) sb.append(' ').append(Arrays.deepToString(row));
             sb.append("; read back:");
             for (Object[] row : readBack) sb.append(' ').append(Arrays.deepToString(row));
+            if (engineMayDiverge) {
+                DIVERGED.increment();
+                throw new EngineDiverged(sb + ". No statement of the transaction failed, so the engine changed those rows"
+                        + " behind it (an isolation failure of the engine); nothing was committed, and the primary is replaced"
+                        + " by a secondary. Retry the transaction");
+            }
             throw new IllegalStateException(sb.toString());
         }
     }

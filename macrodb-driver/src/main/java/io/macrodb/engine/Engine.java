@@ -270,6 +270,17 @@ public interface Engine {
      */
     default long closeDelayMillis(EngineUrl url, java.util.Properties properties) { return 0; }
 
+    /**
+     * Whether row capture must check, at every commit, that the capture triggers' images are the rows
+     * the transaction reads back before it ships them. Engines whose transaction isolation can fail
+     * under load say yes: a row another transaction changed behind this one's triggers (a dirty write)
+     * is then caught before a secondary receives an image the primary does not hold, the transaction
+     * is rolled back (40001) and the primary, whose engine can no longer be trusted, is replaced by a
+     * secondary (docs/internals.md, "Images the engine did not keep"). It costs one read-back query per
+     * table per update transaction.
+     */
+    default boolean checksCaptureImages() { return false; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

@@ -537,12 +537,20 @@ final class Transaction {
         }
     }
 
+    /**
+     * {@code -Dmacrodb.checkCaptureImages=false} turns off the check of capture images that engines
+     * with failing isolation ask for ({@link io.macrodb.engine.Engine#checksCaptureImages()}): for
+     * measuring what the check costs, or for a workload that never deadlocks. Unsafe on H2 otherwise.
+     */
+    private static final boolean CHECK_IMAGES = !"false".equals(System.getProperty("macrodb.checkCaptureImages"));
+
     private void beginUpdate(Route why) throws SQLException {
         primarySession(); // opened and synced before the transaction takes its turn
         turn = db.beginUpdate();
         counters.began(why);
         began = why;
-        changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges());
+        changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges(),
+                CHECK_IMAGES && db.engine().checksCaptureImages());
         state = State.UPDATE;
         savepointGeneration++;
         namedSavepoints.clear();

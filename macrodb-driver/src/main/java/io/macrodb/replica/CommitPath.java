@@ -193,7 +193,13 @@ final class CommitPath {
         turn.enterGate();
         if (!set.shipsChanges()) return commitUnshipped(session);
         DurableLog durable = set.durableLog();
-        List<Change> built = changes.build(c, session);
+        List<Change> built;
+        try {
+            built = changes.build(c, session);
+        } catch (io.macrodb.capture.TransactionChanges.EngineDiverged e) {
+            set.primaryDiverged(session.replica(), e.getMessage());
+            throw e;
+        }
         if (changes.usesSequences() && !built.isEmpty()) {
             Map<String, Long> next = config.engine().sequencePositions(c);
             if (!next.isEmpty()) {

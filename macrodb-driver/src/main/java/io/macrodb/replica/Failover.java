@@ -67,6 +67,19 @@ final class Failover {
         return gone || !r.isActive();
     }
 
+    /** See {@link ReplicaSet#primaryDiverged}. */
+    void primaryDiverged(Replica r, String reason) {
+        if (!r.isPrimary() || !r.isActive()) return;
+        boolean successor = false;
+        for (Replica s : set.secondaries()) successor |= s.isActive() && s.applier() != null;
+        if (!successor) {
+            LOG.severe("MacroDB: the primary " + r + " changed rows behind a transaction's capture triggers, and no secondary can"
+                    + " take over; the transaction was rolled back, the primary stays: " + reason);
+            return;
+        }
+        primaryGone(r, "its engine changed rows behind a transaction's capture triggers: " + reason);
+    }
+
     /** See {@link ReplicaSet#fail}: secondary {@code r} leaves the rotation. */
     void fail(Replica r, String reason) {
         if (r.isPrimary() || !r.isActive()) return;

@@ -248,6 +248,13 @@ public final class ReplicaSet {
      */
     public boolean replicaFailed(Replica r, SQLException e, String who) { return failover.replicaFailed(r, e, who); }
 
+    /**
+     * The primary's engine changed rows behind a transaction's capture triggers: its isolation has
+     * failed, and later transactions cannot trust it either. A secondary, which holds exactly what
+     * the log says, takes over; without one the primary stays, and only that transaction failed.
+     */
+    void primaryDiverged(Replica r, String reason) { failover.primaryDiverged(r, reason); }
+
     /** Waits (bounded by lockTimeout) while a promotion runs; fails if there is no working primary. */
     void awaitPrimary() throws SQLException { failover.awaitPrimary(); }
 
