@@ -81,6 +81,8 @@ final class PgSession {
         /** Whether {@link #owner} is this portal's own statement, closed with it. */
         boolean ownsStatement;
         String tag;
+        /** A catalog query's answer, computed at Describe or first Execute. */
+        PgCatalog.Answer catalog;
 
         Portal(Prepared statement, Object[] args, short[] resultFormats) {
             this.statement = statement;
@@ -99,6 +101,7 @@ final class PgSession {
     private int pid;
     private int secret;
     private String user;
+    private String database;
     private Scram.ServerExchange scram;
     private Connection conn;
     private final Map<String, String> settings = new LinkedHashMap<>();
@@ -245,6 +248,8 @@ final class PgSession {
             fatal("28000", "no PostgreSQL user name specified in startup packet");
             return;
         }
+        database = s.parameters().getOrDefault("database", user);
+        if (database == null || database.isEmpty()) database = user;
         settings.put("application_name", s.parameters().getOrDefault("application_name", ""));
         for (Map.Entry<String, String> e : s.parameters().entrySet()) {
             if (!e.getKey().startsWith("_pq_.") && !e.getKey().equals("user") && !e.getKey().equals("database")
@@ -363,17 +368,10 @@ final class PgSession {
                 } catch (IllegalArgumentException e) {
                     throw new SQLException(e.getMessage(), "0A000");
                 }
-                Catalog.Answer catalog = failed ? null : Catalog.answer(sql, conn, user);
+                PgCatalog.Answer catalog = failed ? null : PgCatalog.answer(sql, List.of(), catalogContext());
                 if (catalog != null) {
-                    List<BackendMessages.Field> f = new ArrayList<>();
-                    for (String c : catalog.columns()) f.add(new BackendMessages.Field(c, 0, 0, PgTypes.TEXT, -1, -1, 0));
-                    rowDescription(f);
-                    for (String[] row : catalog.rows()) {
-                        byte[][] r = new byte[row.length][];
-                        for (int i = 0; i < row.length; i++) r[i] = row[i].getBytes(StandardCharsets.UTF_8);
-                        BackendMessages.dataRow(out, r);
-                    }
-                    BackendMessages.commandComplete(out, "SELECT " + catalog.rows().size());
+                    rowDescription(catalogFields(catalog, new short[0]));
+                    BackendMessages.commandComplete(out, "SELECT " + sendCatalogRows(catalog, new short[0], 0, 0));
                     continue;
                 }
                 if (copy != null) {
@@ -618,6 +616,13 @@ final class PgSession {
         String tag = PgCompat.noOpTag(sql);
         if (tag != null) return new Prepared(sql, Command.noOp(tag), sql, new int[0], declared);
         Command c = Command.of(sql);
+        if (c.kind == Command.Kind.ENGINE && PgCatalog.recognizes(sql)) {
+            SqlText.Placeholders ph = SqlText.placeholders(sql);
+            int n = ph.order().length == 0 ? 0 : java.util.Arrays.stream(ph.order()).max().getAsInt();
+            int[] oids = java.util.Arrays.copyOf(declared, Math.max(n, declared.length));
+            for (int i = 0; i < oids.length; i++) if (oids[i] == PgTypes.UNSPECIFIED) oids[i] = PgTypes.TEXT;
+            return new Prepared(sql, Command.catalog(), sql, new int[0], oids);
+        }
         if (c.kind != Command.Kind.ENGINE) return new Prepared(sql, c, sql, new int[0], declared);
         SqlText.Placeholders ph = SqlText.placeholders(PgCompat.rewrite(sql));
         int n = ph.order().length == 0 ? 0 : java.util.Arrays.stream(ph.order()).max().getAsInt();
@@ -699,6 +704,16 @@ final class PgSession {
     }
 
     private void describeRows(Prepared st, Portal p) throws SQLException {
+        if (st.command.kind == Command.Kind.CATALOG) {
+            PgCatalog.Answer a;
+            if (p == null) a = PgCatalog.answer(st.sql, null, catalogContext());
+            else {
+                if (p.catalog == null) p.catalog = PgCatalog.answer(st.sql, catalogParams(p), catalogContext());
+                a = p.catalog;
+            }
+            rowDescription(catalogFields(a, p == null ? new short[0] : p.resultFormats));
+            return;
+        }
         if (st.command.kind == Command.Kind.SHOW) {
             rowDescription(List.of(new BackendMessages.Field(st.command.name, 0, 0, PgTypes.TEXT, -1, -1, 0)));
             return;
@@ -712,6 +727,62 @@ final class PgSession {
     }
 
     private void rowDescription(List<BackendMessages.Field> f) { BackendMessages.rowDescription(out, f); }
+
+    // ---- catalog queries answered by PgCatalog ------------------------------------------------------------------
+
+    private PgCatalog.Context catalogContext() {
+        List<String> users = server.config().users() == null ? List.of(user) : server.config().users().names();
+        String db = database;
+        try {
+            String c = conn.getCatalog();
+            if (c != null && !c.isEmpty()) db = c.equals(c.toUpperCase(Locale.ROOT)) ? c.toLowerCase(Locale.ROOT) : c;
+        } catch (SQLException e) {
+            // the name the client asked for, then
+        }
+        return new PgCatalog.Context(conn, user, db, server.catalogOids(), users);
+    }
+
+    private static List<String> catalogParams(Portal p) {
+        List<String> l = new ArrayList<>();
+        for (Object a : p.args) l.add(a == null ? null : a.toString());
+        return l;
+    }
+
+    private static List<BackendMessages.Field> catalogFields(PgCatalog.Answer a, short[] formats) {
+        List<BackendMessages.Field> f = new ArrayList<>();
+        for (int i = 0; i < a.columns().size(); i++) {
+            int oid = a.columns().get(i).oid();
+            f.add(new BackendMessages.Field(a.columns().get(i).name(), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i, oid)));
+        }
+        return f;
+    }
+
+    /** Sends rows {@code from}.. of a catalog answer (at most {@code maxRows}, 0: all); the number sent. */
+    private long sendCatalogRows(PgCatalog.Answer a, short[] formats, long from, int maxRows) {
+        long sent = 0;
+        for (long k = from; k < a.rows().size() && (maxRows == 0 || sent < maxRows); k++) {
+            String[] row = a.rows().get((int) k);
+            byte[][] r = new byte[row.length][];
+            for (int i = 0; i < row.length; i++) {
+                int oid = a.columns().get(i).oid();
+                if (row[i] == null) continue;
+                if (format(formats, i, oid) == 1) {
+                    Object v = switch (oid) {
+                        case PgTypes.BOOL -> row[i].equals("t");
+                        case PgTypes.INT2, PgTypes.INT4, PgTypes.INT8 -> Long.parseLong(row[i]);
+                        case PgTypes.FLOAT4 -> Float.parseFloat(row[i]);
+                        default -> row[i];
+                    };
+                    r[i] = PgTypes.encodeBinary(v, oid);
+                } else {
+                    r[i] = row[i].getBytes(StandardCharsets.UTF_8);
+                }
+            }
+            BackendMessages.dataRow(out, r);
+            sent++;
+        }
+        return sent;
+    }
 
     private static List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats) throws SQLException {
         List<BackendMessages.Field> f = new ArrayList<>();
@@ -772,6 +843,20 @@ final class PgSession {
             case SET: set(c); return;
             case SHOW: show(c, describe); return;
             case NO_OP: BackendMessages.commandComplete(out, c.tagWord); return;
+            case CATALOG: {
+                if (p.catalog == null) p.catalog = PgCatalog.answer(p.statement.sql, catalogParams(p), catalogContext());
+                if (describe) rowDescription(catalogFields(p.catalog, p.resultFormats));
+                long sent = sendCatalogRows(p.catalog, p.resultFormats, p.rowsSent, maxRows);
+                p.rowsSent += sent;
+                if (p.rowsSent < p.catalog.rows().size()) {
+                    BackendMessages.portalSuspended(out);
+                } else {
+                    p.done = true;
+                    p.tag = "SELECT " + p.rowsSent;
+                    BackendMessages.commandComplete(out, "SELECT " + sent);
+                }
+                return;
+            }
             default:
         }
         if (p.rs == null) {
@@ -1089,7 +1174,7 @@ final class PgSession {
 
     /** What a statement is, as far as the session (not the engine) is concerned. */
     static final class Command {
-        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE }
+        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE, CATALOG }
 
         private static final Pattern BEGIN = Pattern.compile("(?is)(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?(\\s+.*)?");
         private static final Pattern COMMIT = Pattern.compile("(?is)(COMMIT|END)(\\s+(WORK|TRANSACTION))?");
@@ -1127,9 +1212,16 @@ final class PgSession {
             return c;
         }
 
+        static Command catalog() {
+            Command c = new Command(Kind.CATALOG);
+            c.tagWord = "SELECT";
+            c.rowsTag = true;
+            return c;
+        }
+
         boolean endsBlock() { return kind == Kind.COMMIT || kind == Kind.ROLLBACK; }
 
-        boolean returnsRows() { return kind == Kind.SHOW || kind == Kind.ENGINE; }
+        boolean returnsRows() { return kind == Kind.SHOW || kind == Kind.ENGINE || kind == Kind.CATALOG; }
 
         static Command of(String sql) {
             String s = SqlText.stripForClassification(sql);

@@ -58,6 +58,9 @@ public final class UserStore {
         Files.write(file, out, StandardCharsets.UTF_8);
     }
 
+    /** The users' names, sorted. */
+    public List<String> names() { return new ArrayList<>(new java.util.TreeSet<>(users.keySet())); }
+
     /** The user's verifier, or null if there is no such user. */
     public Scram.Verifier verifier(String user) { return users.get(user); }
 }
