@@ -109,6 +109,12 @@ final class PgSession {
     private boolean inBlock;
     private boolean failed;
     private boolean ignoreTillSync;
+    /**
+     * An implicit transaction of the extended protocol is open: begun by the first Execute of a query or DML statement
+     * outside a transaction block, committed at Sync, rolled back by an error before it (as PostgreSQL runs the
+     * statements between two Syncs).
+     */
+    private boolean implicitExtended;
     private boolean defaultReadOnly;
     private int statementsInBlock;
     private long reportedCommit = -1;
@@ -338,6 +344,7 @@ final class PgSession {
     // ---- simple query ------------------------------------------------------------------------------------------
 
     private void simpleQuery(String text) {
+        if (implicitExtended) endImplicitExtended(true);
         List<String> parts = SqlText.split(text);
         if (parts.isEmpty()) {
             BackendMessages.emptyQueryResponse(out);
@@ -594,6 +601,47 @@ final class PgSession {
         } catch (SQLException e) {
             error(e);
             ignoreTillSync = true;
+            if (implicitExtended) endImplicitExtended(false);
+        }
+    }
+
+    /**
+     * Before an Execute outside a transaction block: a query or DML statement opens the implicit transaction that
+     * Sync commits; any other statement (DDL) runs by itself, as the simple protocol runs it, after committing what
+     * the implicit transaction holds so far.
+     */
+    private void beginImplicitExtended(Command c) throws SQLException {
+        if (inBlock || c.kind != Command.Kind.ENGINE) return;
+        if (!Set.of("SELECT", "INSERT", "UPDATE", "DELETE", "MERGE").contains(c.tagWord)) {
+            if (implicitExtended) {
+                implicitExtended = false;
+                try {
+                    conn.commit();
+                } finally {
+                    conn.setAutoCommit(true);
+                }
+            }
+            return;
+        }
+        if (implicitExtended) return;
+        conn.setReadOnly(defaultReadOnly);
+        conn.setAutoCommit(false);
+        implicitExtended = true;
+    }
+
+    /** Commits (or rolls back) the implicit extended-protocol transaction; a failed commit is reported. */
+    private void endImplicitExtended(boolean commit) {
+        implicitExtended = false;
+        for (String name : new ArrayList<>(portals.keySet())) closePortal(name);
+        try {
+            try {
+                if (commit) conn.commit(); else conn.rollback();
+            } finally {
+                conn.setAutoCommit(true);
+            }
+            if (commit) reportCommit();
+        } catch (SQLException e) {
+            if (commit) error(e);
         }
     }
 
@@ -630,13 +678,20 @@ final class PgSession {
         Prepared prepared = new Prepared(sql, c, ph.sql(), ph.order(), oids);
         if (extended) {
             prepared.ps = conn.prepareStatement(ph.sql());
-            ParameterMetaData md = null;
+            ParameterMetaData md;
+            try {
+                // MacroDB prepares on the engine lazily; asking for the parameters prepares now, so that an error in
+                // the statement's text (syntax, unknown table or column) is reported at Parse, as PostgreSQL does
+                md = prepared.ps.getParameterMetaData();
+            } catch (java.sql.SQLFeatureNotSupportedException e) {
+                md = null;
+            } catch (SQLException e) {
+                closeQuietly(prepared.ps);
+                throw e;
+            }
             for (int j = 0; j < ph.order().length; j++) {
                 int idx = ph.order()[j] - 1;
-                if (oids[idx] == PgTypes.UNSPECIFIED) {
-                    if (md == null) md = safeParameterMetaData(prepared.ps);
-                    oids[idx] = md == null ? PgTypes.TEXT : inferred(md, j + 1);
-                }
+                if (oids[idx] == PgTypes.UNSPECIFIED) oids[idx] = md == null ? PgTypes.TEXT : inferred(md, j + 1);
             }
         }
         return prepared;
@@ -804,6 +859,7 @@ final class PgSession {
         if (failed && !p.statement.command.endsBlock()) {
             throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
         }
+        beginImplicitExtended(p.statement.command);
         run(p, Math.max(0, e.maxRows()), false);
     }
 
@@ -819,6 +875,7 @@ final class PgSession {
 
     private void sync() {
         ignoreTillSync = false;
+        if (implicitExtended) endImplicitExtended(true);
         if (!inBlock) {
             for (String name : new ArrayList<>(portals.keySet())) closePortal(name);
         }
@@ -862,7 +919,7 @@ final class PgSession {
         if (p.rs == null) {
             server.counters().statements().increment();
             if (inBlock) statementsInBlock++;
-            else conn.setReadOnly(defaultReadOnly);
+            else if (!implicitExtended) conn.setReadOnly(defaultReadOnly);
             Statement s;
             boolean hasRows;
             try {
@@ -933,7 +990,12 @@ final class PgSession {
     }
 
     private void begin(Command c) throws SQLException {
-        if (inBlock) {
+        if (implicitExtended) {
+            // as in PostgreSQL, BEGIN turns the implicit transaction (and what it did so far) into a block
+            implicitExtended = false;
+            inBlock = true;
+            statementsInBlock = 1;
+        } else if (inBlock) {
             BackendMessages.notice(out, "WARNING", "25001", "there is already a transaction in progress");
         } else {
             conn.setReadOnly(c.readOnly != null ? c.readOnly : defaultReadOnly);
@@ -946,6 +1008,18 @@ final class PgSession {
     }
 
     private void commit() throws SQLException {
+        if (!inBlock && implicitExtended) {
+            BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
+            implicitExtended = false;
+            try {
+                conn.commit();
+            } finally {
+                conn.setAutoCommit(true);
+            }
+            BackendMessages.commandComplete(out, "COMMIT");
+            reportCommit();
+            return;
+        }
         if (!inBlock) {
             BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
             BackendMessages.commandComplete(out, "COMMIT");
@@ -965,7 +1039,15 @@ final class PgSession {
     }
 
     private void rollback() throws SQLException {
-        if (!inBlock) {
+        if (!inBlock && implicitExtended) {
+            BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
+            implicitExtended = false;
+            try {
+                conn.rollback();
+            } finally {
+                conn.setAutoCommit(true);
+            }
+        } else if (!inBlock) {
             BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
         } else {
             try {
@@ -1077,7 +1159,7 @@ final class PgSession {
 
     /** After a commit: a ParameterStatus {@code macrodb.last_commit} with the version it published. */
     private void reportCommit() {
-        if (inBlock) return;
+        if (inBlock || implicitExtended) return;
         long v = lastCommit();
         if (v != reportedCommit) {
             reportedCommit = v;

@@ -331,4 +331,43 @@ class PgJdbcTest {
             assertEquals("0A000", consistency.getSQLState());
         }
     }
+
+    /** As on PostgreSQL, a batch sent in auto-commit mode is one implicit transaction: a failing element applies nothing. */
+    @ParameterizedTest
+    @ValueSource(strings = {"extended", "extendedForPrepared"})
+    void anAutoCommitBatchIsAtomic(String mode) throws Exception {
+        try (Connection c = connect("preferQueryMode=" + mode); Statement s = c.createStatement()) {
+            String t = "atomic_" + mode.toLowerCase(java.util.Locale.ROOT);
+            s.execute("CREATE TABLE " + t + " (id INT PRIMARY KEY)");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + t + " VALUES (?)")) {
+                for (int id : new int[] {1, 2, 1, 3}) {
+                    ps.setInt(1, id);
+                    ps.addBatch();
+                }
+                java.sql.BatchUpdateException e = assertThrows(java.sql.BatchUpdateException.class, ps::executeBatch);
+                assertEquals("23505", e.getSQLState());
+            }
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + t)) {
+                assertTrue(rs.next());
+                assertEquals(0, rs.getInt(1), "nothing of the failed batch was applied");
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + t + " VALUES (?)")) {
+                for (int id : new int[] {1, 2, 3}) {
+                    ps.setInt(1, id);
+                    ps.addBatch();
+                }
+                assertArrayEquals(new int[] {1, 1, 1}, ps.executeBatch());
+            }
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + t)) {
+                assertTrue(rs.next());
+                assertEquals(3, rs.getInt(1));
+            }
+            // an error in a statement's text is reported when it is prepared, and the connection stays usable
+            PSQLException bad = assertThrows(PSQLException.class, () -> c.prepareStatement("SELEC 1").executeQuery());
+            assertEquals("42601", bad.getSQLState());
+            try (ResultSet rs = s.executeQuery("SELECT 1")) {
+                assertTrue(rs.next());
+            }
+        }
+    }
 }
