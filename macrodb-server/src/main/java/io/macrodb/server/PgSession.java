@@ -263,6 +263,17 @@ final class PgSession {
                 settings.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue());
             }
         }
+        String options = s.parameters().get("options");
+        if (options != null) {
+            // libpq's PGOPTIONS / pgjdbc's options: "-c name=value" (or "--name=value") pairs
+            String[] w = options.strip().split("\\s+");
+            for (int i = 0; i < w.length; i++) {
+                String kv = w[i].equals("-c") && i + 1 < w.length ? w[++i] : w[i].startsWith("-c") ? w[i].substring(2)
+                        : w[i].startsWith("--") ? w[i].substring(2) : null;
+                int eq = kv == null ? -1 : kv.indexOf('=');
+                if (eq > 0) settings.put(kv.substring(0, eq).toLowerCase(Locale.ROOT).replace('-', '_'), kv.substring(eq + 1));
+            }
+        }
         if (settings.containsKey("timezone")) setZone(settings.get("timezone"));
         if (server.config().users() == null) { admitAndStart(); return; }
         scram = new Scram.ServerExchange(server.config().users().verifier(user));
@@ -308,6 +319,18 @@ final class PgSession {
         } catch (SQLException e) {
             fatal("08006", "cannot open the database: " + e.getMessage());
             return;
+        }
+        for (String name : List.of("macrodb.consistency", "macrodb.read_at_least")) {
+            String v = settings.remove(name);
+            if (v == null) continue;
+            int mark = out.writerIndex();
+            try {
+                set(Command.setting(name, v));
+            } catch (SQLException e) {
+                fatal(e.getSQLState() == null ? "22023" : e.getSQLState(), e.getMessage());
+                return;
+            }
+            out.writerIndex(mark); // set() wrote a CommandComplete, which startup does not send
         }
         BackendMessages.authenticationOk(out);
         phase = Phase.READY;
@@ -1113,10 +1136,27 @@ final class PgSession {
                 break;
             case "macrodb.last_commit":
                 throw new SQLException("parameter \"macrodb.last_commit\" cannot be changed", "55P02");
-            case "macrodb.consistency":
-                // the driver takes the consistency level from the URL only, for every connection of a replica set
-                throw new SQLException("per-session macrodb.consistency is not supported yet; start the server with"
-                        + " --option consistency=...", "0A000");
+            case "macrodb.consistency": {
+                MacroConnection mc = conn.unwrap(MacroConnection.class);
+                mc.setReadConsistency(value.equalsIgnoreCase("default") ? mc.config().readConsistency() : value);
+                value = mc.readConsistency();
+                break;
+            }
+            case "macrodb.read_at_least": {
+                long v;
+                try {
+                    v = Long.parseLong(value.strip());
+                } catch (NumberFormatException e) {
+                    v = -1;
+                }
+                if (v < 0) {
+                    throw new SQLException("invalid value for parameter \"macrodb.read_at_least\": \"" + value
+                            + "\" (a commit version, such as macrodb.last_commit reports)", "22023");
+                }
+                conn.unwrap(MacroConnection.class).readAtLeast(v);
+                value = Long.toString(v);
+                break;
+            }
             default:
         }
         settings.put(name, value);
@@ -1128,6 +1168,8 @@ final class PgSession {
         String v;
         switch (name) {
             case "macrodb.last_commit": v = Long.toString(lastCommit()); break;
+            case "macrodb.consistency": v = conn.unwrap(MacroConnection.class).readConsistency(); break;
+            case "macrodb.read_at_least": v = settings.getOrDefault(name, "0"); break;
             case "transaction_read_only": v = conn.isReadOnly() ? "on" : "off"; break;
             case "default_transaction_read_only": v = defaultReadOnly ? "on" : "off"; break;
             case "transaction_isolation": v = isolationName(conn.getTransactionIsolation()); break;
@@ -1354,6 +1396,8 @@ final class PgSession {
             }
             return c;
         }
+
+        static Command setting(String name, String value) { return set(name, value); }
 
         private static Command set(String name, String value) {
             Command c = new Command(Kind.SET);

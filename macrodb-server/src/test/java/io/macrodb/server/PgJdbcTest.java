@@ -20,6 +20,7 @@ import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -368,6 +369,72 @@ class PgJdbcTest {
             try (ResultSet rs = s.executeQuery("SELECT 1")) {
                 assertTrue(rs.next());
             }
+        }
+    }
+
+    private static long count(Connection c, String table) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+
+    private static String show(Connection c, String name) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW " + name)) {
+            assertTrue(rs.next());
+            return rs.getString(1);
+        }
+    }
+
+    /**
+     * {@code SET macrodb.consistency} changes the session's read consistency (its connection's only), and
+     * {@code SET macrodb.read_at_least} carries a {@code macrodb.last_commit} token to another session: shown with
+     * the secondary held stale.
+     */
+    @Test
+    void consistencyPerSessionAndAReadYourWritesToken() throws Exception {
+        String url = ServerFixture.h2Url(2) + "&readWait=20&consistency=session";
+        try (PgServer srv = PgServer.start(PgServer.Config.of(url).withUsers(UserStore.of(ServerFixture.USER, ServerFixture.PASSWORD)));
+             Connection writer = DriverManager.getConnection(ServerFixture.pgUrl(srv, ""), ServerFixture.USER, ServerFixture.PASSWORD);
+             Connection reader = DriverManager.getConnection(ServerFixture.pgUrl(srv, ""), ServerFixture.USER, ServerFixture.PASSWORD);
+             Connection other = DriverManager.getConnection(ServerFixture.pgUrl(srv, ""), ServerFixture.USER, ServerFixture.PASSWORD);
+             Connection strict = DriverManager.getConnection(ServerFixture.pgUrl(srv, "options=-c%20macrodb.consistency=strict"),
+                     ServerFixture.USER, ServerFixture.PASSWORD);
+             Statement w = writer.createStatement(); Statement r = reader.createStatement(); Statement o = other.createStatement()) {
+            w.execute("CREATE TABLE cons (id INT PRIMARY KEY)");
+            MacroAdmin admin = srv.keeper().unwrap(MacroAdmin.class);
+            assertTrue(admin.awaitCaughtUp(5_000));
+            assertEquals("session", show(reader, "macrodb.consistency"));
+            assertEquals("strict", show(strict, "macrodb.consistency"), "set at startup through options");
+            admin.pauseApplying(1, true);
+            try {
+                w.executeUpdate("INSERT INTO cons VALUES (1)");
+                String token = show(writer, "macrodb.last_commit");
+                for (Connection c : List.of(reader, other, strict)) c.setReadOnly(true);
+                assertEquals(0, count(reader, "cons"), "session: the stale secondary may serve another session's read");
+                r.execute("SET macrodb.consistency = 'strict'");
+                assertEquals("strict", show(reader, "macrodb.consistency"));
+                assertEquals(1, count(reader, "cons"), "strict: the read sees the commit");
+                assertEquals(1, count(strict, "cons"));
+                assertEquals(0, count(other, "cons"), "the other sessions keep their level");
+                o.execute("SET macrodb.read_at_least = " + token);
+                assertEquals(token, show(other, "macrodb.read_at_least"));
+                assertEquals(1, count(other, "cons"), "with the writer's token the read sees its commit");
+
+                PSQLException bad = assertThrows(PSQLException.class, () -> r.execute("SET macrodb.consistency = 'eventual'"));
+                assertEquals("22023", bad.getSQLState());
+                assertTrue(bad.getMessage().contains("bounded:<versions>"), bad.getMessage());
+                assertEquals("strict", show(reader, "macrodb.consistency"), "a refused value changes nothing");
+                bad = assertThrows(PSQLException.class, () -> o.execute("SET macrodb.read_at_least = 'soon'"));
+                assertEquals("22023", bad.getSQLState());
+                r.execute("SET macrodb.consistency TO DEFAULT");
+                assertEquals("session", show(reader, "macrodb.consistency"), "DEFAULT: the server's --option consistency");
+            } finally {
+                admin.pauseApplying(1, false);
+            }
+            PSQLException e = assertThrows(PSQLException.class, () -> DriverManager.getConnection(
+                    ServerFixture.pgUrl(srv, "options=-c%20macrodb.consistency=eventual"), ServerFixture.USER, ServerFixture.PASSWORD));
+            assertEquals("22023", e.getSQLState());
         }
     }
 }
