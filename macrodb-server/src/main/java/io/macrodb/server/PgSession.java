@@ -46,7 +46,7 @@ final class PgSession {
     private static final int FLUSH_AT = 64 * 1024;
     private static final int MAX_QUEUED = 256;
 
-    private enum Phase { STARTUP, SASL_FIRST, SASL_FINAL, READY, CLOSED }
+    private enum Phase { STARTUP, SASL_FIRST, SASL_FINAL, PASSWORD, READY, CLOSED }
 
     /** A parsed statement: its text for the engine ($n as ?), which $n each ? is, and declared parameter types. */
     private static final class Prepared {
@@ -103,6 +103,9 @@ final class PgSession {
     private String user;
     private String database;
     private Scram.ServerExchange scram;
+    /** The user's line when it authenticates with MD5 or a clear-text password, and the MD5 challenge's salt. */
+    private UserStore.Entry passwordEntry;
+    private byte[] md5Salt;
     private Connection conn;
     private final Map<String, String> settings = new LinkedHashMap<>();
     private ZoneId zone = ZoneOffset.UTC;
@@ -222,6 +225,7 @@ final class PgSession {
             return;
         }
         if (phase == Phase.SASL_FIRST || phase == Phase.SASL_FINAL) { authenticate(m); return; }
+        if (phase == Phase.PASSWORD) { checkPassword(m); return; }
         if (copyIn != null) { copyInMessage(m); return; }
         if (m instanceof FrontendMessage.Terminate) { closeSession(); channel.close(); return; }
         if (ignoreTillSync && !(m instanceof FrontendMessage.Sync)) return;
@@ -276,6 +280,21 @@ final class PgSession {
         }
         if (settings.containsKey("timezone")) setZone(settings.get("timezone"));
         if (server.config().users() == null) { admitAndStart(); return; }
+        UserStore.Entry entry = server.config().users().entry(user);
+        if (entry != null && entry.method() != UserStore.Method.SCRAM_SHA_256) {
+            // MD5 or clear text only for a user whose line in the users file asks for it
+            passwordEntry = entry;
+            if (entry.method() == UserStore.Method.MD5) {
+                md5Salt = new byte[4];
+                new java.security.SecureRandom().nextBytes(md5Salt);
+                BackendMessages.authenticationMd5(out, md5Salt);
+            } else {
+                BackendMessages.authenticationCleartext(out);
+            }
+            phase = Phase.PASSWORD;
+            flush();
+            return;
+        }
         scram = new Scram.ServerExchange(server.config().users().verifier(user));
         BackendMessages.authenticationSasl(out, List.of(Scram.MECHANISM));
         phase = Phase.SASL_FIRST;
@@ -307,6 +326,28 @@ final class PgSession {
                 fatal("28P01", "password authentication failed for user \"" + user + "\"");
             }
         }
+    }
+
+    /** The PasswordMessage answering an MD5 or clear-text request. */
+    private void checkPassword(FrontendMessage m) {
+        if (!(m instanceof FrontendMessage.SaslResponse r)) {
+            fatal("08P01", "expected password response, got message type " + m.getClass().getSimpleName());
+            return;
+        }
+        byte[] d = r.data();
+        if (d.length == 0 || d[d.length - 1] != 0) {
+            fatal("08P01", "invalid password packet size");
+            return;
+        }
+        String answer = new String(d, 0, d.length - 1, StandardCharsets.UTF_8);
+        boolean ok = md5Salt != null ? UserStore.checkMd5(passwordEntry, md5Salt, answer) : UserStore.checkPassword(passwordEntry, user, answer);
+        passwordEntry = null;
+        if (!ok) {
+            server.counters().authFailures().increment();
+            fatal("28P01", "password authentication failed for user \"" + user + "\"");
+            return;
+        }
+        admitAndStart();
     }
 
     private void admitAndStart() {
