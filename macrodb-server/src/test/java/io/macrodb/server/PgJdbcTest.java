@@ -220,6 +220,9 @@ class PgJdbcTest {
         try (Connection c = connect(""); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE ro (id INT PRIMARY KEY)");
             s.executeUpdate("INSERT INTO ro VALUES (1)");
+            // a secondary still applying the insert would send the first strict read to the primary (seen once
+            // under load from the tests before): let them catch up, so that the count below is about routing only
+            assertTrue(admin.awaitCaughtUp(5_000));
             long before = admin.routingCounts().onSecondaries();
             c.setReadOnly(true);
             c.setAutoCommit(false);
@@ -328,8 +331,6 @@ class PgJdbcTest {
             s.execute("ROLLBACK");
             s.execute("SET default_transaction_read_only = off");
             assertEquals(1, s.executeUpdate("INSERT INTO ro2 VALUES (3)"));
-            PSQLException consistency = assertThrows(PSQLException.class, () -> s.execute("SET macrodb.consistency = 'session'"));
-            assertEquals("0A000", consistency.getSQLState());
         }
     }
 
