@@ -448,10 +448,13 @@ final class PgSession {
                 if (copy != null) {
                     if (failed) throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
                     if (copy.in) {
+                        // the table's columns now: an unknown table fails before any data is asked for, and
+                        // CopyInResponse counts the columns, as PostgreSQL's does
+                        int columns = copy.columns.isEmpty() ? columnsOf(copy.table).size() : copy.columns.size();
                         copyIn = copy;
                         copyData = new java.io.ByteArrayOutputStream();
                         copyRest = parts.subList(k + 1, parts.size());
-                        BackendMessages.copyResponse(out, 'G', Math.max(1, copy.columns.size()));
+                        BackendMessages.copyResponse(out, 'G', columns);
                         flush();
                         return;
                     }

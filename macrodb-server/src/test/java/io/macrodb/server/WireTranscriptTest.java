@@ -86,6 +86,40 @@ class WireTranscriptTest {
                 ext(WireClient.message('C', new byte[] {'S', 'n', 'o', 0}), SYNC),
                 ext(bind("", "a", "1"), SYNC),
                 ext(bind("", "a"), execute("", 0), SYNC)));
+        m.put("command tags and several results in one query", List.of(
+                simple("CREATE TABLE w5 (id INT PRIMARY KEY, v INT)"),
+                simple("INSERT INTO w5 VALUES (1, 10), (2, 20), (3, 30)"),
+                simple("UPDATE w5 SET v = v + 1 WHERE id >= 2"),
+                simple("DELETE FROM w5 WHERE id = 1"),
+                simple("SELECT 1; SELECT 2, 3"),
+                simple("SELECT v FROM w5 WHERE id = 99"),
+                simple("DROP TABLE w5")));
+        m.put("extended protocol inside a block: an error fails it until ROLLBACK", List.of(
+                simple("CREATE TABLE w6 (id INT PRIMARY KEY)"),
+                simple("BEGIN"),
+                ext(parse("", "INSERT INTO w6 VALUES ($1)", PgTypes.INT4), bind("", "", "1"), execute("", 0), SYNC),
+                ext(parse("", "INSERT INTO w6 VALUES (1)"), bind("", ""), execute("", 0), SYNC),
+                ext(parse("", "SELECT 1"), bind("", ""), execute("", 0), SYNC),
+                ext(parse("", "ROLLBACK"), bind("", ""), execute("", 0), SYNC),
+                simple("SELECT count(*) FROM w6")));
+        m.put("extended protocol: empty statement, several commands, SHOW, NoData, closed portals", List.of(
+                ext(parse("", ""), bind("", ""), describe('P', ""), execute("", 0), SYNC),
+                ext(parse("", "SELECT 1; SELECT 2"), SYNC),
+                ext(parse("", "SHOW transaction_read_only"), bind("", ""), execute("", 0), SYNC),
+                ext(parse("", "CREATE TABLE w7 (id INT)"), bind("", ""), describe('P', ""), execute("", 0), SYNC),
+                ext(parse("s7", "SELECT id FROM w7"), bind("p7", "s7"), WireClient.message('C', new byte[] {'P', 'p', '7', 0}), execute("p7", 0), SYNC),
+                ext(bind("p7", "s7"), SYNC),
+                ext(execute("p7", 0), SYNC)));
+        m.put("COPY FROM STDIN and TO STDOUT", List.of(
+                simple("CREATE TABLE w8 (id INT PRIMARY KEY, v VARCHAR(10))"),
+                new Step(1, q("COPY w8 FROM STDIN"), WireClient.message('d', "1\ta\n2\t\\N\n".getBytes(StandardCharsets.UTF_8)),
+                        WireClient.message('c', new byte[0])),
+                new Step(1, q("COPY w8 FROM STDIN"), WireClient.message('d', "3\tc\n1\tdup\n".getBytes(StandardCharsets.UTF_8)),
+                        WireClient.message('c', new byte[0])),
+                new Step(1, q("COPY w8 FROM STDIN"), WireClient.message('d', "4\td\n".getBytes(StandardCharsets.UTF_8)),
+                        WireClient.message('f', WireClient.cstrings("client gave up"))),
+                simple("COPY w8 TO STDOUT"),
+                simple("COPY (SELECT id FROM w8 ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)")));
         m.put("an unknown message type is fatal", List.of(new Step(1, WireClient.message('y', new byte[0]))));
         return m;
     }
@@ -99,6 +133,8 @@ class WireTranscriptTest {
             case 'C': return "C " + new String(m.body(), 0, m.body().length - 1, StandardCharsets.UTF_8);
             case 'Z': return "Z " + (char) m.body()[0];
             case 'T': return "T " + b.getShort();
+            case 'd': return "d " + new String(m.body(), StandardCharsets.UTF_8).replace("\n", "\\n").replace("\t", "\\t");
+            case 'G': case 'H': return t + " " + b.get() + " " + b.getShort();
             case 't': {
                 StringBuilder s = new StringBuilder("t");
                 int n = b.getShort();
@@ -164,7 +200,9 @@ class WireTranscriptTest {
     @Test
     void thisServerAnswersAsTheRecordedPostgres() throws Exception {
         try (PgServer s = PgServer.start(PgServer.Config.of(ServerFixture.h2Url(2)).withTrust(true))) {
-            assertEquals(recorded(), transcripts(s.port(), "postgres"));
+            String actual = transcripts(s.port(), "postgres");
+            if (!actual.equals(recorded())) Files.writeString(Path.of("target", "transcripts.actual"), actual);
+            assertEquals(recorded(), actual, "this server's answers (in target/transcripts.actual) against PostgreSQL's");
         }
     }
 
