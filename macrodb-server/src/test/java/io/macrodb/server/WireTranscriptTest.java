@@ -120,8 +120,29 @@ class WireTranscriptTest {
                         WireClient.message('f', WireClient.cstrings("client gave up"))),
                 simple("COPY w8 TO STDOUT"),
                 simple("COPY (SELECT id FROM w8 ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)")));
+        m.put("types in text and binary, parameters inferred, bad parameter values", List.of(
+                simple("CREATE TABLE w9 (i INT PRIMARY KEY, b BIGINT, n NUMERIC(8,2), t VARCHAR(10), f BOOLEAN, d DATE, ts TIMESTAMP, r DOUBLE PRECISION)"),
+                simple("INSERT INTO w9 VALUES (1, 9000000000, 12.50, 'x', true, DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05.5', 1.25),"
+                        + " (2, NULL, -0.01, NULL, false, NULL, NULL, NULL)"),
+                simple("SELECT i, b, n, t, f, d, ts, r FROM w9 ORDER BY i"),
+                ext(parse("sel", "SELECT i, b, n, t, f, d, ts, r FROM w9 WHERE i = $1"), describe('S', "sel"), SYNC),
+                ext(bindBinaryResults("", "sel", "1"), execute("", 0), SYNC),
+                ext(bind("", "sel", "abc"), execute("", 0), SYNC),
+                ext(bind("", "sel", "2"), execute("", 0), SYNC)));
         m.put("an unknown message type is fatal", List.of(new Step(1, WireClient.message('y', new byte[0]))));
         return m;
+    }
+
+    /** Bind with text parameters and every result column in binary. */
+    static byte[] bindBinaryResults(String portal, String stmt, String... textValues) {
+        byte[] b = bind(portal, stmt, textValues);
+        // replace the trailing result-format count 0 with count 1, format 1 (binary for all columns)
+        byte[] out = java.util.Arrays.copyOf(b, b.length + 2);
+        ByteBuffer w = ByteBuffer.wrap(out);
+        w.putInt(1, w.getInt(1) + 2);
+        w.putShort(b.length - 2, (short) 1);
+        w.putShort(b.length, (short) 1);
+        return out;
     }
 
     /** A message as a transcript line. */
@@ -149,7 +170,9 @@ class WireTranscriptTest {
                     if (len < 0) { s.append(" NULL"); continue; }
                     byte[] v = new byte[len];
                     b.get(v);
-                    s.append(' ').append(new String(v, StandardCharsets.UTF_8));
+                    boolean printable = true;
+                    for (byte x : v) printable &= x >= 32 && x < 127;
+                    s.append(' ').append(printable ? new String(v, StandardCharsets.UTF_8) : "\\x" + java.util.HexFormat.of().formatHex(v));
                 }
                 return s.toString();
             }
