@@ -233,7 +233,28 @@ final class PgCatalog {
                 }
             }
             cols.sort(Comparator.comparingInt(Column::num));
+            for (int i = 0; i < cols.size(); i++) {
+                Column c = cols.get(i);
+                if (c.generated && c.def == null) {
+                    cols.set(i, new Column(c.name, c.oid, c.type, c.typmod, c.notNull, generationExpression(r, c.num), c.num, c.identity, true, c.remarks));
+                }
+            }
             return cols;
+        }
+
+        /** A generated column's expression from the standard INFORMATION_SCHEMA (JDBC's metadata has none); null if unknown. */
+        private String generationExpression(Rel r, int ordinal) {
+            try (java.sql.PreparedStatement ps = cx.conn().prepareStatement("SELECT GENERATION_EXPRESSION FROM INFORMATION_SCHEMA.COLUMNS"
+                    + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND ORDINAL_POSITION = ?")) {
+                ps.setString(1, r.rawSchema);
+                ps.setString(2, r.rawName);
+                ps.setInt(3, ordinal);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getString(1) : null;
+                }
+            } catch (SQLException e) {
+                return null;
+            }
         }
 
         List<String> primaryKey(Rel r) throws SQLException {
