@@ -15,4 +15,6 @@ CREATE VIEW big_orders AS SELECT id, total FROM orders WHERE total > 100;
 \dn
 \l
 \du
+\d+ big_orders
+\dx
 \d nosuch

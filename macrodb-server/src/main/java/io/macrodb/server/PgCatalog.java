@@ -90,6 +90,8 @@ final class PgCatalog {
         // psql
         if (s.startsWith("SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c")) return PgCatalog::psqlLookup;
         if (s.startsWith("SELECT c.relchecks, c.relkind, c.relhasindex")) return PgCatalog::psqlTableInfo;
+        if (s.startsWith("SELECT pg_catalog.pg_get_viewdef('")) return PgCatalog::psqlViewDefinition;
+        if (s.contains("FROM pg_catalog.pg_extension e")) return PgCatalog::empty; // an embedded engine has no extensions
         if (s.contains("FROM pg_catalog.pg_attribute a WHERE a.attrelid = '") && s.contains("format_type(a.atttypid, a.atttypmod)")) return PgCatalog::psqlAttributes;
         if (s.contains("FROM pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i")) return PgCatalog::psqlIndexes;
         if (s.contains("FROM pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_am a")) return PgCatalog::psqlIndexInfo;
@@ -585,6 +587,26 @@ final class PgCatalog {
                 default: return item.equals("''") || item.startsWith("CASE WHEN c.reloftype") ? "" : null;
             }
         });
+    }
+
+    /** A view's definition (\\d+ VIEW), from the standard INFORMATION_SCHEMA.VIEWS. */
+    private static Answer psqlViewDefinition(String s, List<String> params, Context cx) throws SQLException {
+        Meta meta = new Meta(cx);
+        Rel r = meta.byOid(oidIn(s, "pg_get_viewdef("));
+        String def = null;
+        if (r != null && r.kind == 'v') {
+            try (java.sql.PreparedStatement ps = cx.conn().prepareStatement(
+                    "SELECT VIEW_DEFINITION FROM INFORMATION_SCHEMA.VIEWS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {
+                ps.setString(1, r.rawSchema);
+                ps.setString(2, r.rawName);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) def = rs.getString(1);
+                }
+            }
+        }
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {def});
+        return new Answer(List.of(new Col("pg_get_viewdef", PgTypes.TEXT)), rows);
     }
 
     private static Answer psqlAttributes(String s, List<String> params, Context cx) throws SQLException {
