@@ -29,9 +29,9 @@ import java.util.regex.PatternSyntaxException;
  * <ul>
  *   <li>psql: the relation lists ({@code \d}, {@code \dt}, {@code \dv}, {@code \ds}, {@code \di}, with patterns),
  *   {@code \d NAME} (the lookup, the table's kind, its columns with types, defaults and not-null, its indexes
- *   with the primary key and unique ones, its foreign keys and the foreign keys referencing it; policies, rules,
- *   triggers, statistics, publications and inheritance are answered as empty), {@code \dn}, {@code \l} and
- *   {@code \du};</li>
+ *   with the primary key and unique ones, its foreign keys and the foreign keys referencing it, a view's
+ *   definition for {@code \d+}; policies, rules, triggers, statistics, publications and inheritance are answered
+ *   as empty), {@code \dn}, {@code \l}, {@code \du} and {@code \dx} (no extensions);</li>
  *   <li>pgjdbc's {@code DatabaseMetaData}: {@code getTables}, {@code getColumns}, {@code getPrimaryKeys},
  *   {@code getIndexInfo}, {@code getImportedKeys}/{@code getExportedKeys}/{@code getCrossReference},
  *   {@code getSchemas}.</li>
@@ -198,20 +198,13 @@ final class PgCatalog {
         }
 
         Rel byOid(int oid) throws SQLException {
-            for (Rel r : relations()) {
-                if (r.oid == oid) return r;
-                if (r.kind == 'r') for (Index i : indexes(r)) if (i.rel.oid == oid) return i.rel;
-            }
-            return null;
+            for (Rel r : relations()) if (r.oid == oid) return r;
+            Index i = indexByOid(oid); // reads every table's indexes: only when no relation has the OID
+            return i == null ? null : i.rel;
         }
 
         Index indexByOid(int oid) throws SQLException {
             for (Rel r : relations()) if (r.kind == 'r') for (Index i : indexes(r)) if (i.rel.oid == oid) return i;
-            return null;
-        }
-
-        Rel table(String schema, String name) throws SQLException {
-            for (Rel r : relations()) if (r.name.equals(name) && (schema == null || r.schema.equals(schema))) return r;
             return null;
         }
 
@@ -634,7 +627,7 @@ final class PgCatalog {
         return byItems(s, cols, (item, c) -> {
             if (item.equals("a.attname")) return c.name;
             if (item.startsWith("pg_catalog.format_type(")) return c.type;
-            if (item.contains("pg_catalog.pg_get_expr(d.adbin, d.adrelid")) return c.generated ? c.def : c.def;
+            if (item.contains("pg_catalog.pg_get_expr(d.adbin, d.adrelid")) return c.def;
             if (item.equals("a.attnotnull")) return tf(c.notNull);
             if (item.endsWith("AS attcollation")) return null;
             if (item.contains("a.attidentity")) return c.identity ? "d" : "";
