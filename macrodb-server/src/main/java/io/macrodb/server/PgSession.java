@@ -967,6 +967,7 @@ final class PgSession {
             case SET: set(c); return;
             case SHOW: show(c, describe); return;
             case NO_OP: BackendMessages.commandComplete(out, c.tagWord); return;
+            case DEALLOCATE: deallocate(c.name); return;
             case CATALOG: {
                 if (p.catalog == null) p.catalog = PgCatalog.answer(p.statement.sql, catalogParams(p), catalogContext());
                 if (describe) rowDescription(catalogFields(p.catalog, p.resultFormats));
@@ -1054,6 +1055,20 @@ final class PgSession {
             if (out.readableBytes() > FLUSH_AT) flushWithBackPressure();
         }
         BackendMessages.portalSuspended(out);
+    }
+
+    /** DEALLOCATE name (a named statement, as Close does) or, with a null name, DEALLOCATE ALL. */
+    private void deallocate(String name) throws SQLException {
+        if (name == null) {
+            for (Map.Entry<String, Prepared> e : statements.entrySet()) if (!e.getKey().isEmpty()) closeQuietly(e.getValue().ps);
+            statements.keySet().removeIf(k -> !k.isEmpty());
+            BackendMessages.commandComplete(out, "DEALLOCATE ALL");
+            return;
+        }
+        Prepared st = statements.remove(name);
+        if (st == null) throw new SQLException("prepared statement \"" + name + "\" does not exist", "26000");
+        closeQuietly(st.ps);
+        BackendMessages.commandComplete(out, "DEALLOCATE");
     }
 
     private void begin(Command c) throws SQLException {
@@ -1342,7 +1357,7 @@ final class PgSession {
 
     /** What a statement is, as far as the session (not the engine) is concerned. */
     static final class Command {
-        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE, CATALOG }
+        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE, CATALOG, DEALLOCATE }
 
         private static final Pattern BEGIN = Pattern.compile("(?is)(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?(\\s+.*)?");
         private static final Pattern COMMIT = Pattern.compile("(?is)(COMMIT|END)(\\s+(WORK|TRANSACTION))?");
@@ -1351,6 +1366,7 @@ final class PgSession {
         private static final Pattern SET = Pattern.compile("(?is)SET\\s+(?:SESSION\\s+|LOCAL\\s+)?([A-Za-z_][\\w.]*)\\s*(?:=|\\s+TO\\s+)\\s*(.+?)");
         private static final Pattern SET_TZ = Pattern.compile("(?is)SET\\s+(?:SESSION\\s+|LOCAL\\s+)?TIME\\s+ZONE\\s+(.+?)");
         private static final Pattern SHOW = Pattern.compile("(?is)SHOW\\s+([A-Za-z_][\\w.]*)");
+        private static final Pattern DEALLOCATE = Pattern.compile("(?is)DEALLOCATE\\s+(?:PREPARE\\s+)?(\"(?:[^\"]|\"\")*\"|[A-Za-z_][\\w$]*)");
         private static final Pattern READ_ONLY = Pattern.compile("(?is).*\\bREAD\\s+ONLY\\b.*");
         private static final Pattern READ_WRITE = Pattern.compile("(?is).*\\bREAD\\s+WRITE\\b.*");
         private static final Pattern ISOLATION = Pattern.compile("(?is).*\\bISOLATION\\s+LEVEL\\s+(SERIALIZABLE|REPEATABLE\\s+READ|READ\\s+COMMITTED|READ\\s+UNCOMMITTED)\\b.*");
@@ -1409,6 +1425,13 @@ final class PgSession {
             }
             if ((m = SET_TZ.matcher(s)).matches()) return set("timezone", m.group(1));
             if ((m = SET.matcher(s)).matches()) return set(m.group(1), m.group(2));
+            if ((m = DEALLOCATE.matcher(s)).matches()) {
+                // SQL's name for the named statements of the extended protocol (psycopg sends DEALLOCATE ALL)
+                Command c = new Command(Kind.DEALLOCATE);
+                String n = m.group(1);
+                c.name = n.startsWith("\"") ? n.substring(1, n.length() - 1).replace("\"\"", "\"") : n.equalsIgnoreCase("ALL") ? null : n.toLowerCase(Locale.ROOT);
+                return c;
+            }
             if ((m = SHOW.matcher(s)).matches()) {
                 Command c = new Command(Kind.SHOW);
                 c.name = m.group(1).toLowerCase(Locale.ROOT);

@@ -129,6 +129,15 @@ class WireTranscriptTest {
                 ext(bindBinaryResults("", "sel", "1"), execute("", 0), SYNC),
                 ext(bind("", "sel", "abc"), execute("", 0), SYNC),
                 ext(bind("", "sel", "2"), execute("", 0), SYNC)));
+        m.put("DEALLOCATE removes named statements, as Close does", List.of(
+                ext(parse("da", "SELECT 1"), parse("db", "SELECT 2"), SYNC),
+                simple("DEALLOCATE da"),
+                ext(bind("", "da"), SYNC),
+                simple("DEALLOCATE da"),
+                simple("DEALLOCATE PREPARE db"),
+                ext(parse("dc", "SELECT 3"), SYNC),
+                simple("DEALLOCATE ALL"),
+                ext(bind("", "dc"), SYNC)));
         m.put("an unknown message type is fatal", List.of(new Step(1, WireClient.message('y', new byte[0]))));
         return m;
     }
