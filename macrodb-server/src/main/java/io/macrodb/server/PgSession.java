@@ -108,6 +108,8 @@ final class PgSession {
     private byte[] md5Salt;
     private Connection conn;
     private final Map<String, String> settings = new LinkedHashMap<>();
+    /** The settings as the session began (startup parameters, reported values): what RESET restores. */
+    private final Map<String, String> startupSettings = new HashMap<>();
     private ZoneId zone = ZoneOffset.UTC;
     private boolean inBlock;
     private boolean failed;
@@ -388,6 +390,7 @@ final class PgSession {
         status("session_authorization", user);
         reportedCommit = lastCommit();
         status("macrodb.last_commit", Long.toString(reportedCommit));
+        startupSettings.putAll(settings);
         BackendMessages.backendKeyData(out, pid, secret);
         readyForQuery();
     }
@@ -968,6 +971,8 @@ final class PgSession {
             case SHOW: show(c, describe); return;
             case NO_OP: BackendMessages.commandComplete(out, c.tagWord); return;
             case DEALLOCATE: deallocate(c.name); return;
+            case RESET: reset(c.name); BackendMessages.commandComplete(out, "RESET"); return;
+            case DISCARD: discard(c); return;
             case CATALOG: {
                 if (p.catalog == null) p.catalog = PgCatalog.answer(p.statement.sql, catalogParams(p), catalogContext());
                 if (describe) rowDescription(catalogFields(p.catalog, p.resultFormats));
@@ -1168,17 +1173,30 @@ final class PgSession {
     }
 
     private void set(Command c) throws SQLException {
-        String name = c.name;
-        String value = c.value;
+        if (c.name.equals("transaction_read_only")) {
+            setTransaction(Command.transaction(bool(c.name, c.value), -1, false));
+            return;
+        }
+        applySetting(c.name, c.value);
+        BackendMessages.commandComplete(out, "SET");
+    }
+
+    private static boolean bool(String name, String value) throws SQLException {
+        try {
+            return (Boolean) PgTypes.decodeText(value, PgTypes.BOOL);
+        } catch (IllegalArgumentException e) {
+            throw new SQLException("parameter \"" + name + "\" requires a Boolean value", "22023");
+        }
+    }
+
+    /** Sets a session setting, with its effect (routing, time zone, consistency) and ParameterStatus where reported. */
+    private void applySetting(String name, String value) throws SQLException {
         switch (name) {
             case "default_transaction_read_only":
-                defaultReadOnly = (Boolean) PgTypes.decodeText(value, PgTypes.BOOL);
-                if (!inBlock) conn.setReadOnly(defaultReadOnly);
+                defaultReadOnly = bool(name, value);
+                if (!inBlock && !implicitExtended) conn.setReadOnly(defaultReadOnly);
                 value = defaultReadOnly ? "on" : "off";
                 break;
-            case "transaction_read_only":
-                setTransaction(Command.transaction((Boolean) PgTypes.decodeText(value, PgTypes.BOOL), -1, false));
-                return;
             case "timezone":
                 setZone(value);
                 value = zone.getId();
@@ -1219,7 +1237,46 @@ final class PgSession {
             default:
         }
         settings.put(name, value);
-        BackendMessages.commandComplete(out, "SET");
+    }
+
+    /** RESET name, or RESET ALL (null): the value the session started with, or the server's default. */
+    private void reset(String name) throws SQLException {
+        if (name == null) {
+            for (String n : new ArrayList<>(settings.keySet())) if (!startupSettings.containsKey(n)) resetOne(n);
+            for (String n : new ArrayList<>(startupSettings.keySet())) resetOne(n);
+            resetOne("default_transaction_read_only");
+            resetOne("macrodb.consistency");
+        } else {
+            if (name.equals("macrodb.last_commit")) throw new SQLException("parameter \"macrodb.last_commit\" cannot be changed", "55P02");
+            resetOne(name);
+        }
+    }
+
+    private void resetOne(String name) throws SQLException {
+        String initial = startupSettings.get(name);
+        switch (name) {
+            case "default_transaction_read_only": applySetting(name, initial == null ? "off" : initial); return;
+            case "macrodb.consistency": applySetting(name, "default"); return;
+            case "timezone": applySetting(name, initial == null ? "UTC" : initial); return;
+            case "application_name": applySetting(name, initial == null ? "" : initial); return;
+            default:
+                if (initial != null) settings.put(name, initial);
+                else settings.remove(name);
+        }
+    }
+
+    /** DISCARD ALL: outside a transaction block, closes every portal and named statement and resets every setting. */
+    private void discard(Command c) throws SQLException {
+        if (!c.value.equals("ALL")) {
+            BackendMessages.commandComplete(out, "DISCARD " + c.value);
+            return;
+        }
+        if (inBlock || implicitExtended) throw new SQLException("DISCARD ALL cannot run inside a transaction block", "25001");
+        for (String name : new ArrayList<>(portals.keySet())) closePortal(name);
+        for (Map.Entry<String, Prepared> e : statements.entrySet()) if (!e.getKey().isEmpty()) closeQuietly(e.getValue().ps);
+        statements.keySet().removeIf(k -> !k.isEmpty());
+        reset(null);
+        BackendMessages.commandComplete(out, "DISCARD ALL");
     }
 
     private void show(Command c, boolean describe) throws SQLException {
@@ -1357,7 +1414,7 @@ final class PgSession {
 
     /** What a statement is, as far as the session (not the engine) is concerned. */
     static final class Command {
-        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE, CATALOG, DEALLOCATE }
+        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE, CATALOG, DEALLOCATE, RESET, DISCARD }
 
         private static final Pattern BEGIN = Pattern.compile("(?is)(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?(\\s+.*)?");
         private static final Pattern COMMIT = Pattern.compile("(?is)(COMMIT|END)(\\s+(WORK|TRANSACTION))?");
@@ -1366,6 +1423,8 @@ final class PgSession {
         private static final Pattern SET = Pattern.compile("(?is)SET\\s+(?:SESSION\\s+|LOCAL\\s+)?([A-Za-z_][\\w.]*)\\s*(?:=|\\s+TO\\s+)\\s*(.+?)");
         private static final Pattern SET_TZ = Pattern.compile("(?is)SET\\s+(?:SESSION\\s+|LOCAL\\s+)?TIME\\s+ZONE\\s+(.+?)");
         private static final Pattern SHOW = Pattern.compile("(?is)SHOW\\s+([A-Za-z_][\\w.]*)");
+        private static final Pattern RESET = Pattern.compile("(?is)RESET\\s+(ALL|TIME\\s+ZONE|[A-Za-z_][\\w.]*)");
+        private static final Pattern DISCARD = Pattern.compile("(?is)DISCARD\\s+(ALL|PLANS|SEQUENCES|TEMP|TEMPORARY)");
         private static final Pattern DEALLOCATE = Pattern.compile("(?is)DEALLOCATE\\s+(?:PREPARE\\s+)?(\"(?:[^\"]|\"\")*\"|[A-Za-z_][\\w$]*)");
         private static final Pattern READ_ONLY = Pattern.compile("(?is).*\\bREAD\\s+ONLY\\b.*");
         private static final Pattern READ_WRITE = Pattern.compile("(?is).*\\bREAD\\s+WRITE\\b.*");
@@ -1425,6 +1484,18 @@ final class PgSession {
             }
             if ((m = SET_TZ.matcher(s)).matches()) return set("timezone", m.group(1));
             if ((m = SET.matcher(s)).matches()) return set(m.group(1), m.group(2));
+            if ((m = RESET.matcher(s)).matches()) {
+                Command c = new Command(Kind.RESET);
+                c.name = m.group(1).equalsIgnoreCase("ALL") ? null : m.group(1).toLowerCase(Locale.ROOT);
+                if (c.name != null && c.name.startsWith("time") && !c.name.equals("timezone")) c.name = "timezone";
+                return c;
+            }
+            if ((m = DISCARD.matcher(s)).matches()) {
+                Command c = new Command(Kind.DISCARD);
+                String w = m.group(1).toUpperCase(Locale.ROOT);
+                c.value = w.equals("TEMPORARY") ? "TEMP" : w;
+                return c;
+            }
             if ((m = DEALLOCATE.matcher(s)).matches()) {
                 // SQL's name for the named statements of the extended protocol (psycopg sends DEALLOCATE ALL)
                 Command c = new Command(Kind.DEALLOCATE);

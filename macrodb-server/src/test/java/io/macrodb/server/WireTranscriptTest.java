@@ -138,6 +138,18 @@ class WireTranscriptTest {
                 ext(parse("dc", "SELECT 3"), SYNC),
                 simple("DEALLOCATE ALL"),
                 ext(bind("", "dc"), SYNC)));
+        m.put("SET with a bad value, RESET, RESET ALL and DISCARD ALL", List.of(
+                simple("SET default_transaction_read_only = maybe"),
+                simple("SET application_name = 'x'"), simple("SHOW application_name"),
+                simple("RESET application_name"), simple("SHOW application_name"),
+                simple("SET default_transaction_read_only = on"), simple("SHOW default_transaction_read_only"),
+                simple("RESET ALL"), simple("SHOW default_transaction_read_only"),
+                simple("BEGIN"), simple("DISCARD ALL"), simple("ROLLBACK"),
+                ext(parse("dd", "SELECT 1"), SYNC),
+                simple("SET default_transaction_read_only = on"),
+                simple("DISCARD ALL"), simple("SHOW default_transaction_read_only"),
+                ext(bind("", "dd"), SYNC),
+                simple("DISCARD PLANS"), simple("RESET TIME ZONE")));
         m.put("an unknown message type is fatal", List.of(new Step(1, WireClient.message('y', new byte[0]))));
         return m;
     }
