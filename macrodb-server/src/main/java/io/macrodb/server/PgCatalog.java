@@ -491,7 +491,12 @@ final class PgCatalog {
         int at = s.indexOf(prefix);
         if (at < 0) return -1;
         Matcher m = OID_LITERAL.matcher(s);
-        return m.find(at) ? Integer.parseInt(m.group(1)) : -1;
+        if (!m.find(at)) return -1;
+        try {
+            return Integer.parseInt(m.group(1));
+        } catch (NumberFormatException e) {
+            return -1; // no relation has it
+        }
     }
 
     /** A psql name pattern {@code <column> OPERATOR(pg_catalog.~) '^(...)$'} as a regex, or null when absent. */

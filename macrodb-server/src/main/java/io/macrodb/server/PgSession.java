@@ -1198,6 +1198,11 @@ final class PgSession {
                 value = defaultReadOnly ? "on" : "off";
                 break;
             case "timezone":
+                try {
+                    ZoneId.of(value.equalsIgnoreCase("utc") || value.equalsIgnoreCase("gmt") ? "UTC" : value);
+                } catch (DateTimeException e) {
+                    throw new SQLException("invalid value for parameter \"TimeZone\": \"" + value + "\"", "22023");
+                }
                 setZone(value);
                 value = zone.getId();
                 BackendMessages.parameterStatus(out, "TimeZone", value);

@@ -149,7 +149,8 @@ class WireTranscriptTest {
                 simple("SET default_transaction_read_only = on"),
                 simple("DISCARD ALL"), simple("SHOW default_transaction_read_only"),
                 ext(bind("", "dd"), SYNC),
-                simple("DISCARD PLANS"), simple("RESET TIME ZONE")));
+                simple("DISCARD PLANS"), simple("RESET TIME ZONE"), simple("SET TIME ZONE 'Nowhere/Atlantis'"),
+                simple("SET timezone = 'Europe/Paris'"), simple("SHOW timezone")));
         m.put("an unknown message type is fatal", List.of(new Step(1, WireClient.message('y', new byte[0]))));
         return m;
     }
