@@ -25,7 +25,7 @@ async function state(client, sql, params) {
 async function main() {
   const c = new Client({ host, port: Number(port), user, password, database: 'shop', ssl: false });
   await c.connect();
-  let r = await c.query('CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20), price NUMERIC(8,2), added DATE, ok BOOLEAN, big BIGINT, at TIMESTAMP)');
+  let r = await c.query('CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20), price NUMERIC(8,2), added DATE, ok BOOLEAN, big BIGINT, ts TIMESTAMP)');
   console.log('create', r.command === 'CREATE' ? 'CREATE TABLE' : r.command);
   const rows = [
     [1, 'apple', '1.50', '2024-01-02', true, '9000000000', '2024-01-02 03:04:05'],
@@ -36,8 +36,8 @@ async function main() {
     r = await c.query('INSERT INTO items VALUES ($1, $2, $3, $4, $5, $6, $7)', row);
     console.log('insert', r.rowCount);
   }
-  r = await c.query('SELECT id, name, price, added, ok, big, at FROM items ORDER BY id');
-  for (const row of r.rows) console.log('row', [row.id, row.name, row.price, row.added, row.ok, row.big, row.at].map(text).join('|'));
+  r = await c.query('SELECT id, name, price, added, ok, big, ts FROM items ORDER BY id');
+  for (const row of r.rows) console.log('row', [row.id, row.name, row.price, row.added, row.ok, row.big, row.ts].map(text).join('|'));
   r = await c.query('UPDATE items SET price = price + 1 WHERE price IS NOT NULL');
   console.log('update', r.rowCount);
 

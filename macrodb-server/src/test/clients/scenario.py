@@ -26,7 +26,7 @@ def row(r):
 
 conn = psycopg.connect(host=host, port=port, user=user, password=password, dbname="shop", sslmode="disable", autocommit=True)
 cur = conn.cursor()
-cur.execute("CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20), price NUMERIC(8,2), added DATE, ok BOOLEAN, big BIGINT, at TIMESTAMP)")
+cur.execute("CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20), price NUMERIC(8,2), added DATE, ok BOOLEAN, big BIGINT, ts TIMESTAMP)")
 print("create", cur.statusmessage)
 rows = [
     (1, "apple", decimal.Decimal("1.50"), datetime.date(2024, 1, 2), True, 9000000000, datetime.datetime(2024, 1, 2, 3, 4, 5)),
@@ -36,7 +36,7 @@ rows = [
 for r in rows:
     cur.execute("INSERT INTO items VALUES (%s, %s, %s, %s, %s, %s, %s)", r)
     print("insert", cur.rowcount)
-cur.execute("SELECT id, name, price, added, ok, big, at FROM items ORDER BY id")
+cur.execute("SELECT id, name, price, added, ok, big, ts FROM items ORDER BY id")
 for r in cur.fetchall():
     print("row", row(r))
 cur.execute("UPDATE items SET price = price + 1 WHERE price IS NOT NULL")

@@ -102,6 +102,10 @@ final class PgSession {
     private int secret;
     private String user;
     private String database;
+    /** Whether the engine folds unquoted names to upper case (asked once). */
+    private Boolean upperCaseEngine;
+    /** The statement prepared or run last: an engine's error is translated with it in view. */
+    private String lastSql;
     private Scram.ServerExchange scram;
     /** The user's line when it authenticates with MD5 or a clear-text password, and the MD5 challenge's salt. */
     private UserStore.Entry passwordEntry;
@@ -640,7 +644,7 @@ final class PgSession {
                 BackendMessages.copyResponse(out, 'H', n);
                 if (copy.header) {
                     String[] names = new String[n];
-                    for (int i = 0; i < n; i++) names[i] = md.getColumnLabel(i + 1);
+                    for (int i = 0; i < n; i++) names[i] = label(md, i + 1);
                     BackendMessages.copyData(out, copy.format(names).getBytes(StandardCharsets.UTF_8));
                 }
                 while (rs.next()) {
@@ -728,6 +732,7 @@ final class PgSession {
     }
 
     private Prepared prepare(String sql, int[] declared, boolean extended) throws SQLException {
+        lastSql = sql;
         if (failed && !Command.of(sql).endsBlock()) {
             throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
         }
@@ -853,6 +858,18 @@ final class PgSession {
 
     private void rowDescription(List<BackendMessages.Field> f) { BackendMessages.rowDescription(out, f); }
 
+    /**
+     * A result column's name as PostgreSQL would give it: an engine that folds unquoted names to upper case
+     * (HSQLDB) labels {@code SELECT id} as ID, which clients that read columns by exact name (node-postgres,
+     * psycopg's dict rows) would not find; PostgreSQL folds to lower case, so such a label is sent in lower case.
+     */
+    private String label(ResultSetMetaData md, int i) throws SQLException {
+        String l = md.getColumnLabel(i);
+        if (l == null) return "?column?";
+        if (upperCaseEngine == null) upperCaseEngine = conn.getMetaData().storesUpperCaseIdentifiers();
+        return upperCaseEngine && l.equals(l.toUpperCase(Locale.ROOT)) ? l.toLowerCase(Locale.ROOT) : l;
+    }
+
     // ---- catalog queries answered by PgCatalog ------------------------------------------------------------------
 
     private PgCatalog.Context catalogContext() {
@@ -909,11 +926,11 @@ final class PgSession {
         return sent;
     }
 
-    private static List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats) throws SQLException {
+    private List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats) throws SQLException {
         List<BackendMessages.Field> f = new ArrayList<>();
         for (int i = 1; i <= md.getColumnCount(); i++) {
             int oid = PgTypes.oidOf(md.getColumnType(i), md.getColumnTypeName(i));
-            f.add(new BackendMessages.Field(md.getColumnLabel(i), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
+            f.add(new BackendMessages.Field(label(md, i), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
         }
         return f;
     }
@@ -957,6 +974,7 @@ final class PgSession {
     /** Runs or resumes a portal; in the simple protocol ({@code describe}) a RowDescription comes first. */
     private void run(Portal p, int maxRows, boolean describe) throws SQLException {
         Command c = p.statement.command;
+        lastSql = p.statement.sql;
         if (p.done) {
             BackendMessages.commandComplete(out, p.tag);
             return;
@@ -1334,7 +1352,7 @@ final class PgSession {
 
     private void error(SQLException e) {
         server.counters().errors().increment();
-        String state = SqlStates.toPostgres(e);
+        String state = SqlStates.toPostgres(e, lastSql);
         BackendMessages.errorOrNotice(out, 'E', "ERROR", state, e.getMessage() == null ? state : firstLine(e.getMessage()), null, null);
         if (inBlock) failed = true;
     }

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * One scenario (DDL, DML with counts, a transaction rolled back, an error inside a transaction, a statement run
@@ -41,8 +41,8 @@ class ClientScenarioTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"psycopg", "node-postgres"})
-    void theSharedScenarioPrintsTheSameLines(String client) throws Exception {
+    @CsvSource({"psycopg,h2", "node-postgres,h2", "psycopg,hsqldb", "node-postgres,hsqldb"})
+    void theSharedScenarioPrintsTheSameLines(String client, String engine) throws Exception {
         List<String> command;
         if (client.equals("psycopg")) {
             assumeTrue(runs(List.of("/usr/bin/python3", "-c", "import psycopg")), "psycopg 3 is not installed (apt-get install python3-psycopg)");
@@ -52,7 +52,9 @@ class ClientScenarioTest {
                     && Files.isDirectory(NODE_MODULES.resolve("pg-copy-streams")), "node-postgres is not installed in " + NODE_MODULES);
             command = List.of("node", new File("src/test/clients/scenario.js").getAbsolutePath());
         }
-        try (PgServer server = ServerFixture.start(2)) {
+        String url = engine.equals("h2") ? ServerFixture.h2Url(2)
+                : "jdbc:macrodb:hsqldb:mem:scenario" + System.nanoTime() + ";sql.syntax_pgs=true?replicas=2";
+        try (PgServer server = PgServer.start(PgServer.Config.of(url).withUsers(UserStore.of(ServerFixture.USER, ServerFixture.PASSWORD)))) {
             List<String> cmd = new java.util.ArrayList<>(command);
             cmd.addAll(List.of("127.0.0.1", Integer.toString(server.port()), ServerFixture.USER, ServerFixture.PASSWORD));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
@@ -65,7 +67,7 @@ class ClientScenarioTest {
             try (InputStream in = getClass().getResourceAsStream("/clients/scenario.expected")) {
                 expected = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
-            assertEquals(expected, out, client + "'s output");
+            assertEquals(expected, out, client + "'s output over " + engine);
             assertEquals(0, p.exitValue(), out);
         }
     }
