@@ -367,7 +367,7 @@ final class PgSession {
             fatal("08006", "cannot open the database: " + e.getMessage());
             return;
         }
-        for (String name : List.of("macrodb.consistency", "macrodb.read_at_least")) {
+        for (String name : List.of("macrodb.consistency", "macrodb.read_at_least", "default_transaction_read_only")) {
             String v = settings.remove(name);
             if (v == null) continue;
             int mark = out.writerIndex();

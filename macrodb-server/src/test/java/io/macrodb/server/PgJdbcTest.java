@@ -436,6 +436,12 @@ class PgJdbcTest {
             PSQLException e = assertThrows(PSQLException.class, () -> DriverManager.getConnection(
                     ServerFixture.pgUrl(srv, "options=-c%20macrodb.consistency=eventual"), ServerFixture.USER, ServerFixture.PASSWORD));
             assertEquals("22023", e.getSQLState());
+            // other settings given at startup take effect too
+            try (Connection ro = DriverManager.getConnection(ServerFixture.pgUrl(srv, "options=-c%20default_transaction_read_only=on"),
+                    ServerFixture.USER, ServerFixture.PASSWORD); Statement st = ro.createStatement()) {
+                assertEquals("on", show(ro, "default_transaction_read_only"));
+                assertEquals("25006", assertThrows(PSQLException.class, () -> st.executeUpdate("INSERT INTO cons VALUES (9)")).getSQLState());
+            }
         }
     }
 }
