@@ -75,6 +75,31 @@ class AdminApiTest {
         }
     }
 
+    /**
+     * H2 in PostgreSQL mode with lower-case names (as macrodb-server opens it) lists information_schema and
+     * pg_catalog in lower case: they are still system schemas, out of the shapes and the checksums (their tables,
+     * sessions and locks among them, differ per replica).
+     */
+    @Test
+    void checksumsAndShapesLeaveOutH2sLowerCaseSystemSchemas() throws Exception {
+        String url = "jdbc:macrodb:h2:mem:lower" + System.nanoTime() + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE?replicas=3";
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+            s.execute("INSERT INTO t VALUES (1, 1), (2, 2)");
+            MacroAdmin admin = c.unwrap(MacroAdmin.class);
+            assertTrue(admin.awaitCaughtUp(30_000));
+            List<String> sums = admin.checksums();
+            assertEquals(1, sums.stream().distinct().count(), () -> "replicas differ: " + sums);
+            try (Connection primary = java.sql.DriverManager.getConnection(admin.replicaStatus().get(0).url(), "sa", "")) {
+                assertEquals(List.of("public.t"), io.macrodb.engine.Catalog.readTables(primary).stream()
+                        .map(t -> t.schema() + "." + t.table()).toList());
+            }
+            assertTrue(io.macrodb.engine.Catalog.isSystemSchema("information_schema"));
+            assertTrue(io.macrodb.engine.Catalog.isSystemSchema("pg_catalog"));
+            assertFalse(io.macrodb.engine.Catalog.isSystemSchema("public"));
+        }
+    }
+
     @Test
     void badArgumentsAreRefusedWithAPreciseState() throws Exception {
         try (Connection c = TestDb.open(TestDb.url("h2", "replicas=2"))) {

@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -108,6 +109,41 @@ class ConsistencyTest {
                 assertEquals(2, readCounter(session));
             } finally {
                 mb.admin().pauseApplying(1, false);
+            }
+        }
+    }
+
+    /**
+     * A connection's consistency can change after it opened (the PostgreSQL server's {@code SET macrodb.consistency}),
+     * only its own; and {@code readAtLeast} carries a commit version (read-your-writes) to another connection.
+     */
+    @ParameterizedTest
+    @MethodSource("io.macrodb.testing.TestEngines#all")
+    void consistencyPerConnectionAndAReadYourWritesToken(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=2&readWait=20&consistency=session");
+        try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url); Connection other = TestDb.open(url)) {
+            setup(writer);
+            MacroConnection mr = TestDb.macro(reader);
+            assertEquals("session", mr.readConsistency());
+            assertTrue(mr.admin().awaitCaughtUp(5_000));
+            mr.admin().pauseApplying(1, true);
+            try {
+                increment(writer);
+                reader.setReadOnly(true);
+                assertEquals(0, readCounter(reader), "session: another connection's commit need not be seen");
+                mr.setReadConsistency("strict");
+                assertEquals("strict", mr.readConsistency());
+                assertEquals(1, readCounter(reader), "strict from the next transaction on");
+                assertEquals("session", TestDb.macro(other).readConsistency(), "the other connections keep theirs");
+                other.setReadOnly(true);
+                assertEquals(0, readCounter(other));
+                TestDb.macro(other).readAtLeast(TestDb.macro(writer).lastCommitVersion());
+                assertEquals(1, readCounter(other), "a token from the writer's commit makes its reads see it");
+                SQLException e = assertThrows(SQLException.class, () -> mr.setReadConsistency("eventual"));
+                assertEquals("22023", e.getSQLState());
+                assertEquals("strict", mr.readConsistency(), "a bad value changes nothing");
+            } finally {
+                mr.admin().pauseApplying(1, false);
             }
         }
     }

@@ -23,7 +23,10 @@ public final class Catalog {
     private Catalog() {}
 
     public static boolean isSystemSchema(String schema) {
-        return schema == null || SYSTEM_SCHEMAS.contains(schema);
+        // H2 with DATABASE_TO_LOWER=TRUE (how the PostgreSQL-protocol server opens it) names its own schemas in
+        // lower case, and its PostgreSQL mode has a PG_CATALOG of its own: system schemas too
+        return schema == null || SYSTEM_SCHEMAS.contains(schema) || schema.equals("information_schema")
+                || schema.equalsIgnoreCase("pg_catalog");
     }
 
     /** All user base tables, ordered by schema then name. */

@@ -130,6 +130,34 @@ public final class MacroConnection implements Connection {
     /** The options this connection was opened with. */
     public MacroConfig config() { return config; }
 
+    /** This connection's read consistency ({@code strict}, {@code session}, {@code bounded:N}, {@code bounded:Nms}). */
+    public String readConsistency() { return transaction.router().consistency().toString(); }
+
+    /**
+     * Sets this connection's read consistency, from its next read-only transaction on (the {@code consistency} URL
+     * option sets every connection's at first); the database's other connections keep theirs.
+     *
+     * @throws SQLException 22023 for a value that is not one of the forms the option takes
+     */
+    public void setReadConsistency(String level) throws SQLException {
+        checkOpen();
+        try {
+            transaction.router().setConsistency(io.macrodb.route.ReadConsistency.parse(level));
+        } catch (IllegalArgumentException e) {
+            throw new SQLException("MacroDB: " + e.getMessage(), "22023");
+        }
+    }
+
+    /**
+     * Makes this connection's later read-only transactions see at least {@code version}, as if it had committed it
+     * itself: a read-your-writes token (another connection's {@link #lastCommitVersion()}) carried across a
+     * connection pool. It binds at every consistency level.
+     */
+    public void readAtLeast(long version) throws SQLException {
+        checkOpen();
+        transaction.readAtLeast(version);
+    }
+
     /** Where the last statement of this connection ran (also after an autocommit statement ended); null before the first. */
     public ReplicaRef lastReplica() { return ref(transaction.lastReplica()); }
 

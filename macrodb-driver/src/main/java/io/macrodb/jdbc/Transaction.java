@@ -149,6 +149,11 @@ final class Transaction {
 
     long lastCommitVersion() { return lastCommitVersion; }
 
+    ReadRouter router() { return router; }
+
+    /** Later read-only transactions of this connection see at least {@code version} (never moves back). */
+    void readAtLeast(long version) { seenVersion = Math.max(seenVersion, version); }
+
     Replica lastReplica() { return lastReplica; }
 
     long readWaitNanos() { return readWaitNanos; }

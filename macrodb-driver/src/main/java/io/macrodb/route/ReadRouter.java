@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ReadRouter {
     private final ReplicaSet replicas;
-    private final ReadConsistency consistency;
+    private ReadConsistency consistency;
     private final Balancer balancer;
     private final long maxWaitNanos;
     private final ReadWaits waits;
@@ -59,6 +59,9 @@ public final class ReadRouter {
     }
 
     public ReadConsistency consistency() { return consistency; }
+
+    /** Changes the consistency of this connection's later routing decisions (a session-level setting). */
+    public void setConsistency(ReadConsistency consistency) { this.consistency = java.util.Objects.requireNonNull(consistency); }
 
     /** How long the last {@link #route} waited for a secondary to catch up (0 when it did not wait). */
     public long lastWaitNanos() { return lastWaitNanos; }

@@ -34,6 +34,9 @@ public final class BackendMessages {
 
     public static void authenticationCleartext(ByteBuf out) { authentication(out, 3, null); }
 
+    /** AuthenticationMD5Password with its 4-byte salt. */
+    public static void authenticationMd5(ByteBuf out, byte[] salt) { authentication(out, 5, salt); }
+
     /** AuthenticationSASL listing the mechanisms offered. */
     public static void authenticationSasl(ByteBuf out, List<String> mechanisms) {
         int at = begin(out, 'R');

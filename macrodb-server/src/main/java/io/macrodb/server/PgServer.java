@@ -88,6 +88,7 @@ public final class PgServer implements AutoCloseable {
     record Counters(LongAdder connections, LongAdder refused, LongAdder authFailures, LongAdder statements, LongAdder errors) { }
 
     private final Config config;
+    private final PgCatalog.Oids catalogOids = new PgCatalog.Oids();
     private final Counters counters = new Counters(new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder());
     private HttpEndpoint http;
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
@@ -183,6 +184,9 @@ public final class PgServer implements AutoCloseable {
 
     /** Counters for the metrics endpoint. */
     Counters counters() { return counters; }
+
+    /** The OIDs the catalog gives the engine's relations, stable while the server runs. */
+    PgCatalog.Oids catalogOids() { return catalogOids; }
 
     /** The port of the health and metrics endpoint, or -1 without one. */
     public int httpPort() { return http == null ? -1 : http.port(); }

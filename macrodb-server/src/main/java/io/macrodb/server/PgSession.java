@@ -46,7 +46,7 @@ final class PgSession {
     private static final int FLUSH_AT = 64 * 1024;
     private static final int MAX_QUEUED = 256;
 
-    private enum Phase { STARTUP, SASL_FIRST, SASL_FINAL, READY, CLOSED }
+    private enum Phase { STARTUP, SASL_FIRST, SASL_FINAL, PASSWORD, READY, CLOSED }
 
     /** A parsed statement: its text for the engine ($n as ?), which $n each ? is, and declared parameter types. */
     private static final class Prepared {
@@ -81,6 +81,8 @@ final class PgSession {
         /** Whether {@link #owner} is this portal's own statement, closed with it. */
         boolean ownsStatement;
         String tag;
+        /** A catalog query's answer, computed at Describe or first Execute. */
+        PgCatalog.Answer catalog;
 
         Portal(Prepared statement, Object[] args, short[] resultFormats) {
             this.statement = statement;
@@ -99,13 +101,29 @@ final class PgSession {
     private int pid;
     private int secret;
     private String user;
+    private String database;
+    /** Whether the engine folds unquoted names to upper case (asked once). */
+    private Boolean upperCaseEngine;
+    /** The statement prepared or run last: an engine's error is translated with it in view. */
+    private String lastSql;
     private Scram.ServerExchange scram;
+    /** The user's line when it authenticates with MD5 or a clear-text password, and the MD5 challenge's salt. */
+    private UserStore.Entry passwordEntry;
+    private byte[] md5Salt;
     private Connection conn;
     private final Map<String, String> settings = new LinkedHashMap<>();
+    /** The settings as the session began (startup parameters, reported values): what RESET restores. */
+    private final Map<String, String> startupSettings = new HashMap<>();
     private ZoneId zone = ZoneOffset.UTC;
     private boolean inBlock;
     private boolean failed;
     private boolean ignoreTillSync;
+    /**
+     * An implicit transaction of the extended protocol is open: begun by the first Execute of a query or DML statement
+     * outside a transaction block, committed at Sync, rolled back by an error before it (as PostgreSQL runs the
+     * statements between two Syncs).
+     */
+    private boolean implicitExtended;
     private boolean defaultReadOnly;
     private int statementsInBlock;
     private long reportedCommit = -1;
@@ -213,6 +231,7 @@ final class PgSession {
             return;
         }
         if (phase == Phase.SASL_FIRST || phase == Phase.SASL_FINAL) { authenticate(m); return; }
+        if (phase == Phase.PASSWORD) { checkPassword(m); return; }
         if (copyIn != null) { copyInMessage(m); return; }
         if (m instanceof FrontendMessage.Terminate) { closeSession(); channel.close(); return; }
         if (ignoreTillSync && !(m instanceof FrontendMessage.Sync)) return;
@@ -245,6 +264,8 @@ final class PgSession {
             fatal("28000", "no PostgreSQL user name specified in startup packet");
             return;
         }
+        database = s.parameters().getOrDefault("database", user);
+        if (database == null || database.isEmpty()) database = user;
         settings.put("application_name", s.parameters().getOrDefault("application_name", ""));
         for (Map.Entry<String, String> e : s.parameters().entrySet()) {
             if (!e.getKey().startsWith("_pq_.") && !e.getKey().equals("user") && !e.getKey().equals("database")
@@ -252,8 +273,34 @@ final class PgSession {
                 settings.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue());
             }
         }
+        String options = s.parameters().get("options");
+        if (options != null) {
+            // libpq's PGOPTIONS / pgjdbc's options: "-c name=value" (or "--name=value") pairs
+            String[] w = options.strip().split("\\s+");
+            for (int i = 0; i < w.length; i++) {
+                String kv = w[i].equals("-c") && i + 1 < w.length ? w[++i] : w[i].startsWith("-c") ? w[i].substring(2)
+                        : w[i].startsWith("--") ? w[i].substring(2) : null;
+                int eq = kv == null ? -1 : kv.indexOf('=');
+                if (eq > 0) settings.put(kv.substring(0, eq).toLowerCase(Locale.ROOT).replace('-', '_'), kv.substring(eq + 1));
+            }
+        }
         if (settings.containsKey("timezone")) setZone(settings.get("timezone"));
         if (server.config().users() == null) { admitAndStart(); return; }
+        UserStore.Entry entry = server.config().users().entry(user);
+        if (entry != null && entry.method() != UserStore.Method.SCRAM_SHA_256) {
+            // MD5 or clear text only for a user whose line in the users file asks for it
+            passwordEntry = entry;
+            if (entry.method() == UserStore.Method.MD5) {
+                md5Salt = new byte[4];
+                new java.security.SecureRandom().nextBytes(md5Salt);
+                BackendMessages.authenticationMd5(out, md5Salt);
+            } else {
+                BackendMessages.authenticationCleartext(out);
+            }
+            phase = Phase.PASSWORD;
+            flush();
+            return;
+        }
         scram = new Scram.ServerExchange(server.config().users().verifier(user));
         BackendMessages.authenticationSasl(out, List.of(Scram.MECHANISM));
         phase = Phase.SASL_FIRST;
@@ -287,6 +334,28 @@ final class PgSession {
         }
     }
 
+    /** The PasswordMessage answering an MD5 or clear-text request. */
+    private void checkPassword(FrontendMessage m) {
+        if (!(m instanceof FrontendMessage.SaslResponse r)) {
+            fatal("08P01", "expected password response, got message type " + m.getClass().getSimpleName());
+            return;
+        }
+        byte[] d = r.data();
+        if (d.length == 0 || d[d.length - 1] != 0) {
+            fatal("08P01", "invalid password packet size");
+            return;
+        }
+        String answer = new String(d, 0, d.length - 1, StandardCharsets.UTF_8);
+        boolean ok = md5Salt != null ? UserStore.checkMd5(passwordEntry, md5Salt, answer) : UserStore.checkPassword(passwordEntry, user, answer);
+        passwordEntry = null;
+        if (!ok) {
+            server.counters().authFailures().increment();
+            fatal("28P01", "password authentication failed for user \"" + user + "\"");
+            return;
+        }
+        admitAndStart();
+    }
+
     private void admitAndStart() {
         if (!server.admit(this)) {
             fatal("53300", "sorry, too many clients already");
@@ -297,6 +366,18 @@ final class PgSession {
         } catch (SQLException e) {
             fatal("08006", "cannot open the database: " + e.getMessage());
             return;
+        }
+        for (String name : List.of("macrodb.consistency", "macrodb.read_at_least", "default_transaction_read_only")) {
+            String v = settings.remove(name);
+            if (v == null) continue;
+            int mark = out.writerIndex();
+            try {
+                set(Command.setting(name, v));
+            } catch (SQLException e) {
+                fatal(e.getSQLState() == null ? "22023" : e.getSQLState(), e.getMessage());
+                return;
+            }
+            out.writerIndex(mark); // set() wrote a CommandComplete, which startup does not send
         }
         BackendMessages.authenticationOk(out);
         phase = Phase.READY;
@@ -313,6 +394,7 @@ final class PgSession {
         status("session_authorization", user);
         reportedCommit = lastCommit();
         status("macrodb.last_commit", Long.toString(reportedCommit));
+        startupSettings.putAll(settings);
         BackendMessages.backendKeyData(out, pid, secret);
         readyForQuery();
     }
@@ -333,6 +415,7 @@ final class PgSession {
     // ---- simple query ------------------------------------------------------------------------------------------
 
     private void simpleQuery(String text) {
+        if (implicitExtended) endImplicitExtended(true);
         List<String> parts = SqlText.split(text);
         if (parts.isEmpty()) {
             BackendMessages.emptyQueryResponse(out);
@@ -363,26 +446,22 @@ final class PgSession {
                 } catch (IllegalArgumentException e) {
                     throw new SQLException(e.getMessage(), "0A000");
                 }
-                Catalog.Answer catalog = failed ? null : Catalog.answer(sql, conn, user);
+                PgCatalog.Answer catalog = failed ? null : PgCatalog.answer(sql, List.of(), catalogContext());
                 if (catalog != null) {
-                    List<BackendMessages.Field> f = new ArrayList<>();
-                    for (String c : catalog.columns()) f.add(new BackendMessages.Field(c, 0, 0, PgTypes.TEXT, -1, -1, 0));
-                    rowDescription(f);
-                    for (String[] row : catalog.rows()) {
-                        byte[][] r = new byte[row.length][];
-                        for (int i = 0; i < row.length; i++) r[i] = row[i].getBytes(StandardCharsets.UTF_8);
-                        BackendMessages.dataRow(out, r);
-                    }
-                    BackendMessages.commandComplete(out, "SELECT " + catalog.rows().size());
+                    rowDescription(catalogFields(catalog, new short[0]));
+                    BackendMessages.commandComplete(out, "SELECT " + sendCatalogRows(catalog, new short[0], 0, 0));
                     continue;
                 }
                 if (copy != null) {
                     if (failed) throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
                     if (copy.in) {
+                        // the table's columns now: an unknown table fails before any data is asked for, and
+                        // CopyInResponse counts the columns, as PostgreSQL's does
+                        int columns = copy.columns.isEmpty() ? columnsOf(copy.table).size() : copy.columns.size();
                         copyIn = copy;
                         copyData = new java.io.ByteArrayOutputStream();
                         copyRest = parts.subList(k + 1, parts.size());
-                        BackendMessages.copyResponse(out, 'G', Math.max(1, copy.columns.size()));
+                        BackendMessages.copyResponse(out, 'G', columns);
                         flush();
                         return;
                     }
@@ -565,7 +644,7 @@ final class PgSession {
                 BackendMessages.copyResponse(out, 'H', n);
                 if (copy.header) {
                     String[] names = new String[n];
-                    for (int i = 0; i < n; i++) names[i] = md.getColumnLabel(i + 1);
+                    for (int i = 0; i < n; i++) names[i] = label(md, i + 1);
                     BackendMessages.copyData(out, copy.format(names).getBytes(StandardCharsets.UTF_8));
                 }
                 while (rs.next()) {
@@ -596,6 +675,47 @@ final class PgSession {
         } catch (SQLException e) {
             error(e);
             ignoreTillSync = true;
+            if (implicitExtended) endImplicitExtended(false);
+        }
+    }
+
+    /**
+     * Before an Execute outside a transaction block: a query or DML statement opens the implicit transaction that
+     * Sync commits; any other statement (DDL) runs by itself, as the simple protocol runs it, after committing what
+     * the implicit transaction holds so far.
+     */
+    private void beginImplicitExtended(Command c) throws SQLException {
+        if (inBlock || c.kind != Command.Kind.ENGINE) return;
+        if (!Set.of("SELECT", "INSERT", "UPDATE", "DELETE", "MERGE").contains(c.tagWord)) {
+            if (implicitExtended) {
+                implicitExtended = false;
+                try {
+                    conn.commit();
+                } finally {
+                    conn.setAutoCommit(true);
+                }
+            }
+            return;
+        }
+        if (implicitExtended) return;
+        conn.setReadOnly(defaultReadOnly);
+        conn.setAutoCommit(false);
+        implicitExtended = true;
+    }
+
+    /** Commits (or rolls back) the implicit extended-protocol transaction; a failed commit is reported. */
+    private void endImplicitExtended(boolean commit) {
+        implicitExtended = false;
+        for (String name : new ArrayList<>(portals.keySet())) closePortal(name);
+        try {
+            try {
+                if (commit) conn.commit(); else conn.rollback();
+            } finally {
+                conn.setAutoCommit(true);
+            }
+            if (commit) reportCommit();
+        } catch (SQLException e) {
+            if (commit) error(e);
         }
     }
 
@@ -612,12 +732,20 @@ final class PgSession {
     }
 
     private Prepared prepare(String sql, int[] declared, boolean extended) throws SQLException {
+        lastSql = sql;
         if (failed && !Command.of(sql).endsBlock()) {
             throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
         }
         String tag = PgCompat.noOpTag(sql);
         if (tag != null) return new Prepared(sql, Command.noOp(tag), sql, new int[0], declared);
         Command c = Command.of(sql);
+        if (c.kind == Command.Kind.ENGINE && PgCatalog.recognizes(sql)) {
+            SqlText.Placeholders ph = SqlText.placeholders(sql);
+            int n = ph.order().length == 0 ? 0 : java.util.Arrays.stream(ph.order()).max().getAsInt();
+            int[] oids = java.util.Arrays.copyOf(declared, Math.max(n, declared.length));
+            for (int i = 0; i < oids.length; i++) if (oids[i] == PgTypes.UNSPECIFIED) oids[i] = PgTypes.TEXT;
+            return new Prepared(sql, Command.catalog(), sql, new int[0], oids);
+        }
         if (c.kind != Command.Kind.ENGINE) return new Prepared(sql, c, sql, new int[0], declared);
         SqlText.Placeholders ph = SqlText.placeholders(PgCompat.rewrite(sql));
         int n = ph.order().length == 0 ? 0 : java.util.Arrays.stream(ph.order()).max().getAsInt();
@@ -625,13 +753,20 @@ final class PgSession {
         Prepared prepared = new Prepared(sql, c, ph.sql(), ph.order(), oids);
         if (extended) {
             prepared.ps = conn.prepareStatement(ph.sql());
-            ParameterMetaData md = null;
+            ParameterMetaData md;
+            try {
+                // MacroDB prepares on the engine lazily; asking for the parameters prepares now, so that an error in
+                // the statement's text (syntax, unknown table or column) is reported at Parse, as PostgreSQL does
+                md = prepared.ps.getParameterMetaData();
+            } catch (java.sql.SQLFeatureNotSupportedException e) {
+                md = null;
+            } catch (SQLException e) {
+                closeQuietly(prepared.ps);
+                throw e;
+            }
             for (int j = 0; j < ph.order().length; j++) {
                 int idx = ph.order()[j] - 1;
-                if (oids[idx] == PgTypes.UNSPECIFIED) {
-                    if (md == null) md = safeParameterMetaData(prepared.ps);
-                    oids[idx] = md == null ? PgTypes.TEXT : inferred(md, j + 1);
-                }
+                if (oids[idx] == PgTypes.UNSPECIFIED) oids[idx] = md == null ? PgTypes.TEXT : inferred(md, j + 1);
             }
         }
         return prepared;
@@ -699,6 +834,16 @@ final class PgSession {
     }
 
     private void describeRows(Prepared st, Portal p) throws SQLException {
+        if (st.command.kind == Command.Kind.CATALOG) {
+            PgCatalog.Answer a;
+            if (p == null) a = PgCatalog.answer(st.sql, null, catalogContext());
+            else {
+                if (p.catalog == null) p.catalog = PgCatalog.answer(st.sql, catalogParams(p), catalogContext());
+                a = p.catalog;
+            }
+            rowDescription(catalogFields(a, p == null ? new short[0] : p.resultFormats));
+            return;
+        }
         if (st.command.kind == Command.Kind.SHOW) {
             rowDescription(List.of(new BackendMessages.Field(st.command.name, 0, 0, PgTypes.TEXT, -1, -1, 0)));
             return;
@@ -713,11 +858,79 @@ final class PgSession {
 
     private void rowDescription(List<BackendMessages.Field> f) { BackendMessages.rowDescription(out, f); }
 
-    private static List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats) throws SQLException {
+    /**
+     * A result column's name as PostgreSQL would give it: an engine that folds unquoted names to upper case
+     * (HSQLDB) labels {@code SELECT id} as ID, which clients that read columns by exact name (node-postgres,
+     * psycopg's dict rows) would not find; PostgreSQL folds to lower case, so such a label is sent in lower case.
+     */
+    private String label(ResultSetMetaData md, int i) throws SQLException {
+        String l = md.getColumnLabel(i);
+        if (l == null) return "?column?";
+        if (upperCaseEngine == null) upperCaseEngine = conn.getMetaData().storesUpperCaseIdentifiers();
+        return upperCaseEngine && l.equals(l.toUpperCase(Locale.ROOT)) ? l.toLowerCase(Locale.ROOT) : l;
+    }
+
+    // ---- catalog queries answered by PgCatalog ------------------------------------------------------------------
+
+    private PgCatalog.Context catalogContext() {
+        List<String> users = server.config().users() == null ? List.of(user) : server.config().users().names();
+        String db = database;
+        try {
+            String c = conn.getCatalog();
+            if (c != null && !c.isEmpty()) db = c.equals(c.toUpperCase(Locale.ROOT)) ? c.toLowerCase(Locale.ROOT) : c;
+        } catch (SQLException e) {
+            // the name the client asked for, then
+        }
+        return new PgCatalog.Context(conn, user, db, server.catalogOids(), users);
+    }
+
+    private static List<String> catalogParams(Portal p) {
+        List<String> l = new ArrayList<>();
+        for (Object a : p.args) l.add(a == null ? null : a.toString());
+        return l;
+    }
+
+    private static List<BackendMessages.Field> catalogFields(PgCatalog.Answer a, short[] formats) {
+        List<BackendMessages.Field> f = new ArrayList<>();
+        for (int i = 0; i < a.columns().size(); i++) {
+            int oid = a.columns().get(i).oid();
+            f.add(new BackendMessages.Field(a.columns().get(i).name(), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i, oid)));
+        }
+        return f;
+    }
+
+    /** Sends rows {@code from}.. of a catalog answer (at most {@code maxRows}, 0: all); the number sent. */
+    private long sendCatalogRows(PgCatalog.Answer a, short[] formats, long from, int maxRows) {
+        long sent = 0;
+        for (long k = from; k < a.rows().size() && (maxRows == 0 || sent < maxRows); k++) {
+            String[] row = a.rows().get((int) k);
+            byte[][] r = new byte[row.length][];
+            for (int i = 0; i < row.length; i++) {
+                int oid = a.columns().get(i).oid();
+                if (row[i] == null) continue;
+                if (format(formats, i, oid) == 1) {
+                    Object v = switch (oid) {
+                        case PgTypes.BOOL -> row[i].equals("t");
+                        case PgTypes.INT2, PgTypes.INT4, PgTypes.INT8 -> Long.parseLong(row[i]);
+                        case PgTypes.FLOAT4 -> Float.parseFloat(row[i]);
+                        default -> row[i];
+                    };
+                    r[i] = PgTypes.encodeBinary(v, oid);
+                } else {
+                    r[i] = row[i].getBytes(StandardCharsets.UTF_8);
+                }
+            }
+            BackendMessages.dataRow(out, r);
+            sent++;
+        }
+        return sent;
+    }
+
+    private List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats) throws SQLException {
         List<BackendMessages.Field> f = new ArrayList<>();
         for (int i = 1; i <= md.getColumnCount(); i++) {
             int oid = PgTypes.oidOf(md.getColumnType(i), md.getColumnTypeName(i));
-            f.add(new BackendMessages.Field(md.getColumnLabel(i), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
+            f.add(new BackendMessages.Field(label(md, i), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
         }
         return f;
     }
@@ -733,6 +946,7 @@ final class PgSession {
         if (failed && !p.statement.command.endsBlock()) {
             throw new SQLException("current transaction is aborted, commands ignored until end of transaction block", "25P02");
         }
+        beginImplicitExtended(p.statement.command);
         run(p, Math.max(0, e.maxRows()), false);
     }
 
@@ -748,6 +962,7 @@ final class PgSession {
 
     private void sync() {
         ignoreTillSync = false;
+        if (implicitExtended) endImplicitExtended(true);
         if (!inBlock) {
             for (String name : new ArrayList<>(portals.keySet())) closePortal(name);
         }
@@ -759,6 +974,7 @@ final class PgSession {
     /** Runs or resumes a portal; in the simple protocol ({@code describe}) a RowDescription comes first. */
     private void run(Portal p, int maxRows, boolean describe) throws SQLException {
         Command c = p.statement.command;
+        lastSql = p.statement.sql;
         if (p.done) {
             BackendMessages.commandComplete(out, p.tag);
             return;
@@ -772,12 +988,29 @@ final class PgSession {
             case SET: set(c); return;
             case SHOW: show(c, describe); return;
             case NO_OP: BackendMessages.commandComplete(out, c.tagWord); return;
+            case DEALLOCATE: deallocate(c.name); return;
+            case RESET: reset(c.name); BackendMessages.commandComplete(out, "RESET"); return;
+            case DISCARD: discard(c); return;
+            case CATALOG: {
+                if (p.catalog == null) p.catalog = PgCatalog.answer(p.statement.sql, catalogParams(p), catalogContext());
+                if (describe) rowDescription(catalogFields(p.catalog, p.resultFormats));
+                long sent = sendCatalogRows(p.catalog, p.resultFormats, p.rowsSent, maxRows);
+                p.rowsSent += sent;
+                if (p.rowsSent < p.catalog.rows().size()) {
+                    BackendMessages.portalSuspended(out);
+                } else {
+                    p.done = true;
+                    p.tag = "SELECT " + p.rowsSent;
+                    BackendMessages.commandComplete(out, "SELECT " + sent);
+                }
+                return;
+            }
             default:
         }
         if (p.rs == null) {
             server.counters().statements().increment();
             if (inBlock) statementsInBlock++;
-            else conn.setReadOnly(defaultReadOnly);
+            else if (!implicitExtended) conn.setReadOnly(defaultReadOnly);
             Statement s;
             boolean hasRows;
             try {
@@ -847,8 +1080,27 @@ final class PgSession {
         BackendMessages.portalSuspended(out);
     }
 
+    /** DEALLOCATE name (a named statement, as Close does) or, with a null name, DEALLOCATE ALL. */
+    private void deallocate(String name) throws SQLException {
+        if (name == null) {
+            for (Map.Entry<String, Prepared> e : statements.entrySet()) if (!e.getKey().isEmpty()) closeQuietly(e.getValue().ps);
+            statements.keySet().removeIf(k -> !k.isEmpty());
+            BackendMessages.commandComplete(out, "DEALLOCATE ALL");
+            return;
+        }
+        Prepared st = statements.remove(name);
+        if (st == null) throw new SQLException("prepared statement \"" + name + "\" does not exist", "26000");
+        closeQuietly(st.ps);
+        BackendMessages.commandComplete(out, "DEALLOCATE");
+    }
+
     private void begin(Command c) throws SQLException {
-        if (inBlock) {
+        if (implicitExtended) {
+            // as in PostgreSQL, BEGIN turns the implicit transaction (and what it did so far) into a block
+            implicitExtended = false;
+            inBlock = true;
+            statementsInBlock = 1;
+        } else if (inBlock) {
             BackendMessages.notice(out, "WARNING", "25001", "there is already a transaction in progress");
         } else {
             conn.setReadOnly(c.readOnly != null ? c.readOnly : defaultReadOnly);
@@ -861,6 +1113,18 @@ final class PgSession {
     }
 
     private void commit() throws SQLException {
+        if (!inBlock && implicitExtended) {
+            BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
+            implicitExtended = false;
+            try {
+                conn.commit();
+            } finally {
+                conn.setAutoCommit(true);
+            }
+            BackendMessages.commandComplete(out, "COMMIT");
+            reportCommit();
+            return;
+        }
         if (!inBlock) {
             BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
             BackendMessages.commandComplete(out, "COMMIT");
@@ -880,7 +1144,15 @@ final class PgSession {
     }
 
     private void rollback() throws SQLException {
-        if (!inBlock) {
+        if (!inBlock && implicitExtended) {
+            BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
+            implicitExtended = false;
+            try {
+                conn.rollback();
+            } finally {
+                conn.setAutoCommit(true);
+            }
+        } else if (!inBlock) {
             BackendMessages.notice(out, "WARNING", "25P01", "there is no transaction in progress");
         } else {
             try {
@@ -919,18 +1191,36 @@ final class PgSession {
     }
 
     private void set(Command c) throws SQLException {
-        String name = c.name;
-        String value = c.value;
+        if (c.name.equals("transaction_read_only")) {
+            setTransaction(Command.transaction(bool(c.name, c.value), -1, false));
+            return;
+        }
+        applySetting(c.name, c.value);
+        BackendMessages.commandComplete(out, "SET");
+    }
+
+    private static boolean bool(String name, String value) throws SQLException {
+        try {
+            return (Boolean) PgTypes.decodeText(value, PgTypes.BOOL);
+        } catch (IllegalArgumentException e) {
+            throw new SQLException("parameter \"" + name + "\" requires a Boolean value", "22023");
+        }
+    }
+
+    /** Sets a session setting, with its effect (routing, time zone, consistency) and ParameterStatus where reported. */
+    private void applySetting(String name, String value) throws SQLException {
         switch (name) {
             case "default_transaction_read_only":
-                defaultReadOnly = (Boolean) PgTypes.decodeText(value, PgTypes.BOOL);
-                if (!inBlock) conn.setReadOnly(defaultReadOnly);
+                defaultReadOnly = bool(name, value);
+                if (!inBlock && !implicitExtended) conn.setReadOnly(defaultReadOnly);
                 value = defaultReadOnly ? "on" : "off";
                 break;
-            case "transaction_read_only":
-                setTransaction(Command.transaction((Boolean) PgTypes.decodeText(value, PgTypes.BOOL), -1, false));
-                return;
             case "timezone":
+                try {
+                    ZoneId.of(value.equalsIgnoreCase("utc") || value.equalsIgnoreCase("gmt") ? "UTC" : value);
+                } catch (DateTimeException e) {
+                    throw new SQLException("invalid value for parameter \"TimeZone\": \"" + value + "\"", "22023");
+                }
                 setZone(value);
                 value = zone.getId();
                 BackendMessages.parameterStatus(out, "TimeZone", value);
@@ -946,14 +1236,70 @@ final class PgSession {
                 break;
             case "macrodb.last_commit":
                 throw new SQLException("parameter \"macrodb.last_commit\" cannot be changed", "55P02");
-            case "macrodb.consistency":
-                // the driver takes the consistency level from the URL only, for every connection of a replica set
-                throw new SQLException("per-session macrodb.consistency is not supported yet; start the server with"
-                        + " --option consistency=...", "0A000");
+            case "macrodb.consistency": {
+                MacroConnection mc = conn.unwrap(MacroConnection.class);
+                mc.setReadConsistency(value.equalsIgnoreCase("default") ? mc.config().readConsistency() : value);
+                value = mc.readConsistency();
+                break;
+            }
+            case "macrodb.read_at_least": {
+                long v;
+                try {
+                    v = Long.parseLong(value.strip());
+                } catch (NumberFormatException e) {
+                    v = -1;
+                }
+                if (v < 0) {
+                    throw new SQLException("invalid value for parameter \"macrodb.read_at_least\": \"" + value
+                            + "\" (a commit version, such as macrodb.last_commit reports)", "22023");
+                }
+                conn.unwrap(MacroConnection.class).readAtLeast(v);
+                value = Long.toString(v);
+                break;
+            }
             default:
         }
         settings.put(name, value);
-        BackendMessages.commandComplete(out, "SET");
+    }
+
+    /** RESET name, or RESET ALL (null): the value the session started with, or the server's default. */
+    private void reset(String name) throws SQLException {
+        if (name == null) {
+            for (String n : new ArrayList<>(settings.keySet())) if (!startupSettings.containsKey(n)) resetOne(n);
+            for (String n : new ArrayList<>(startupSettings.keySet())) resetOne(n);
+            resetOne("default_transaction_read_only");
+            resetOne("macrodb.consistency");
+        } else {
+            if (name.equals("macrodb.last_commit")) throw new SQLException("parameter \"macrodb.last_commit\" cannot be changed", "55P02");
+            resetOne(name);
+        }
+    }
+
+    private void resetOne(String name) throws SQLException {
+        String initial = startupSettings.get(name);
+        switch (name) {
+            case "default_transaction_read_only": applySetting(name, initial == null ? "off" : initial); return;
+            case "macrodb.consistency": applySetting(name, "default"); return;
+            case "timezone": applySetting(name, initial == null ? "UTC" : initial); return;
+            case "application_name": applySetting(name, initial == null ? "" : initial); return;
+            default:
+                if (initial != null) settings.put(name, initial);
+                else settings.remove(name);
+        }
+    }
+
+    /** DISCARD ALL: outside a transaction block, closes every portal and named statement and resets every setting. */
+    private void discard(Command c) throws SQLException {
+        if (!c.value.equals("ALL")) {
+            BackendMessages.commandComplete(out, "DISCARD " + c.value);
+            return;
+        }
+        if (inBlock || implicitExtended) throw new SQLException("DISCARD ALL cannot run inside a transaction block", "25001");
+        for (String name : new ArrayList<>(portals.keySet())) closePortal(name);
+        for (Map.Entry<String, Prepared> e : statements.entrySet()) if (!e.getKey().isEmpty()) closeQuietly(e.getValue().ps);
+        statements.keySet().removeIf(k -> !k.isEmpty());
+        reset(null);
+        BackendMessages.commandComplete(out, "DISCARD ALL");
     }
 
     private void show(Command c, boolean describe) throws SQLException {
@@ -961,6 +1307,8 @@ final class PgSession {
         String v;
         switch (name) {
             case "macrodb.last_commit": v = Long.toString(lastCommit()); break;
+            case "macrodb.consistency": v = conn.unwrap(MacroConnection.class).readConsistency(); break;
+            case "macrodb.read_at_least": v = settings.getOrDefault(name, "0"); break;
             case "transaction_read_only": v = conn.isReadOnly() ? "on" : "off"; break;
             case "default_transaction_read_only": v = defaultReadOnly ? "on" : "off"; break;
             case "transaction_isolation": v = isolationName(conn.getTransactionIsolation()); break;
@@ -992,7 +1340,7 @@ final class PgSession {
 
     /** After a commit: a ParameterStatus {@code macrodb.last_commit} with the version it published. */
     private void reportCommit() {
-        if (inBlock) return;
+        if (inBlock || implicitExtended) return;
         long v = lastCommit();
         if (v != reportedCommit) {
             reportedCommit = v;
@@ -1004,7 +1352,7 @@ final class PgSession {
 
     private void error(SQLException e) {
         server.counters().errors().increment();
-        String state = SqlStates.toPostgres(e);
+        String state = SqlStates.toPostgres(e, lastSql);
         BackendMessages.errorOrNotice(out, 'E', "ERROR", state, e.getMessage() == null ? state : firstLine(e.getMessage()), null, null);
         if (inBlock) failed = true;
     }
@@ -1089,7 +1437,7 @@ final class PgSession {
 
     /** What a statement is, as far as the session (not the engine) is concerned. */
     static final class Command {
-        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE }
+        enum Kind { EMPTY, BEGIN, COMMIT, ROLLBACK, SET_TRANSACTION, SET, SHOW, NO_OP, ENGINE, CATALOG, DEALLOCATE, RESET, DISCARD }
 
         private static final Pattern BEGIN = Pattern.compile("(?is)(BEGIN|START\\s+TRANSACTION)(\\s+(WORK|TRANSACTION))?(\\s+.*)?");
         private static final Pattern COMMIT = Pattern.compile("(?is)(COMMIT|END)(\\s+(WORK|TRANSACTION))?");
@@ -1098,6 +1446,9 @@ final class PgSession {
         private static final Pattern SET = Pattern.compile("(?is)SET\\s+(?:SESSION\\s+|LOCAL\\s+)?([A-Za-z_][\\w.]*)\\s*(?:=|\\s+TO\\s+)\\s*(.+?)");
         private static final Pattern SET_TZ = Pattern.compile("(?is)SET\\s+(?:SESSION\\s+|LOCAL\\s+)?TIME\\s+ZONE\\s+(.+?)");
         private static final Pattern SHOW = Pattern.compile("(?is)SHOW\\s+([A-Za-z_][\\w.]*)");
+        private static final Pattern RESET = Pattern.compile("(?is)RESET\\s+(ALL|TIME\\s+ZONE|[A-Za-z_][\\w.]*)");
+        private static final Pattern DISCARD = Pattern.compile("(?is)DISCARD\\s+(ALL|PLANS|SEQUENCES|TEMP|TEMPORARY)");
+        private static final Pattern DEALLOCATE = Pattern.compile("(?is)DEALLOCATE\\s+(?:PREPARE\\s+)?(\"(?:[^\"]|\"\")*\"|[A-Za-z_][\\w$]*)");
         private static final Pattern READ_ONLY = Pattern.compile("(?is).*\\bREAD\\s+ONLY\\b.*");
         private static final Pattern READ_WRITE = Pattern.compile("(?is).*\\bREAD\\s+WRITE\\b.*");
         private static final Pattern ISOLATION = Pattern.compile("(?is).*\\bISOLATION\\s+LEVEL\\s+(SERIALIZABLE|REPEATABLE\\s+READ|READ\\s+COMMITTED|READ\\s+UNCOMMITTED)\\b.*");
@@ -1127,9 +1478,16 @@ final class PgSession {
             return c;
         }
 
+        static Command catalog() {
+            Command c = new Command(Kind.CATALOG);
+            c.tagWord = "SELECT";
+            c.rowsTag = true;
+            return c;
+        }
+
         boolean endsBlock() { return kind == Kind.COMMIT || kind == Kind.ROLLBACK; }
 
-        boolean returnsRows() { return kind == Kind.SHOW || kind == Kind.ENGINE; }
+        boolean returnsRows() { return kind == Kind.SHOW || kind == Kind.ENGINE || kind == Kind.CATALOG; }
 
         static Command of(String sql) {
             String s = SqlText.stripForClassification(sql);
@@ -1149,6 +1507,25 @@ final class PgSession {
             }
             if ((m = SET_TZ.matcher(s)).matches()) return set("timezone", m.group(1));
             if ((m = SET.matcher(s)).matches()) return set(m.group(1), m.group(2));
+            if ((m = RESET.matcher(s)).matches()) {
+                Command c = new Command(Kind.RESET);
+                c.name = m.group(1).equalsIgnoreCase("ALL") ? null : m.group(1).toLowerCase(Locale.ROOT);
+                if (c.name != null && c.name.startsWith("time") && !c.name.equals("timezone")) c.name = "timezone";
+                return c;
+            }
+            if ((m = DISCARD.matcher(s)).matches()) {
+                Command c = new Command(Kind.DISCARD);
+                String w = m.group(1).toUpperCase(Locale.ROOT);
+                c.value = w.equals("TEMPORARY") ? "TEMP" : w;
+                return c;
+            }
+            if ((m = DEALLOCATE.matcher(s)).matches()) {
+                // SQL's name for the named statements of the extended protocol (psycopg sends DEALLOCATE ALL)
+                Command c = new Command(Kind.DEALLOCATE);
+                String n = m.group(1);
+                c.name = n.startsWith("\"") ? n.substring(1, n.length() - 1).replace("\"\"", "\"") : n.equalsIgnoreCase("ALL") ? null : n.toLowerCase(Locale.ROOT);
+                return c;
+            }
             if ((m = SHOW.matcher(s)).matches()) {
                 Command c = new Command(Kind.SHOW);
                 c.name = m.group(1).toLowerCase(Locale.ROOT);
@@ -1180,6 +1557,8 @@ final class PgSession {
             }
             return c;
         }
+
+        static Command setting(String name, String value) { return set(name, value); }
 
         private static Command set(String name, String value) {
             Command c = new Command(Kind.SET);

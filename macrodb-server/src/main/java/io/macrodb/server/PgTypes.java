@@ -260,7 +260,7 @@ public final class PgTypes {
             ByteBuffer b = ByteBuffer.wrap(v);
             Object r;
             switch (oid) {
-                case BOOL: r = v[0] != 0; break;
+                case BOOL: r = b.get() != 0; break;
                 case BYTEA: return v;
                 case INT2: r = b.getShort(); break;
                 case INT4: r = b.getInt(); break;

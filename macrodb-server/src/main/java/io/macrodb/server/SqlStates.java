@@ -31,8 +31,32 @@ final class SqlStates {
 
     private SqlStates() { }
 
+    private static final java.util.regex.Pattern HSQLDB_NOT_FOUND = java.util.regex.Pattern.compile("user lacks privilege or object not found: (\\S+)");
+
     static String toPostgres(SQLException e) {
+        return toPostgres(e, null);
+    }
+
+    /**
+     * The PostgreSQL SQLSTATE for an engine's error in statement {@code sql} (may be null). HSQLDB reports a missing
+     * table and a missing column alike (42501, "user lacks privilege or object not found: X"): X named where a
+     * table goes in the statement (after FROM, JOIN, INTO, UPDATE, TABLE) is 42P01, otherwise 42703.
+     */
+    static String toPostgres(SQLException e, String sql) {
         String s = e.getSQLState();
+        if ("42501".equals(s) && e.getMessage() != null) {
+            java.util.regex.Matcher m = HSQLDB_NOT_FOUND.matcher(e.getMessage());
+            if (m.find()) {
+                String name = m.group(1).strip();
+                int nl = name.indexOf('\n');
+                if (nl >= 0) name = name.substring(0, nl).strip();
+                name = name.substring(name.lastIndexOf('.') + 1);
+                if (sql == null) return "42P01";
+                boolean table = java.util.regex.Pattern.compile("(?is)\\b(FROM|JOIN|INTO|UPDATE|TABLE)\\s+(\"?\\w+\"?\\s*\\.\\s*)?\"?"
+                        + java.util.regex.Pattern.quote(name) + "\"?(\\W|$)").matcher(sql).find();
+                return table ? "42P01" : "42703";
+            }
+        }
         if (s == null || s.length() != 5) return "XX000";
         if (e.getErrorCode() == 57014 || "57014".equals(s)) return "57014";
         String mapped = H2_TO_PG.get(s);

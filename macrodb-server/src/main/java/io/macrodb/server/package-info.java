@@ -12,7 +12,9 @@
  *       MacroDB JDBC connection and runs on a worker thread, never on the event loop (JDBC blocks);</li>
  *   <li>{@link io.macrodb.server.PgTypes}: JDBC types to PostgreSQL type OIDs, text and binary formats;</li>
  *   <li>{@link io.macrodb.server.Scram} and {@link io.macrodb.server.UserStore}: SCRAM-SHA-256 authentication
- *       against stored verifiers (never passwords);</li>
+ *       against stored verifiers (never passwords), MD5 and clear text for the users configured for them;</li>
+ *   <li>{@link io.macrodb.server.PgCatalog}: psql's and pgjdbc's {@code pg_catalog} queries answered from the
+ *       engine's JDBC metadata;</li>
  *   <li>{@link io.macrodb.server.PgServer}: the Netty bootstrap, connection limit, cancel keys, shutdown.</li>
  * </ul>
  */

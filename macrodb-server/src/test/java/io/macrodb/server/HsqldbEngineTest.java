@@ -40,6 +40,22 @@ class HsqldbEngineTest {
                 }
             }
             c.commit();
+            c.setReadOnly(false);
+            c.setAutoCommit(true);
+            // HSQLDB says 42501 "user lacks privilege or object not found" for tables and columns alike
+            assertEquals("42P01", org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+                    () -> s.executeQuery("SELECT * FROM nowhere")).getSQLState());
+            assertEquals("42703", org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+                    () -> s.executeQuery("SELECT nope FROM h")).getSQLState());
+            assertEquals("42703", org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+                    () -> s.executeQuery("SELECT h.nope FROM h")).getSQLState());
+            assertEquals("42P01", org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+                    () -> s.executeUpdate("INSERT INTO public.nowhere VALUES (1)")).getSQLState());
+            // result columns named as PostgreSQL names them (HSQLDB labels them in upper case)
+            try (ResultSet rs = s.executeQuery("SELECT id, name AS \"Mixed\" FROM h WHERE id = 1")) {
+                assertEquals("id", rs.getMetaData().getColumnLabel(1));
+                assertEquals("Mixed", rs.getMetaData().getColumnLabel(2));
+            }
         }
     }
 }

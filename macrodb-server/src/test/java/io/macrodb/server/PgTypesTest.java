@@ -55,4 +55,19 @@ class PgTypesTest {
         assertEquals(z.toInstant(), ((OffsetDateTime) PgTypes.decodeText("2024-02-29 08:15:06.12+00", PgTypes.TIMESTAMPTZ)).toInstant());
         assertEquals(t, PgTypes.decodeParameter(PgTypes.encodeBinary(t, PgTypes.TIMESTAMP), true, PgTypes.TIMESTAMP, java.sql.Types.NULL, null));
     }
+
+    /** Binary parameters as PostgreSQL's send functions write them (psycopg 3 sends booleans in binary) decode back. */
+    @org.junit.jupiter.api.Test
+    void binaryParametersOfEachTypeDecode() {
+        Object[][] cases = {
+            {true, PgTypes.BOOL}, {false, PgTypes.BOOL}, {(long) -7, PgTypes.INT2}, {(long) 123456, PgTypes.INT4},
+            {9_000_000_000L, PgTypes.INT8}, {1.5f, PgTypes.FLOAT4}, {-2.25d, PgTypes.FLOAT8},
+            {java.time.LocalDate.of(2024, 1, 2), PgTypes.DATE}, {java.util.UUID.fromString("12345678-1234-5678-1234-567812345678"), PgTypes.UUID_OID},
+            {new BigDecimal("-12.50"), PgTypes.NUMERIC}};
+        for (Object[] c : cases) {
+            Object back = PgTypes.decodeParameter(PgTypes.encodeBinary(c[0], (Integer) c[1]), true, (Integer) c[1], java.sql.Types.NULL, null);
+            Object want = c[0] instanceof Long l ? ((Integer) c[1] == PgTypes.INT2 ? (Object) l.shortValue() : (Integer) c[1] == PgTypes.INT4 ? (Object) l.intValue() : l) : c[0];
+            assertEquals(want, back, "type " + c[1]);
+        }
+    }
 }

@@ -78,6 +78,10 @@ class PgbenchTest {
                 assertEquals(delta, rs.getLong(2));
                 assertEquals(delta, rs.getLong(3));
             }
+            io.macrodb.jdbc.MacroAdmin admin = server.keeper().unwrap(io.macrodb.jdbc.MacroAdmin.class);
+            assertTrue(admin.awaitCaughtUp(30_000));
+            List<String> sums = admin.checksums();
+            assertEquals(1, sums.stream().distinct().count(), "replicas converged after pgbench: " + sums);
         }
     }
 }

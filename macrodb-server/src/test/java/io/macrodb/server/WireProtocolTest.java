@@ -191,9 +191,8 @@ class WireProtocolTest {
             c.send(execute("", 0));
             c.send(SYNC);
             l = c.readUntilReady();
-            // MacroDB prepares on the engine lazily, so the error may come at Parse or at Execute; either way nothing
-            // but ReadyForQuery follows it
-            assertTrue(types(l).equals("EZ") || types(l).equals("12EZ"), types(l));
+            // the error is reported at Parse; Bind and Execute are discarded, nothing but ReadyForQuery follows it
+            assertEquals("EZ", types(l));
             assertEquals("42P01", l.get(l.size() - 2).field('C'));
             c.send(bind("", "q", "5"));
             c.send(execute("", 0));
@@ -268,6 +267,121 @@ class WireProtocolTest {
             long t0 = System.nanoTime();
             assertEquals(-1, c.in.read(), "closed by the server");
             assertTrue(System.nanoTime() - t0 < 4_000_000_000L);
+        }
+    }
+
+    static long count(WireClient c, String table) throws Exception {
+        c.send(WireClient.message('Q', WireClient.cstrings("SELECT COUNT(*) FROM " + table)));
+        List<WireClient.Msg> l = c.readUntilReady();
+        assertEquals("TDCZ", types(l));
+        byte[] row = l.get(1).body();
+        return Long.parseLong(new String(row, 6, row.length - 6, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void errorsInAStatementsTextAreReportedAtParse() throws Exception {
+        try (WireClient c = ready()) {
+            c.send(parse("bad", "SELEC 1"));
+            c.send(bind("", "bad"));
+            c.send(execute("", 0));
+            c.send(SYNC);
+            List<WireClient.Msg> l = c.readUntilReady();
+            assertEquals("EZ", types(l));
+            assertEquals("42601", l.get(0).field('C'));
+            assertEquals('I', status(l));
+            c.send(parse("", "SELECT nope FROM (VALUES (1)) AS t(x)"));
+            c.send(SYNC);
+            l = c.readUntilReady();
+            assertEquals("EZ", types(l));
+            assertEquals("42703", l.get(0).field('C'));
+            // the statement was not kept: a Bind to it fails with 26000
+            c.send(bind("", "bad"));
+            c.send(SYNC);
+            l = c.readUntilReady();
+            assertEquals("EZ", types(l));
+            assertEquals("26000", l.get(0).field('C'));
+            // inside a block an error at Parse fails the block, as any error does
+            c.send(WireClient.message('Q', WireClient.cstrings("BEGIN")));
+            assertEquals('T', status(c.readUntilReady()));
+            c.send(parse("", "SELECT * FROM nowhere"));
+            c.send(SYNC);
+            l = c.readUntilReady();
+            assertEquals("42P01", l.get(0).field('C'));
+            assertEquals('E', status(l));
+            c.send(WireClient.message('Q', WireClient.cstrings("ROLLBACK")));
+            assertEquals('I', status(c.readUntilReady()));
+        }
+    }
+
+    /** The statements between two Syncs, outside a block, are one transaction: an error rolls back all of them. */
+    @Test
+    void anExtendedBatchIsOneImplicitTransaction() throws Exception {
+        try (WireClient c = ready()) {
+            c.send(WireClient.message('Q', WireClient.cstrings("CREATE TABLE batch (id INT PRIMARY KEY)")));
+            c.readUntilReady();
+            c.send(parse("ins", "INSERT INTO batch VALUES ($1)", PgTypes.INT4));
+            c.send(bind("", "ins", "1"));
+            c.send(execute("", 0));
+            c.send(bind("", "ins", "2"));
+            c.send(execute("", 0));
+            c.send(bind("", "ins", "1"));
+            c.send(execute("", 0));
+            c.send(bind("", "ins", "3"));
+            c.send(execute("", 0));
+            c.send(SYNC);
+            List<WireClient.Msg> l = c.readUntilReady();
+            assertEquals("12C2C2EZ", types(l), "the duplicate fails, the rest up to Sync is discarded");
+            assertEquals("23505", l.get(6).field('C'));
+            assertEquals('I', status(l));
+            assertEquals(0, count(c, "batch"), "the rows inserted before the error in the same batch are rolled back");
+
+            c.send(bind("", "ins", "1"));
+            c.send(execute("", 0));
+            c.send(bind("", "ins", "2"));
+            c.send(execute("", 0));
+            c.send(SYNC);
+            l = c.readUntilReady();
+            assertEquals("2C2CSZ", types(l), "one commit at Sync, reported once");
+            assertTrue(new String(l.get(4).body(), StandardCharsets.UTF_8).startsWith("macrodb.last_commit\0"));
+            assertEquals(2, count(c, "batch"));
+
+            // an error while the implicit transaction holds an uncommitted row: the row is gone too
+            c.send(bind("", "ins", "10"));
+            c.send(execute("", 0));
+            c.send(parse("", "SELECT * FROM nowhere"));
+            c.send(bind("", ""));
+            c.send(execute("", 0));
+            c.send(SYNC);
+            l = c.readUntilReady();
+            assertEquals("2CEZ", types(l));
+            assertEquals(2, count(c, "batch"));
+
+            // BEGIN inside the batch makes it an explicit block, which outlives the Sync
+            c.send(bind("", "ins", "20"));
+            c.send(execute("", 0));
+            c.send(parse("", "BEGIN"));
+            c.send(bind("", ""));
+            c.send(execute("", 0));
+            c.send(SYNC);
+            l = c.readUntilReady();
+            assertEquals('T', status(l), types(l));
+            c.send(WireClient.message('Q', WireClient.cstrings("ROLLBACK")));
+            assertEquals('I', status(c.readUntilReady()));
+            assertEquals(2, count(c, "batch"), "the row inserted before BEGIN was rolled back with the block");
+
+            // COMMIT without BEGIN in a batch commits it, with PostgreSQL's warning
+            c.send(bind("", "ins", "30"));
+            c.send(execute("", 0));
+            c.send(parse("", "COMMIT"));
+            c.send(bind("", ""));
+            c.send(execute("", 0));
+            c.send(bind("", "ins", "30"));
+            c.send(execute("", 0));
+            c.send(SYNC);
+            l = c.readUntilReady();
+            assertTrue(types(l).startsWith("2C12NC"), types(l));
+            assertTrue(types(l).endsWith("2EZ"), types(l));
+            assertEquals(3, count(c, "batch"), "the row committed by COMMIT stays; the duplicate after it failed alone");
         }
     }
 

@@ -1,0 +1,74 @@
+package io.macrodb.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * One scenario (DDL, DML with counts, a transaction rolled back, an error inside a transaction, a statement run
+ * again with other parameters, NULLs, the common types, COPY in and out, SQLSTATEs, a read-only transaction,
+ * {@code macrodb.last_commit}) run by other languages' clients over SCRAM, each printing the same lines:
+ * psycopg 3 (Debian's python3-psycopg) and node-postgres with pg-copy-streams (npm, versions in
+ * {@code src/test/clients/package.json}, installed under {@code ~/.cache/macrodb-node} by {@code .ci/run}).
+ * A client that is not installed is skipped.
+ */
+@Timeout(120)
+class ClientScenarioTest {
+    private static final Path NODE_MODULES = Path.of(System.getProperty("user.home"), ".cache", "macrodb-node", "node_modules");
+
+    private static boolean runs(List<String> cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (java.io.IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"psycopg,h2", "node-postgres,h2", "psycopg,hsqldb", "node-postgres,hsqldb"})
+    void theSharedScenarioPrintsTheSameLines(String client, String engine) throws Exception {
+        List<String> command;
+        if (client.equals("psycopg")) {
+            assumeTrue(runs(List.of("/usr/bin/python3", "-c", "import psycopg")), "psycopg 3 is not installed (apt-get install python3-psycopg)");
+            command = List.of("/usr/bin/python3", new File("src/test/clients/scenario.py").getAbsolutePath());
+        } else {
+            assumeTrue(runs(List.of("node", "--version")) && Files.isDirectory(NODE_MODULES.resolve("pg"))
+                    && Files.isDirectory(NODE_MODULES.resolve("pg-copy-streams")), "node-postgres is not installed in " + NODE_MODULES);
+            command = List.of("node", new File("src/test/clients/scenario.js").getAbsolutePath());
+        }
+        String url = engine.equals("h2") ? ServerFixture.h2Url(2)
+                : "jdbc:macrodb:hsqldb:mem:scenario" + System.nanoTime() + ";sql.syntax_pgs=true?replicas=2";
+        try (PgServer server = PgServer.start(PgServer.Config.of(url).withUsers(UserStore.of(ServerFixture.USER, ServerFixture.PASSWORD)))) {
+            List<String> cmd = new java.util.ArrayList<>(command);
+            cmd.addAll(List.of("127.0.0.1", Integer.toString(server.port()), ServerFixture.USER, ServerFixture.PASSWORD));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            pb.environment().put("NODE_PATH", NODE_MODULES.toString());
+            pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), client + " finished");
+            String expected;
+            try (InputStream in = getClass().getResourceAsStream("/clients/scenario.expected")) {
+                expected = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            assertEquals(expected, out, client + "'s output over " + engine);
+            assertEquals(0, p.exitValue(), out);
+        }
+    }
+}
