@@ -37,6 +37,34 @@ public interface Engine {
     default String primaryUrl(EngineUrl url) { return url.jdbcUrl(); }
 
     /**
+     * The engine's own options in the MacroDB URL's query part or the connection properties (PostgreSQL:
+     * {@code secondaries}, {@code capture}), lower case; none by default. MacroDB hands them to
+     * {@link #withOptions} instead of refusing them as unknown; they are not MacroDB options.
+     */
+    default java.util.Set<String> urlOptions() { return java.util.Set.of(); }
+
+    /**
+     * The engine URL with the engine's own options applied and checked ({@link #urlOptions}; {@code
+     * options} by lower-case name, empty when none was given); 08001 or 0AM00 with a message that says
+     * what to change. {@code url} itself by default.
+     */
+    default EngineUrl withOptions(EngineUrl url, Map<String, String> options) throws SQLException { return url; }
+
+    /**
+     * How many replicas, primary included, the engine URL names itself (a server engine lists its
+     * secondaries' servers); 0 when the engine makes its secondaries and {@code replicas} says how many.
+     */
+    default int replicasNamed(EngineUrl url) { return 0; }
+
+    /**
+     * Hands the rows the open update transaction on {@code c} changed to {@code into}, at commit, before
+     * the record is built: for engines whose capture triggers run inside a server and cannot call into
+     * MacroDB (PostgreSQL's PL/pgSQL), so record the changes in the server. Nothing by default: the
+     * embedded engines' triggers report each row as it changes ({@link CaptureContext#fire}).
+     */
+    default void collectChanges(Connection c, CaptureContext into) throws SQLException {}
+
+    /**
      * Refuses, at connect time, what this engine cannot do with these options (SQLState 0AM00 and a
      * message that says what to change); nothing by default.
      */

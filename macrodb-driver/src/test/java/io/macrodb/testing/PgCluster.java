@@ -112,7 +112,15 @@ public final class PgCluster implements AutoCloseable {
         try {
             giveToPostgres(c.root);
             for (int i = 0; i < n; i++) c.servers.add(c.newServer(i));
-            for (Server s : c.servers) s.start();
+            for (Server s : c.servers) {
+                s.start();
+                // the tests' usual user (TestDb.open connects as sa), trusted on loopback like macrodb
+                try (Connection conn = s.connect("postgres"); Statement st = conn.createStatement()) {
+                    st.execute("CREATE ROLE sa SUPERUSER LOGIN");
+                } catch (SQLException e) {
+                    throw new IOException("cannot create role sa on " + s + ": " + e.getMessage(), e);
+                }
+            }
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;
