@@ -30,6 +30,16 @@ public interface Engine {
     String secondaryUrl(EngineUrl primary, String uniqueName, int index);
 
     /**
+     * {@link #secondaryUrl(EngineUrl, String, int)} for an engine whose replicas are servers the URL
+     * names rather than databases MacroDB makes: {@code inUse} holds the URLs the primary and the other
+     * secondaries use now, which after a promotion are no longer the URL's own order. Throws
+     * SQLException when no named server is free.
+     */
+    default String secondaryUrl(EngineUrl primary, String uniqueName, int index, java.util.Set<String> inUse) throws SQLException {
+        return secondaryUrl(primary, uniqueName, index);
+    }
+
+    /**
      * The JDBC URL MacroDB opens the primary with. Usually the application's URL without MacroDB's
      * options; an engine whose in-memory databases are private to one connection (SQLite) names a
      * database its own sessions can share.

@@ -182,8 +182,8 @@ final class PostgresCopy {
         }
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
-            s.execute("CREATE TABLE macrodb.secondary (built_at timestamptz NOT NULL DEFAULT now())");
-            s.execute("INSERT INTO macrodb.secondary DEFAULT VALUES");
+            s.execute("CREATE TABLE macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
+            s.execute("INSERT INTO macrodb.replica DEFAULT VALUES");
         }
     }
 

@@ -60,7 +60,7 @@ import java.util.TreeMap;
  * PARAMETER session_replication_role}. A secondary's database is replaced by a copy of the primary
  * ({@link #exportScript}/{@link #importScript}): schemas, sequences, functions, tables, constraints,
  * indexes, views and rows. MacroDB refuses a secondary that holds tables it did not put there (no
- * {@code macrodb.secondary} marker), so a mistyped URL never wipes a database.
+ * {@code macrodb.replica} mark, which MacroDB puts in its primary and its secondaries), so a mistyped URL never wipes a database.
  */
 public final class PostgresEngine implements Engine {
     /** The capture trigger's name on every table. */
@@ -191,7 +191,11 @@ public final class PostgresEngine implements Engine {
     }
 
     @Override public String primaryUrl(EngineUrl url) {
-        return "jdbc:postgresql:" + url.database();
+        try {
+            return primaryEndpoint(url).url();
+        } catch (SQLException e) {
+            return "jdbc:postgresql:" + url.database(); // withOptions refused it already
+        }
     }
 
     @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index) {
@@ -200,6 +204,23 @@ public final class PostgresEngine implements Engine {
             throw new IllegalArgumentException("secondary " + index + " is not named in secondaries= (" + urls.size() + " are)");
         }
         return urls.get(index - 1);
+    }
+
+    /**
+     * The servers are the URL's: secondary {@code index} is the one named at that place unless another
+     * replica uses it now (after a promotion a secondary's server is the primary), else the first named
+     * server no replica uses (the failed primary's, after a promotion). Never a database in use:
+     * building a secondary replaces its database.
+     */
+    @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index, Set<String> inUse) throws SQLException {
+        String own = secondaryUrl(primary, uniqueName, index);
+        if (!inUse.contains(own)) return own;
+        List<String> all = new ArrayList<>();
+        all.add(primaryUrl(primary));
+        all.addAll(secondaryUrls(primary));
+        for (String u : all) if (!inUse.contains(u)) return u;
+        throw new SQLException("MacroDB: every PostgreSQL server the URL names serves as a replica already (" + inUse + ");"
+                + " a new secondary needs a database of its own", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
     }
 
     @Override public void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {
@@ -235,6 +256,8 @@ public final class PostgresEngine implements Engine {
         checkServer(c, "the primary (" + primaryUrl(url) + ")");
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
+            // the mark of a database MacroDB drives: one that is a secondary later (after a promotion) may be rebuilt
+            s.execute("CREATE TABLE IF NOT EXISTS macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
         } catch (SQLException e) {
             throw new SQLException("MacroDB: cannot create schema macrodb on the primary (" + e.getMessage() + "); MacroDB keeps its"
                     + " capture functions there: connect as a user with CREATE on the database, or create the schema for it",
@@ -258,7 +281,8 @@ public final class PostgresEngine implements Engine {
 
     /**
      * Connect-time checks of a secondary: not a standby, PostgreSQL 12 or later, and no tables that
-     * MacroDB did not put there (its database is replaced by a copy of the primary's).
+     * MacroDB did not put there (its database is replaced by a copy of the primary's): a database MacroDB
+     * drove before (a secondary, or a primary that failed over) has the mark {@code macrodb.replica}.
      */
     @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
         String url = c.getMetaData().getURL();
@@ -272,7 +296,7 @@ public final class PostgresEngine implements Engine {
 
     private static boolean hasMarker(Connection c) throws SQLException {
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT to_regclass('macrodb.secondary') IS NOT NULL")) {
+             ResultSet rs = s.executeQuery("SELECT to_regclass('macrodb.replica') IS NOT NULL")) {
             return rs.next() && rs.getBoolean(1);
         }
     }
@@ -587,7 +611,7 @@ public final class PostgresEngine implements Engine {
     /**
      * Replaces the user schema objects and rows of the database of {@code c} (a secondary) with the copy
      * {@link #exportScript} wrote, in one transaction, and marks the database as MacroDB's
-     * ({@code macrodb.secondary}).
+     * ({@code macrodb.replica}).
      */
     @Override public void importScript(Connection c, Path file) throws SQLException {
         boolean auto = c.getAutoCommit();

@@ -54,7 +54,10 @@ final class Repair {
     Replica buildSecondary(int index, String name, Copy copy, ChangeRecord start, String reason)
             throws SQLException {
         Engine engine = config.engine();
-        Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index), config.connectProperties(), engine,
+        java.util.Set<String> inUse = new java.util.HashSet<>();
+        if (set != null && set.primary() != null) inUse.add(set.primary().url());
+        if (set != null) for (Replica other : set.secondaries()) if (other.index() != index) inUse.add(other.url());
+        Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index, inUse), config.connectProperties(), engine,
                 config.lockTimeoutMillis(), start.version());
         r.admit(ReplicaSet.admission(config));
         Connection ac = r.open();
