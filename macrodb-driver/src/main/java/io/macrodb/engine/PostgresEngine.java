@@ -449,83 +449,80 @@ public final class PostgresEngine implements Engine {
      * transaction on the primary session {@code c}: per table, the old and new key of each event, cast
      * back from text to the key columns' types, and for an event's new key the table's current row
      * with that key, which is the key's final image (a later event of the same key removes it or
-     * replaces it). Two round trips for a transaction that changed one table, one more per other table.
+     * replaces it). One round trip, and one more per table the transaction changed.
      */
     @Override public void collectChanges(Connection c, CaptureContext into) throws SQLException {
         if (into == null) return;
-        List<Object[]> rels = new ArrayList<>(); // oid, schema, table, key type names
+        List<TouchedTable> rels = new ArrayList<>();
+        String keyColumns = " FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_attribute a WHERE i.indrelid = r.rel"
+                + " AND i.indisprimary AND a.attrelid = r.rel AND a.attnum = k.attnum ORDER BY k.ord)";
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT r.rel, n.nspname, c.relname, ARRAY(SELECT format_type(a.atttypid, a.atttypmod)"
-                     + " FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_attribute a WHERE i.indrelid = r.rel"
-                     + " AND i.indisprimary AND a.attrelid = r.rel AND a.attnum = k.attnum ORDER BY k.ord)"
+                     + keyColumns + ", ARRAY(SELECT a.attname::text" + keyColumns + ", ARRAY(SELECT (SELECT count(*)::int FROM pg_attribute b"
+                     + " WHERE b.attrelid = r.rel AND b.attnum > 0 AND NOT b.attisdropped AND b.attnum <= a.attnum)" + keyColumns
                      + " FROM (SELECT rel, min(seq) AS first FROM pg_temp.macrodb_changes GROUP BY rel) r"
                      + " JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY r.first")) {
             while (rs.next()) {
-                rels.add(new Object[] {rs.getLong(1), rs.getString(2), rs.getString(3), (String[]) rs.getArray(4).getArray()});
+                Integer[] positions = (Integer[]) rs.getArray(6).getArray();
+                int[] ordinals = new int[positions.length];
+                for (int i = 0; i < ordinals.length; i++) ordinals[i] = positions[i] - 1;
+                rels.add(new TouchedTable(rs.getLong(1), rs.getString(2), rs.getString(3), (String[]) rs.getArray(4).getArray(),
+                        (String[]) rs.getArray(5).getArray(), ordinals));
             }
         }
-        for (Object[] rel : rels) collectTable(c, into, (Long) rel[0], (String) rel[1], (String) rel[2], (String[]) rel[3]);
+        for (TouchedTable t : rels) collectTable(c, into, t);
     }
 
-    private static void collectTable(Connection c, CaptureContext into, long oid, String schema, String table, String[] keyTypes)
-            throws SQLException {
-        int k = keyTypes.length;
+    /** A table the transaction changed: its oid, names, and its primary key's column types, names and 0-based positions. */
+    private record TouchedTable(long oid, String schema, String table, String[] keyTypes, String[] keyNames, int[] keyOrdinals) {}
+
+    private static void collectTable(Connection c, CaptureContext into, TouchedTable t) throws SQLException {
+        int k = t.keyTypes.length;
+        String quoted = PostgresCatalog.quoted(t.schema, t.table);
         if (k == 0) {
-            throw new SQLException("MacroDB: " + PostgresCatalog.quoted(schema, table) + " lost its primary key during the"
-                    + " transaction; its changed rows cannot be told apart. Roll back", SqlState.SERIALIZATION_FAILURE.getState());
-        }
-        TreeMap<Integer, Catalog.Column> columns = PostgresCatalog.columns(c, schema, table);
-        TreeMap<Short, String> key = PostgresCatalog.primaryKey(c, schema, table);
-        int[] keyOrdinals = new int[k];
-        int ki = 0;
-        for (String name : key.values()) {
-            for (Map.Entry<Integer, Catalog.Column> col : columns.entrySet()) {
-                if (col.getValue().name().equals(name)) keyOrdinals[ki] = col.getKey() - 1;
-            }
-            ki++;
+            throw new SQLException("MacroDB: " + quoted + " lost its primary key during the transaction; its changed rows cannot"
+                    + " be told apart. Roll back", SqlState.SERIALIZATION_FAILURE.getState());
         }
         StringBuilder sql = new StringBuilder("SELECT ");
         StringBuilder join = new StringBuilder();
         for (int i = 0; i < k; i++) {
-            sql.append("ch.old_key[").append(i + 1).append("]::").append(keyTypes[i]).append(", ");
-            sql.append("ch.new_key[").append(i + 1).append("]::").append(keyTypes[i]).append(", ");
-            join.append(i == 0 ? "" : " AND ").append("t.").append(TableShape.quote(key.values().toArray(new String[0])[i]))
-                    .append(" = ch.new_key[").append(i + 1).append("]::").append(keyTypes[i]);
+            sql.append("ch.old_key[").append(i + 1).append("]::").append(t.keyTypes[i]).append(", ");
+            sql.append("ch.new_key[").append(i + 1).append("]::").append(t.keyTypes[i]).append(", ");
+            join.append(i == 0 ? "" : " AND ").append("t.").append(TableShape.quote(t.keyNames[i]))
+                    .append(" = ch.new_key[").append(i + 1).append("]::").append(t.keyTypes[i]);
         }
-        sql.append("t.").append(TableShape.quote(key.firstEntry().getValue())).append(" IS NULL AND ch.new_key IS NOT NULL, t.* FROM pg_temp.macrodb_changes ch LEFT JOIN ")
-                .append(PostgresCatalog.quoted(schema, table)).append(" t ON ").append(join)
-                .append(" WHERE ch.rel = ").append(oid).append(" ORDER BY ch.seq");
-        int n = columns.size();
+        sql.append("t.").append(TableShape.quote(t.keyNames[0])).append(" IS NULL AND ch.new_key IS NOT NULL, t.* FROM")
+                .append(" pg_temp.macrodb_changes ch LEFT JOIN ").append(quoted).append(" t ON ").append(join)
+                .append(" WHERE ch.rel = ").append(t.oid).append(" ORDER BY ch.seq");
         List<Object[][]> events = new ArrayList<>();
         Map<List<Object>, Integer> lastRemoval = new HashMap<>();
         Map<List<Object>, Integer> missingAt = new HashMap<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.toString())) {
             ResultSetMetaData md = rs.getMetaData();
             int first = 2 * k + 2;
+            int n = md.getColumnCount() - first + 1;
             int[] types = new int[n];
-            for (int j = 0; j < n; j++) types[j] = jdbcTypeOf(md, first + j, columns.get(j + 1));
+            for (int j = 0; j < n; j++) types[j] = PostgresCatalog.jdbcType(md.getColumnTypeName(first + j), "");
             while (rs.next()) {
                 Object[] oldRow = null;
                 Object[] newRow = null;
                 Object[] oldKey = new Object[k];
                 Object[] newKey = new Object[k];
                 for (int i = 0; i < k; i++) {
-                    int type = columns.get(keyOrdinals[i] + 1).type();
+                    int type = types[t.keyOrdinals[i]];
                     oldKey[i] = Values.read(rs, 2 * i + 1, type, false);
                     newKey[i] = Values.read(rs, 2 * i + 2, type, false);
                 }
-                boolean hasOld = rs.getObject(1) != null;
-                boolean hasNew = rs.getObject(2) != null;
-                if (hasOld) {
+                if (rs.getObject(1) != null) {
                     oldRow = new Object[n];
-                    for (int i = 0; i < k; i++) oldRow[keyOrdinals[i]] = oldKey[i];
+                    for (int i = 0; i < k; i++) oldRow[t.keyOrdinals[i]] = oldKey[i];
                     lastRemoval.put(java.util.Arrays.asList(oldKey), events.size());
                 }
-                if (hasNew) {
+                if (rs.getObject(2) != null) {
                     newRow = new Object[n];
                     if (rs.getBoolean(2 * k + 1)) {
                         // the row left again later in the transaction: a later event must say so
-                        for (int i = 0; i < k; i++) newRow[keyOrdinals[i]] = newKey[i];
+                        for (int i = 0; i < k; i++) newRow[t.keyOrdinals[i]] = newKey[i];
                         missingAt.put(java.util.Arrays.asList(newKey), events.size());
                     } else {
                         for (int j = 0; j < n; j++) newRow[j] = Values.read(rs, first + j, types[j], false);
@@ -537,17 +534,12 @@ public final class PostgresEngine implements Engine {
         for (Map.Entry<List<Object>, Integer> m : missingAt.entrySet()) {
             Integer removed = lastRemoval.get(m.getKey());
             if (removed == null || removed <= m.getValue()) {
-                throw new SQLException("MacroDB: row " + m.getKey() + " of " + PostgresCatalog.quoted(schema, table) + " was captured"
-                        + " but is gone without a captured delete (a TRUNCATE or a write with triggers disabled in this"
-                        + " transaction?); the transaction cannot be replicated. Roll it back", SqlState.SERIALIZATION_FAILURE.getState());
+                throw new SQLException("MacroDB: row " + m.getKey() + " of " + quoted + " was captured but is gone without a"
+                        + " captured delete (a TRUNCATE or a write with triggers disabled in this transaction?); the transaction"
+                        + " cannot be replicated. Roll it back", SqlState.SERIALIZATION_FAILURE.getState());
             }
         }
-        for (Object[][] ev : events) into.onRow(schema, table, ev[0], ev[1]);
-    }
-
-    /** A column's JDBC type as MacroDB reads it: the catalog's, which knows timestamptz from timestamp. */
-    private static int jdbcTypeOf(ResultSetMetaData md, int i, Catalog.Column col) throws SQLException {
-        return col != null ? col.type() : PostgresCatalog.jdbcType(md.getColumnTypeName(i), "");
+        for (Object[][] ev : events) into.onRow(t.schema, t.table, ev[0], ev[1]);
     }
 
     // ---------------------------------------------------------------- triggers of the application
