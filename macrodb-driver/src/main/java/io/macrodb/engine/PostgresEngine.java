@@ -40,8 +40,9 @@ import java.util.TreeMap;
  * primary key gets an {@code AFTER INSERT OR UPDATE OR DELETE ... FOR EACH ROW} trigger
  * {@value #TRIGGER} whose PL/pgSQL function ({@code macrodb.capture_<table oid>}) records the row's old and
  * new primary key, as text, in the session's temporary table {@code pg_temp.macrodb_changes} (created
- * by each primary session, {@code ON COMMIT DELETE ROWS}: no WAL, no contention, empty outside a
- * transaction, and cut back exactly by a savepoint's or a statement's rollback). At commit, inside the
+ * by each primary session: no WAL, no contention; each row carries its transaction's id, a rollback
+ * to a savepoint or of a failed statement cuts the rows back exactly, and {@link #collectChanges}
+ * deletes them with the query that reads them, so the table is empty between transactions). At commit, inside the
  * still-open transaction, {@link #collectChanges} reads the keys back in capture order, cast to the key
  * columns' own types, joined with the table's current row of each new key: that row is the key's final
  * image, read with its native types. They go to the commit path as row events, which builds the record,
@@ -319,8 +320,10 @@ public final class PostgresEngine implements Engine {
             if (primary) {
                 s.execute("SET session_replication_role = origin");
                 s.execute("SET macrodb.capture = 'on'");
+                // not ON COMMIT DELETE ROWS: truncating the table at every commit cut a one-row update's
+                // throughput to a quarter (docs/postgresql-engine.md §0); collectChanges deletes the rows instead
                 s.execute("CREATE TEMPORARY TABLE IF NOT EXISTS macrodb_changes (seq bigint GENERATED ALWAYS AS IDENTITY,"
-                        + " rel oid NOT NULL, old_key text[], new_key text[]) ON COMMIT DELETE ROWS");
+                        + " xid bigint NOT NULL DEFAULT txid_current(), rel oid NOT NULL, old_key text[], new_key text[])");
             } else {
                 s.execute("SET macrodb.capture = 'apply'");
                 try {
@@ -449,33 +452,56 @@ public final class PostgresEngine implements Engine {
      * transaction on the primary session {@code c}: per table, the old and new key of each event, cast
      * back from text to the key columns' types, and for an event's new key the table's current row
      * with that key, which is the key's final image (a later event of the same key removes it or
-     * replaces it). One round trip, and one more per table the transaction changed.
+     * replaces it). One round trip, and one more per table the transaction changed, which also deletes
+     * that table's rows (prepared statements, planned once per session).
      */
+    /**
+     * The tables the open transaction changed (by first change): oid, schema, name, the primary key's
+     * column types, names and 1-based positions, and every column's name and type in {@code attnum}
+     * order. A constant text: pgjdbc prepares it on the server once per session.
+     */
+    private static final String TOUCHED;
+
+    static {
+        String keyColumns = " FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_attribute a WHERE i.indrelid = r.rel"
+                + " AND i.indisprimary AND a.attrelid = r.rel AND a.attnum = k.attnum ORDER BY k.ord)";
+        String allColumns = " FROM pg_attribute a WHERE a.attrelid = r.rel AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum)";
+        TOUCHED = "SELECT r.rel, n.nspname, c.relname, ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + keyColumns
+                + ", ARRAY(SELECT a.attname::text" + keyColumns + ", ARRAY(SELECT (SELECT count(*)::int FROM pg_attribute b"
+                + " WHERE b.attrelid = r.rel AND b.attnum > 0 AND NOT b.attisdropped AND b.attnum <= a.attnum)" + keyColumns
+                + ", ARRAY(SELECT a.attname::text" + allColumns + ", ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + allColumns
+                + " FROM (SELECT rel, min(seq) AS first FROM pg_temp.macrodb_changes WHERE xid = txid_current() GROUP BY rel) r"
+                + " JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY r.first";
+    }
+
     @Override public void collectChanges(Connection c, CaptureContext into) throws SQLException {
         if (into == null) return;
         List<TouchedTable> rels = new ArrayList<>();
-        String keyColumns = " FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_attribute a WHERE i.indrelid = r.rel"
-                + " AND i.indisprimary AND a.attrelid = r.rel AND a.attnum = k.attnum ORDER BY k.ord)";
-        try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT r.rel, n.nspname, c.relname, ARRAY(SELECT format_type(a.atttypid, a.atttypmod)"
-                     + keyColumns + ", ARRAY(SELECT a.attname::text" + keyColumns + ", ARRAY(SELECT (SELECT count(*)::int FROM pg_attribute b"
-                     + " WHERE b.attrelid = r.rel AND b.attnum > 0 AND NOT b.attisdropped AND b.attnum <= a.attnum)" + keyColumns
-                     + " FROM (SELECT rel, min(seq) AS first FROM pg_temp.macrodb_changes GROUP BY rel) r"
-                     + " JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY r.first")) {
+        try (PreparedStatement ps = c.prepareStatement(TOUCHED); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 Integer[] positions = (Integer[]) rs.getArray(6).getArray();
                 int[] ordinals = new int[positions.length];
                 for (int i = 0; i < ordinals.length; i++) ordinals[i] = positions[i] - 1;
                 rels.add(new TouchedTable(rs.getLong(1), rs.getString(2), rs.getString(3), (String[]) rs.getArray(4).getArray(),
-                        (String[]) rs.getArray(5).getArray(), ordinals));
+                        (String[]) rs.getArray(5).getArray(), ordinals, (String[]) rs.getArray(7).getArray(),
+                        (String[]) rs.getArray(8).getArray()));
             }
         }
         for (TouchedTable t : rels) collectTable(c, into, t);
     }
 
-    /** A table the transaction changed: its oid, names, and its primary key's column types, names and 0-based positions. */
-    private record TouchedTable(long oid, String schema, String table, String[] keyTypes, String[] keyNames, int[] keyOrdinals) {}
+    /**
+     * A table the transaction changed: its oid, names, its primary key's column types, names and 0-based
+     * positions, and every column's name and type.
+     */
+    private record TouchedTable(long oid, String schema, String table, String[] keyTypes, String[] keyNames, int[] keyOrdinals,
+                                String[] columnNames, String[] columnTypes) {}
 
+    /**
+     * One query: the table's events in capture order, keys cast back to their types, joined to the
+     * current row of each new key. Its text names every column with its type, so a schema change makes
+     * it a new statement rather than a prepared one whose result no longer fits.
+     */
     private static void collectTable(Connection c, CaptureContext into, TouchedTable t) throws SQLException {
         int k = t.keyTypes.length;
         String quoted = PostgresCatalog.quoted(t.schema, t.table);
@@ -483,7 +509,11 @@ public final class PostgresEngine implements Engine {
             throw new SQLException("MacroDB: " + quoted + " lost its primary key during the transaction; its changed rows cannot"
                     + " be told apart. Roll back", SqlState.SERIALIZATION_FAILURE.getState());
         }
-        StringBuilder sql = new StringBuilder("SELECT ");
+        // the table's rows are deleted by the query that reads them (the table is not emptied at commit, see
+        // configureSession); rows of another transaction, which only a commit outside this path could leave, are
+        // deleted and ignored
+        StringBuilder sql = new StringBuilder("WITH ch AS (DELETE FROM pg_temp.macrodb_changes WHERE rel = ").append(t.oid)
+                .append(" RETURNING seq, xid, old_key, new_key) SELECT ");
         StringBuilder join = new StringBuilder();
         for (int i = 0; i < k; i++) {
             sql.append("ch.old_key[").append(i + 1).append("]::").append(t.keyTypes[i]).append(", ");
@@ -491,13 +521,16 @@ public final class PostgresEngine implements Engine {
             join.append(i == 0 ? "" : " AND ").append("t.").append(TableShape.quote(t.keyNames[i]))
                     .append(" = ch.new_key[").append(i + 1).append("]::").append(t.keyTypes[i]);
         }
-        sql.append("t.").append(TableShape.quote(t.keyNames[0])).append(" IS NULL AND ch.new_key IS NOT NULL, t.* FROM")
-                .append(" pg_temp.macrodb_changes ch LEFT JOIN ").append(quoted).append(" t ON ").append(join)
-                .append(" WHERE ch.rel = ").append(t.oid).append(" ORDER BY ch.seq");
+        sql.append("t.").append(TableShape.quote(t.keyNames[0])).append(" IS NULL AND ch.new_key IS NOT NULL");
+        for (int j = 0; j < t.columnNames.length; j++) {
+            sql.append(", t.").append(TableShape.quote(t.columnNames[j])).append("::").append(t.columnTypes[j]);
+        }
+        sql.append(" FROM ch LEFT JOIN ").append(quoted).append(" t ON ").append(join)
+                .append(" WHERE ch.xid = txid_current() ORDER BY ch.seq");
         List<Object[][]> events = new ArrayList<>();
         Map<List<Object>, Integer> lastRemoval = new HashMap<>();
         Map<List<Object>, Integer> missingAt = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.toString())) {
+        try (PreparedStatement ps = c.prepareStatement(sql.toString()); ResultSet rs = ps.executeQuery()) {
             ResultSetMetaData md = rs.getMetaData();
             int first = 2 * k + 2;
             int n = md.getColumnCount() - first + 1;
