@@ -139,7 +139,7 @@ final class PostgresCopy {
     }
 
     /** Objects this copy does not make: refused with the object named, nothing changed. */
-    private static void refuseWhatIsNotCopied(Connection c) throws SQLException {
+    static void refuseWhatIsNotCopied(Connection c) throws SQLException {
         List<String> found = strings(c, "SELECT format('%s %I.%I', CASE c.relkind WHEN 'm' THEN 'materialized view' WHEN 'p' THEN"
                 + " 'partitioned table' WHEN 'f' THEN 'foreign table' END, n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
                 + " ON n.oid = c.relnamespace WHERE c.relkind IN ('m', 'p', 'f') AND " + USER

@@ -249,12 +249,13 @@ public final class PostgresEngine implements Engine {
     // ---------------------------------------------------------------- settings and checks
 
     /**
-     * Connect-time checks of the primary: a server that is not a standby, PostgreSQL 12 or later,
-     * MacroDB's schema {@code macrodb} creatable. Then the capture triggers are installed (by
+     * Connect-time checks of the primary: a server that is not a standby, PostgreSQL 12 or later, no
+     * objects that a copy to a secondary would leave out, MacroDB's schema {@code macrodb} creatable. Then the capture triggers are installed (by
      * {@link #refreshCapture}, as for every engine).
      */
     @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException {
         checkServer(c, "the primary (" + primaryUrl(url) + ")");
+        PostgresCopy.refuseWhatIsNotCopied(c); // before MacroDB puts anything into the database
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
             // the mark of a database MacroDB drives: one that is a secondary later (after a promotion) may be rebuilt
@@ -424,7 +425,11 @@ public final class PostgresEngine implements Engine {
         return tag + body + tag;
     }
 
-    /** Drops every capture trigger and MacroDB's functions. */
+    /**
+     * Drops every capture trigger and MacroDB's schema (its functions and the {@code macrodb.replica}
+     * mark): called on the primary when its replica set closes cleanly (or its opening was refused), which
+     * leaves the database as the application had it.
+     */
     @Override public void removeCapture(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();
@@ -437,6 +442,7 @@ public final class PostgresEngine implements Engine {
                      + " WHERE n.nspname = 'macrodb' AND p.proname LIKE 'capture\\_%'")) {
             while (rs.next()) drops.add("DROP FUNCTION IF EXISTS macrodb." + TableShape.quote(rs.getString(1)) + "()");
         }
+        drops.add("DROP SCHEMA IF EXISTS macrodb CASCADE");
         execute(c, drops);
     }
 
@@ -470,7 +476,7 @@ public final class PostgresEngine implements Engine {
                 + ", ARRAY(SELECT a.attname::text" + keyColumns + ", ARRAY(SELECT (SELECT count(*)::int FROM pg_attribute b"
                 + " WHERE b.attrelid = r.rel AND b.attnum > 0 AND NOT b.attisdropped AND b.attnum <= a.attnum)" + keyColumns
                 + ", ARRAY(SELECT a.attname::text" + allColumns + ", ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + allColumns
-                + " FROM (SELECT rel, min(seq) AS first FROM pg_temp.macrodb_changes WHERE xid = txid_current() GROUP BY rel) r"
+                + " FROM (SELECT rel, min(seq) AS first FROM pg_temp.macrodb_changes WHERE xid = txid_current_if_assigned() GROUP BY rel) r"
                 + " JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY r.first";
     }
 
@@ -526,7 +532,7 @@ public final class PostgresEngine implements Engine {
             sql.append(", t.").append(TableShape.quote(t.columnNames[j])).append("::").append(t.columnTypes[j]);
         }
         sql.append(" FROM ch LEFT JOIN ").append(quoted).append(" t ON ").append(join)
-                .append(" WHERE ch.xid = txid_current() ORDER BY ch.seq");
+                .append(" WHERE ch.xid = txid_current_if_assigned() ORDER BY ch.seq");
         List<Object[][]> events = new ArrayList<>();
         Map<List<Object>, Integer> lastRemoval = new HashMap<>();
         Map<List<Object>, Integer> missingAt = new HashMap<>();

@@ -68,6 +68,31 @@ class PostgresEngineTest {
     }
 
     @Test
+    void closingTheDatabaseLeavesThePrimaryAsTheApplicationHadIt() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=triggers&closeDelay=0");
+        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("INSERT INTO t VALUES (1)");
+        }
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
+                    + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')")) {
+                rs.next();
+                assertEquals(0, rs.getInt(1), "no capture trigger after the set closed");
+                assertEquals(0, rs.getInt(2), "no schema macrodb after the set closed");
+            }
+            s.execute("INSERT INTO t VALUES (2)"); // a plain database again: no trigger refuses the write
+        }
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) { // reopened: copied afresh
+            assertSameEverywhere(c, "SELECT k FROM t ORDER BY k", List.of("1", "2"));
+            s.execute("INSERT INTO t VALUES (3)");
+            assertSameEverywhere(c, "SELECT k FROM t ORDER BY k", List.of("1", "2", "3"));
+        }
+    }
+
+    @Test
     void savepointsAndRollbacksShipOnlyWhatCommitted() throws Exception {
         String url = TestDb.url("postgresql", "");
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
@@ -220,6 +245,28 @@ class PostgresEngineTest {
     }
 
     @Test
+    void aPrimaryWithObjectsACopyWouldLeaveOutIsRefusedAndLeftAsItWas() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(2, "capture=triggers");
+        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
+            s.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')");
+            s.execute("CREATE TABLE person (id int PRIMARY KEY, m mood)");
+            s.execute("CREATE MATERIALIZED VIEW pm AS SELECT * FROM person");
+        }
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
+        assertEquals("0AM00", e.getSQLState(), e::getMessage);
+        assertTrue(e.getMessage().contains("type public.mood") && e.getMessage().contains("materialized view public.pm"), e::getMessage);
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement();
+             ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
+                     + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1), "no trigger was left on the primary");
+            assertEquals(0, rs.getInt(2), "no schema macrodb was left on the primary");
+        }
+    }
+
+    @Test
     void aSecondaryHoldingTablesOfItsOwnIsRefusedAndLeftAlone() throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(2, "capture=triggers");
@@ -229,9 +276,20 @@ class PostgresEngineTest {
             s.execute("CREATE TABLE precious (k int PRIMARY KEY)");
             s.execute("INSERT INTO precious VALUES (42)");
         }
+        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
+            s.execute("CREATE TABLE mine (k int PRIMARY KEY)");
+        }
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
         assertEquals("55000", e.getSQLState(), e::getMessage);
         assertTrue(e.getMessage().contains("did not put there"), e::getMessage);
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement();
+             ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
+                     + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1), "no trigger was left on the primary");
+            assertEquals(0, rs.getInt(2), "no schema macrodb was left on the primary");
+        }
         try (Connection d = pg.server(1).connect(secDb); Statement s = d.createStatement();
              ResultSet rs = s.executeQuery("SELECT k FROM precious")) {
             assertTrue(rs.next());
