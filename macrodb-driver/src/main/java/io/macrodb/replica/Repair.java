@@ -107,7 +107,27 @@ final class Repair {
 
     /** Builds a new secondary with {@code index} from the freshest active replica (after a promotion). */
     synchronized void add(int index) throws SQLException {
-        set.addSecondary(copyOfHealthyReplica(index, null, "added", "after a promotion"));
+        try {
+            set.addSecondary(copyOfHealthyReplica(index, null, "added", "after a promotion"));
+        } catch (SQLException | RuntimeException e) {
+            // It stays in the list as a failed secondary, so that it is rebuilt later (rebuild=auto, or
+            // MacroAdmin.rebuild once, say, the server it needs is back) instead of the set running one short.
+            Engine engine = config.engine();
+            java.util.Set<String> inUse = new java.util.HashSet<>();
+            inUse.add(set.primary().url());
+            for (Replica other : set.secondaries()) inUse.add(other.url());
+            String url;
+            try {
+                url = engine.secondaryUrl(config.url(), set.uniqueName() + "g" + generation.incrementAndGet(), index, inUse);
+            } catch (SQLException | RuntimeException noUrl) {
+                e.addSuppressed(noUrl);
+                throw e;
+            }
+            Replica placeholder = new Replica(index, url, config.connectProperties(), engine, config.lockTimeoutMillis(), 0);
+            placeholder.setState(ReplicaState.FAILED, "could not be built after a promotion: " + e.getMessage());
+            set.addSecondary(placeholder);
+            throw e;
+        }
     }
 
     /**

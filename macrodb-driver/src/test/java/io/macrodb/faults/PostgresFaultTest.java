@@ -149,9 +149,16 @@ class PostgresFaultTest {
                 System.out.println("pg primary stop: " + ackedBefore + " transfers before, " + ackedTotal + " in all; " + result + " "
                         + admin.replicaStatus());
                 assertTrue(ackedTotal >= ackedBefore + 100, "writers went on after the promotion");
-                // the other secondary stays in the rotation; the failed primary's server is down, so no replacement yet
-                assertEquals(2, admin.replicaStatus().size(), () -> admin.replicaStatus().toString());
-                assertEquals(ReplicaState.ACTIVE, admin.replicaStatus().get(1).state(), () -> admin.replicaStatus().toString());
+                // the other secondary stays in the rotation; the replacement, which must go to the failed primary's
+                // server (the only one no replica uses), waits as a failed secondary while that server is down
+                List<ReplicaStatus> st = admin.replicaStatus();
+                assertEquals(3, st.size(), st::toString);
+                assertEquals(1, st.stream().filter(r -> r.state() == ReplicaState.ACTIVE && r.role().equals("secondary")).count(), st::toString);
+                ReplicaStatus waiting = st.stream().filter(r -> r.state() == ReplicaState.FAILED).findFirst().orElseThrow();
+                assertEquals(oldPrimary, waiting.url(), st::toString);
+                pg.server(0).start(); // back, with the transactions it held: rebuilt from the new primary, never rejoined as it is
+                admin.admin().rebuild(waiting.index());
+                for (ReplicaStatus r : admin.replicaStatus()) assertEquals(ReplicaState.ACTIVE, r.state(), r.toString());
                 TestDb.assertConverged(adminConn);
                 bank.assertTotal(adminConn);
                 try (Statement s = adminConn.createStatement()) {
