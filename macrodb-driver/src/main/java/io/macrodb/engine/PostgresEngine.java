@@ -71,6 +71,8 @@ public final class PostgresEngine implements Engine {
     /** The engine URL setting that carries the capture method (from the {@code capture} option). */
     static final String CAPTURE = "capture";
     static final int DEFAULT_PORT = 5432;
+    /** The session advisory lock a replica set holds on its primary's database ("MacroDB" in ASCII). */
+    static final long LOCK_KEY = 0x4d6163726f4442L;
 
     @Override public String name() { return "postgresql"; }
 
@@ -255,6 +257,16 @@ public final class PostgresEngine implements Engine {
      */
     @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException {
         checkServer(c, "the primary (" + primaryUrl(url) + ")");
+        // One MacroDB replica set per database: its log and versions live in one process, two would diverge.
+        // The lock is the catalog session's, held while the set is open (released when that session closes).
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_try_advisory_lock(" + LOCK_KEY + ")")) {
+            rs.next();
+            if (!rs.getBoolean(1)) {
+                throw new SQLException("MacroDB: another MacroDB replica set (in this or another process) already drives "
+                        + primaryUrl(url) + "; two would keep two logs and diverge. Share one: connect with the same URL in one"
+                        + " process, or through macrodb serve. Nothing was changed", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+            }
+        }
         PostgresCopy.refuseWhatIsNotCopied(c); // before MacroDB puts anything into the database
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");

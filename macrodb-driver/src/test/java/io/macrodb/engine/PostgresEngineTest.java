@@ -267,6 +267,22 @@ class PostgresEngineTest {
     }
 
     @Test
+    void aSecondReplicaSetOverTheSamePrimaryIsRefusedAndTheFirstKeepsCapturing() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=triggers");
+        // the same databases, written differently: another replica set as far as this process can tell
+        String other = url.replace("jdbc:macrodb:postgresql://127.0.0.1:", "jdbc:macrodb:postgresql://localhost:");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            SQLException e = assertThrows(SQLException.class, () -> TestDb.open(other).close());
+            assertEquals("55000", e.getSQLState(), e::getMessage);
+            assertTrue(e.getMessage().contains("already drives"), e::getMessage);
+            s.execute("INSERT INTO t VALUES (1)"); // the first set's capture is intact
+            assertSameEverywhere(c, "SELECT k FROM t", List.of("1"));
+        }
+    }
+
+    @Test
     void aSecondaryHoldingTablesOfItsOwnIsRefusedAndLeftAlone() throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(2, "capture=triggers");
