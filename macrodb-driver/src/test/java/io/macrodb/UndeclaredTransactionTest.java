@@ -169,6 +169,7 @@ class UndeclaredTransactionTest {
                 s.execute("CREATE TABLE big (id INT PRIMARY KEY)");
                 s.execute(switch (engine) {
                     case "h2" -> "INSERT INTO big SELECT X FROM SYSTEM_RANGE(1, 10001)";
+                    case "postgresql" -> "INSERT INTO big SELECT generate_series(1, 10001)";
                     case "sqlite" -> "INSERT INTO big WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 10001)"
                             + " SELECT x FROM r";
                     default -> "INSERT INTO big SELECT X FROM UNNEST(SEQUENCE_ARRAY(1, 10001, 1)) AS T(X)";

@@ -36,6 +36,11 @@ public final class Catalog {
             for (String t : SqliteCatalog.tableNames(c)) out.add(readTable(c, SqliteEngine.SCHEMA, t));
             return out;
         }
+        if (PostgresCatalog.is(c)) {
+            List<TableShape> out = new ArrayList<>();
+            for (String[] t : PostgresCatalog.tableNames(c)) out.add(readTable(c, t[0], t[1]));
+            return out;
+        }
         DatabaseMetaData md = c.getMetaData();
         Map<String, String[]> names = new TreeMap<>();
         try (ResultSet rs = md.getTables(null, null, "%", new String[] {"TABLE", "BASE TABLE"})) {
@@ -73,10 +78,13 @@ public final class Catalog {
             }
         }
         boolean sqlite = SqliteCatalog.is(c);
+        boolean postgres = PostgresCatalog.is(c);
         volatileDefaults.addAll(sqlite ? SqliteCatalog.autoincrementColumns(c, table) : sequenceColumns(c, schema, table));
         TreeMap<Short, String> keySeq = new TreeMap<>();
         if (sqlite) {
             keySeq = SqliteCatalog.primaryKey(c, table);
+        } else if (postgres) {
+            keySeq = PostgresCatalog.primaryKey(c, schema, table);
         } else {
             try (ResultSet rs = c.getMetaData().getPrimaryKeys(null, schema, table)) {
                 while (rs.next()) keySeq.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
@@ -99,7 +107,7 @@ public final class Catalog {
             k++;
         }
         return new TableShape(schema, table, replicated, keyIndexes, keyOrdinals, all.size(),
-                !sqlite && hasAlwaysIdentity(c, schema, table), identity, volatileDefaults,
+                postgres ? PostgresCatalog.hasAlwaysIdentity(c, schema, table) : !sqlite && hasAlwaysIdentity(c, schema, table), identity, volatileDefaults,
                 ordinals.stream().mapToInt(Integer::intValue).toArray(), types.stream().mapToInt(Integer::intValue).toArray());
     }
 
@@ -132,6 +140,7 @@ public final class Catalog {
      */
     public static TreeMap<Integer, Column> columns(Connection c, String schema, String table) throws SQLException {
         if (SqliteCatalog.is(c)) return SqliteCatalog.columns(c, table);
+        if (PostgresCatalog.is(c)) return PostgresCatalog.columns(c, schema, table);
         DatabaseMetaData md = c.getMetaData();
         TreeMap<Integer, Column> byOrdinal = new TreeMap<>();
         try (ResultSet rs = md.getColumns(null, escape(md, schema), escape(md, table), "%")) {
@@ -211,6 +220,7 @@ public final class Catalog {
     public static boolean hasApplicationTriggers(Connection c) throws SQLException {
         if (DerbyEngine.isDerby(c)) return DerbyEngine.hasApplicationTriggers(c);
         if (SqliteCatalog.is(c)) return SqliteCatalog.hasApplicationTriggers(c);
+        if (PostgresCatalog.is(c)) return PostgresCatalog.hasApplicationTriggers(c);
         try (java.sql.Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT DISTINCT TRIGGER_SCHEMA FROM INFORMATION_SCHEMA.TRIGGERS"
                      + " WHERE TRIGGER_NAME NOT LIKE 'MACRODB_CAPTURE%'")) {

@@ -30,11 +30,49 @@ public interface Engine {
     String secondaryUrl(EngineUrl primary, String uniqueName, int index);
 
     /**
+     * {@link #secondaryUrl(EngineUrl, String, int)} for an engine whose replicas are servers the URL
+     * names rather than databases MacroDB makes: {@code inUse} holds the URLs the primary and the other
+     * secondaries use now, which after a promotion are no longer the URL's own order. Throws
+     * SQLException when no named server is free.
+     */
+    default String secondaryUrl(EngineUrl primary, String uniqueName, int index, java.util.Set<String> inUse) throws SQLException {
+        return secondaryUrl(primary, uniqueName, index);
+    }
+
+    /**
      * The JDBC URL MacroDB opens the primary with. Usually the application's URL without MacroDB's
      * options; an engine whose in-memory databases are private to one connection (SQLite) names a
      * database its own sessions can share.
      */
     default String primaryUrl(EngineUrl url) { return url.jdbcUrl(); }
+
+    /**
+     * The engine's own options in the MacroDB URL's query part or the connection properties (PostgreSQL:
+     * {@code secondaries}, {@code capture}), lower case; none by default. MacroDB hands them to
+     * {@link #withOptions} instead of refusing them as unknown; they are not MacroDB options.
+     */
+    default java.util.Set<String> urlOptions() { return java.util.Set.of(); }
+
+    /**
+     * The engine URL with the engine's own options applied and checked ({@link #urlOptions}; {@code
+     * options} by lower-case name, empty when none was given); 08001 or 0AM00 with a message that says
+     * what to change. {@code url} itself by default.
+     */
+    default EngineUrl withOptions(EngineUrl url, Map<String, String> options) throws SQLException { return url; }
+
+    /**
+     * How many replicas, primary included, the engine URL names itself (a server engine lists its
+     * secondaries' servers); 0 when the engine makes its secondaries and {@code replicas} says how many.
+     */
+    default int replicasNamed(EngineUrl url) { return 0; }
+
+    /**
+     * Hands the rows the open update transaction on {@code c} changed to {@code into}, at commit, before
+     * the record is built: for engines whose capture triggers run inside a server and cannot call into
+     * MacroDB (PostgreSQL's PL/pgSQL), so record the changes in the server. Nothing by default: the
+     * embedded engines' triggers report each row as it changes ({@link CaptureContext#fire}).
+     */
+    default void collectChanges(Connection c, CaptureContext into) throws SQLException {}
 
     /**
      * Refuses, at connect time, what this engine cannot do with these options (SQLState 0AM00 and a

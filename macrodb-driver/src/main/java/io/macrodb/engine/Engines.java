@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /** The engines MacroDB knows, looked up by the name after {@code jdbc:macrodb:}. */
 public final class Engines {
-    private static final List<String> SUPPORTED = List.of("h2", "hsqldb", "sqlite", "derby");
+    private static final List<String> SUPPORTED = List.of("h2", "hsqldb", "sqlite", "derby", "postgresql");
 
     private Engines() {}
 
@@ -16,6 +16,7 @@ public final class Engines {
             case "hsqldb" -> new HsqldbEngine();
             case "sqlite" -> new SqliteEngine();
             case "derby" -> new DerbyEngine();
+            case "postgresql" -> new PostgresEngine();
             default -> null;
         };
     }

@@ -56,7 +56,13 @@ public final class MacroConfig {
         this.engine = engine;
         this.engineUrl = engineUrl;
         this.engineProperties = engineProperties;
-        this.replicas = intOption(o, MacroProperty.REPLICAS, defaultReplicas());
+        int named = engine.replicasNamed(engineUrl);
+        if (named > 0 && o.containsKey(MacroProperty.REPLICAS.optionName())
+                && intOption(o, MacroProperty.REPLICAS, named) != named) {
+            throw SqlStates.rejected("replicas=" + o.get(MacroProperty.REPLICAS.optionName()) + " disagrees with the " + named
+                    + " replica(s) the " + engine.name() + " URL names (the primary and its secondaries); leave replicas out");
+        }
+        this.replicas = named > 0 ? named : intOption(o, MacroProperty.REPLICAS, defaultReplicas());
         this.propagation = Propagation.valueOf(choice(o, MacroProperty.PROPAGATION).toUpperCase(Locale.ROOT));
         this.consistency = consistencyOption(o);
         this.balancer = o.getOrDefault(MacroProperty.BALANCER.optionName(), MacroProperty.BALANCER.defaultValue());
@@ -262,22 +268,33 @@ public final class MacroConfig {
         Engine engine = Engines.forName(engineUrl.engine());
         if (engine == null) {
             throw SqlStates.rejected("engine '" + engineUrl.engine() + "' is not supported; MacroDB replicates "
-                    + String.join(", ", Engines.supported()) + " (jdbc:macrodb:h2:..., jdbc:macrodb:hsqldb:..., jdbc:macrodb:sqlite:...)");
+                    + String.join(", ", Engines.supported()) + " (jdbc:macrodb:h2:..., jdbc:macrodb:hsqldb:..., jdbc:macrodb:sqlite:..., jdbc:macrodb:postgresql://host:port/db?...)");
         }
         if (engineUrl.setting("INIT") != null) {
             throw SqlStates.rejected("the engine setting INIT runs a script on every replica behind MacroDB's back;"
                     + " remove it from the URL and run the script through a MacroDB connection once");
         }
         Map<String, String> options = new LinkedHashMap<>();
+        Map<String, String> engineOptions = new LinkedHashMap<>();
         for (String pair : query.split("&")) {
             if (pair.isEmpty()) continue;
             int eq = pair.indexOf('=');
             String k = decode(eq < 0 ? pair : pair.substring(0, eq), url);
             String v = eq < 0 ? "" : decode(pair.substring(eq + 1), url);
             String known = canonical(k);
+            if (known == null && engine.urlOptions().contains(k.toLowerCase(Locale.ROOT))) {
+                String name = k.toLowerCase(Locale.ROOT);
+                if (engineOptions.containsKey(name)) {
+                    throw SqlStates.rejected("option '" + name + "' is given more than once in " + url + "; give each option once");
+                }
+                engineOptions.put(name, v);
+                continue;
+            }
             if (known == null) {
                 throw SqlStates.rejected("unknown URL option '" + k + "' in " + url + "; MacroDB options are "
-                        + String.join(", ", MacroProperty.names()) + ". Engine settings belong in the engine URL (e.g. ;MODE=PostgreSQL)");
+                        + String.join(", ", MacroProperty.names())
+                        + (engine.urlOptions().isEmpty() ? "" : "; " + engine.name() + "'s own are " + String.join(", ", new java.util.TreeSet<>(engine.urlOptions())))
+                        + ". Engine settings belong in the engine URL (e.g. ;MODE=PostgreSQL)");
             }
             if (options.containsKey(known)) {
                 throw SqlStates.rejected("option '" + known + "' is given more than once in " + url + " ('" + options.get(known)
@@ -291,9 +308,11 @@ public final class MacroConfig {
             for (String k : info.stringPropertyNames()) {
                 String known = canonical(k);
                 if (known != null) options.put(known, info.getProperty(k));
+                else if (engine.urlOptions().contains(k.toLowerCase(Locale.ROOT))) engineOptions.put(k.toLowerCase(Locale.ROOT), info.getProperty(k));
                 else engineProps.setProperty(k, info.getProperty(k));
             }
         }
+        engineUrl = engine.withOptions(engineUrl, engineOptions);
         return new MacroConfig(url, engine, engineUrl, engineProps, options);
     }
 

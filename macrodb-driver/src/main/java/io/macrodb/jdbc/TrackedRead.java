@@ -39,7 +39,9 @@ final class TrackedRead {
 
     /** Gives the re-run the options that shaped what the application saw. */
     void applyOptions(java.sql.Statement s) throws SQLException {
-        s.setLargeMaxRows(maxRows);
+        // setMaxRows where it fits: drivers need not implement the large form (pgjdbc does not)
+        if (maxRows > Integer.MAX_VALUE) s.setLargeMaxRows(maxRows);
+        else s.setMaxRows((int) maxRows);
         s.setMaxFieldSize(maxFieldSize);
     }
 

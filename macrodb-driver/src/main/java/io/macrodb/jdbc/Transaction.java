@@ -533,9 +533,10 @@ final class Transaction {
             }
             ended = true;
         } catch (SQLException e) {
-            // Ending a read-only transaction loses nothing: what it read stands even if the secondary
-            // has gone since. Its engine is gone, so it leaves the rotation; the application carries on.
-            if (s.isPrimary() || !db.replicaFailed(s.replica(), e, "a reader ending its transaction")) throw e;
+            // Ending a read-only transaction loses nothing: what it read stands even if the replica
+            // has gone since (a secondary, or the primary a read ran on). Its engine is gone, so it leaves
+            // the rotation (the primary fails over); the application carries on.
+            if (!db.replicaFailed(s.replica(), e, "a reader ending its transaction")) throw e;
             s.markBroken();
         } finally {
             holds.release(s, ended);

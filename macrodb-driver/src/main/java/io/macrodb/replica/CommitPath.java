@@ -181,6 +181,8 @@ final class CommitPath {
     /** See {@link ReplicaSet#commit}. */
     long commit(Session session, PendingChanges changes, UpdateTurn turn) throws SQLException {
         Connection c = session.connection();
+        // an engine whose triggers record the rows in the server (PostgreSQL) hands them over now
+        if (changes instanceof CaptureContext capture) config.engine().collectChanges(c, capture);
         if (changes.isEmpty()) {
             c.commit();
             awaitPublished(); // it may have read a commit whose version is being published right now

@@ -54,7 +54,10 @@ final class Repair {
     Replica buildSecondary(int index, String name, Copy copy, ChangeRecord start, String reason)
             throws SQLException {
         Engine engine = config.engine();
-        Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index), config.connectProperties(), engine,
+        java.util.Set<String> inUse = new java.util.HashSet<>();
+        if (set != null && set.primary() != null) inUse.add(set.primary().url());
+        if (set != null) for (Replica other : set.secondaries()) if (other.index() != index) inUse.add(other.url());
+        Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index, inUse), config.connectProperties(), engine,
                 config.lockTimeoutMillis(), start.version());
         r.admit(ReplicaSet.admission(config));
         Connection ac = r.open();
@@ -104,7 +107,27 @@ final class Repair {
 
     /** Builds a new secondary with {@code index} from the freshest active replica (after a promotion). */
     synchronized void add(int index) throws SQLException {
-        set.addSecondary(copyOfHealthyReplica(index, null, "added", "after a promotion"));
+        try {
+            set.addSecondary(copyOfHealthyReplica(index, null, "added", "after a promotion"));
+        } catch (SQLException | RuntimeException e) {
+            // It stays in the list as a failed secondary, so that it is rebuilt later (rebuild=auto, or
+            // MacroAdmin.rebuild once, say, the server it needs is back) instead of the set running one short.
+            Engine engine = config.engine();
+            java.util.Set<String> inUse = new java.util.HashSet<>();
+            inUse.add(set.primary().url());
+            for (Replica other : set.secondaries()) inUse.add(other.url());
+            String url;
+            try {
+                url = engine.secondaryUrl(config.url(), set.uniqueName() + "g" + generation.incrementAndGet(), index, inUse);
+            } catch (SQLException | RuntimeException noUrl) {
+                e.addSuppressed(noUrl);
+                throw e;
+            }
+            Replica placeholder = new Replica(index, url, config.connectProperties(), engine, config.lockTimeoutMillis(), 0);
+            placeholder.setState(ReplicaState.FAILED, "could not be built after a promotion: " + e.getMessage());
+            set.addSecondary(placeholder);
+            throw e;
+        }
     }
 
     /**

@@ -201,5 +201,8 @@ class PrimaryFailoverTest {
     private static void assumeEngineCanBeStopped(String engine) {
         org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("sqlite"),
                 "an embedded SQLite database cannot be stopped from outside: its failover is not exercised here");
+        org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("postgresql"),
+                "a PostgreSQL primary is stopped by stopping its server (pg_ctl), which the suites' shared servers must not"
+                        + " be: PostgresFaultTest runs these checks on servers of its own");
     }
 }

@@ -29,11 +29,33 @@ public final class TestDb {
         String name = "t" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());
         String o = options == null ? "" : options;
         if (engine.equalsIgnoreCase("hsqldb") && !o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
+        if (engine.equalsIgnoreCase("postgresql")) return postgresUrl(o);
         if (engine.equalsIgnoreCase("derby")) { // an in-memory Derby database lives until dropped, like HSQLDB's
             if (!o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
             return "jdbc:macrodb:derby:memory:" + name + ";create=true" + (o.isEmpty() ? "" : "?" + o);
         }
         return "jdbc:macrodb:" + engine + ":mem:" + name + (o.isEmpty() ? "" : "?" + o);
+    }
+
+    /**
+     * A PostgreSQL URL over new databases of the shared servers ({@link PgCluster#shared}, which skips the
+     * test without them): {@code replicas=N} in the options says how many (3 by default: the primary and
+     * two secondaries, each on a server of its own), and {@code capture=triggers} is added.
+     */
+    private static String postgresUrl(String options) {
+        int replicas = 3;
+        StringBuilder rest = new StringBuilder();
+        for (String pair : options.split("&")) {
+            if (pair.isEmpty()) continue;
+            if (pair.startsWith("replicas=")) replicas = Integer.parseInt(pair.substring(9));
+            else rest.append(rest.length() == 0 ? "" : "&").append(pair);
+        }
+        if (!rest.toString().contains("capture=")) rest.insert(0, rest.length() == 0 ? "capture=triggers" : "capture=triggers&");
+        try {
+            return PgCluster.shared().macroUrl(replicas, rest.toString());
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the test databases: " + e.getMessage(), e);
+        }
     }
 
     public static Connection open(String url) throws SQLException {

@@ -1,0 +1,240 @@
+package io.macrodb.engine;
+
+import io.macrodb.log.TableShape;
+import io.macrodb.sql.SqlState;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The copy of a PostgreSQL database that builds a secondary ({@link PostgresEngine#exportScript}): SQL
+ * statements made from the catalog ({@code pg_get_functiondef}, {@code pg_get_constraintdef},
+ * {@code pg_get_indexdef}, {@code pg_get_viewdef}) and each table's rows in COPY's binary format, which
+ * PostgreSQL reads back exactly (every value in its type's own binary form). No client binary
+ * ({@code pg_dump}, {@code psql}) is needed on the application's machine.
+ *
+ * <p>File format: a sequence of entries, {@code 'S'} + length + UTF-8 statement, {@code 'C'} + length +
+ * UTF-8 {@code COPY ... FROM STDIN} + length + data, and {@code 'E'} at the end. Each table's rows are
+ * held in memory once while they are written (a catch-up by {@code COPY} streaming straight from the
+ * source to the target is noted as next work).
+ */
+final class PostgresCopy {
+    private PostgresCopy() {}
+
+    private static final String USER = PostgresCatalog.USER_SCHEMA;
+
+    static void export(Connection c, Path file) throws SQLException, IOException {
+        refuseWhatIsNotCopied(c);
+        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
+            for (String schema : strings(c, "SELECT n.nspname FROM pg_namespace n WHERE " + USER + " AND n.nspname <> 'public'"
+                    + " ORDER BY n.oid")) {
+                statement(out, "CREATE SCHEMA IF NOT EXISTS " + TableShape.quote(schema));
+            }
+            // sequences of their own and serial columns' (identity columns make theirs with the table)
+            List<String[]> sequences = rows(c, "SELECT n.nspname, c.relname, format_type(s.seqtypid, NULL), s.seqincrement, s.seqmin,"
+                    + " s.seqmax, s.seqstart, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid"
+                    + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + USER + " AND NOT EXISTS (SELECT 1 FROM pg_depend d"
+                    + " WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'i') ORDER BY c.oid", 9);
+            for (String[] q : sequences) {
+                statement(out, "CREATE SEQUENCE " + PostgresCatalog.quoted(q[0], q[1]) + " AS " + q[2] + " INCREMENT BY " + q[3]
+                        + " MINVALUE " + q[4] + " MAXVALUE " + q[5] + " START WITH " + q[6] + " CACHE " + q[7]
+                        + ("t".equals(q[8]) ? " CYCLE" : " NO CYCLE"));
+            }
+            for (String def : strings(c, "SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                    + " WHERE " + USER + " AND p.prokind IN ('f', 'p') AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE"
+                    + " d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid")) {
+                statement(out, def);
+            }
+            List<String[]> tables = rows(c, "SELECT n.nspname, c.relname, c.oid FROM pg_class c JOIN pg_namespace n ON"
+                    + " n.oid = c.relnamespace WHERE c.relkind = 'r' AND " + USER + " ORDER BY c.oid", 3);
+            List<String> copyColumns = new ArrayList<>();
+            for (String[] t : tables) {
+                StringBuilder ddl = new StringBuilder("CREATE TABLE " + PostgresCatalog.quoted(t[0], t[1]) + " (");
+                StringBuilder cols = new StringBuilder();
+                List<String[]> columns = rows(c, "SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity,"
+                        + " a.attgenerated, pg_get_expr(d.adbin, d.adrelid), CASE WHEN a.attcollation <> ty.typcollation THEN"
+                        + " (SELECT quote_ident(co.collname) FROM pg_collation co WHERE co.oid = a.attcollation) END"
+                        + " FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid LEFT JOIN pg_attrdef d ON d.adrelid ="
+                        + " a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = " + t[2] + " AND a.attnum > 0 AND NOT"
+                        + " a.attisdropped ORDER BY a.attnum", 7);
+                boolean first = true;
+                for (String[] col : columns) {
+                    ddl.append(first ? "" : ", ").append(TableShape.quote(col[0])).append(' ').append(col[1]);
+                    if (col[6] != null) ddl.append(" COLLATE ").append(col[6]);
+                    boolean generated = col[4] != null && !col[4].isEmpty();
+                    if (generated) ddl.append(" GENERATED ALWAYS AS (").append(col[5]).append(") STORED");
+                    else if ("a".equals(col[3])) ddl.append(" GENERATED ALWAYS AS IDENTITY");
+                    else if ("d".equals(col[3])) ddl.append(" GENERATED BY DEFAULT AS IDENTITY");
+                    else if (col[5] != null) ddl.append(" DEFAULT ").append(col[5]);
+                    if ("t".equals(col[2])) ddl.append(" NOT NULL");
+                    if (!generated) cols.append(cols.length() == 0 ? "" : ", ").append(TableShape.quote(col[0]));
+                    first = false;
+                }
+                statement(out, ddl.append(')').toString());
+                copyColumns.add(cols.toString());
+            }
+            for (int i = 0; i < tables.size(); i++) {
+                String[] t = tables.get(i);
+                if (copyColumns.get(i).isEmpty()) continue;
+                String target = PostgresCatalog.quoted(t[0], t[1]) + " (" + copyColumns.get(i) + ")";
+                ByteArrayOutputStream data = new ByteArrayOutputStream();
+                c.unwrap(org.postgresql.PGConnection.class).getCopyAPI().copyOut("COPY " + target + " TO STDOUT (FORMAT binary)", data);
+                byte[] sql = ("COPY " + target + " FROM STDIN (FORMAT binary)").getBytes(StandardCharsets.UTF_8);
+                out.writeByte('C');
+                out.writeInt(sql.length);
+                out.write(sql);
+                out.writeInt(data.size());
+                data.writeTo(out);
+            }
+            // sequence positions, identity columns' included
+            for (String[] q : rows(c, "SELECT n.nspname, c.relname, COALESCE(d.refobjid::regclass::text, ''), COALESCE((SELECT"
+                    + " a.attname FROM pg_attribute a WHERE a.attrelid = d.refobjid AND a.attnum = d.refobjsubid), '') FROM pg_class c"
+                    + " JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_depend d ON d.classid = 'pg_class'::regclass"
+                    + " AND d.objid = c.oid AND d.deptype = 'i' WHERE c.relkind = 'S' AND " + USER + " ORDER BY c.oid", 4)) {
+                String seq = PostgresCatalog.quoted(q[0], q[1]);
+                String[] pos = rows(c, "SELECT last_value, is_called FROM " + seq, 2).get(0);
+                String target = q[2].isEmpty() ? "'" + seq.replace("'", "''") + "'"
+                        : "pg_get_serial_sequence('" + q[2].replace("'", "''") + "', '" + q[3].replace("'", "''") + "')";
+                statement(out, "SELECT setval(" + target + ", " + pos[0] + ", " + ("t".equals(pos[1])) + ")");
+            }
+            // serial columns' sequences belong to their columns
+            for (String[] q : rows(c, "SELECT n.nspname, c.relname, d.refobjid::regclass::text, a.attname FROM pg_depend d"
+                    + " JOIN pg_class c ON c.oid = d.objid JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON"
+                    + " a.attrelid = d.refobjid AND a.attnum = d.refobjsubid WHERE d.classid = 'pg_class'::regclass AND c.relkind = 'S'"
+                    + " AND d.deptype = 'a' AND d.refobjsubid > 0 AND " + USER, 4)) {
+                statement(out, "ALTER SEQUENCE " + PostgresCatalog.quoted(q[0], q[1]) + " OWNED BY " + q[2] + "." + TableShape.quote(q[3]));
+            }
+            // constraints: keys, unique, check, exclusion first, then foreign keys
+            for (String[] q : rows(c, "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c"
+                    + " JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER
+                    + " AND r.relkind = 'r' AND c.contype IN ('p', 'u', 'c', 'x', 'f') ORDER BY c.contype = 'f', c.oid", 3)) {
+                statement(out, "ALTER TABLE " + q[0] + " ADD CONSTRAINT " + TableShape.quote(q[1]) + " " + q[2]);
+            }
+            for (String def : strings(c, "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class r ON r.oid = i.indrelid"
+                    + " JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER + " AND r.relkind = 'r' AND NOT EXISTS (SELECT 1"
+                    + " FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY i.indexrelid")) {
+                statement(out, def);
+            }
+            for (String[] q : rows(c, "SELECT n.nspname, c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON"
+                    + " n.oid = c.relnamespace WHERE c.relkind = 'v' AND " + USER + " ORDER BY c.oid", 3)) {
+                statement(out, "CREATE VIEW " + PostgresCatalog.quoted(q[0], q[1]) + " AS " + q[2]);
+            }
+            out.writeByte('E');
+        }
+    }
+
+    /** Objects this copy does not make: refused with the object named, nothing changed. */
+    static void refuseWhatIsNotCopied(Connection c) throws SQLException {
+        List<String> found = strings(c, "SELECT format('%s %I.%I', CASE c.relkind WHEN 'm' THEN 'materialized view' WHEN 'p' THEN"
+                + " 'partitioned table' WHEN 'f' THEN 'foreign table' END, n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
+                + " ON n.oid = c.relnamespace WHERE c.relkind IN ('m', 'p', 'f') AND " + USER
+                + " UNION ALL SELECT format('type %I.%I', n.nspname, t.typname) FROM pg_type t JOIN pg_namespace n ON n.oid ="
+                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('e', 'd', 'r', 'm', 'c', 'b') AND (t.typtype <> 'c' OR"
+                + " (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND t.typelem = 0"
+                + " UNION ALL SELECT format('extension %I', extname) FROM pg_extension WHERE extname <> 'plpgsql'"
+                + " UNION ALL SELECT format('partition %I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
+                + " ON n.oid = c.relnamespace WHERE c.relispartition AND " + USER
+                + " UNION ALL SELECT format('unlogged table %I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
+                + " ON n.oid = c.relnamespace WHERE c.relpersistence = 'u' AND c.relkind = 'r' AND " + USER);
+        if (!found.isEmpty()) {
+            throw new SQLFeatureNotSupportedException("MacroDB: the primary holds objects that MacroDB cannot copy to a PostgreSQL"
+                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, tables, sequences, functions, constraints,"
+                    + " indexes and views; remove the others or replicate another database", SqlState.FEATURE_NOT_OFFERED.getState());
+        }
+    }
+
+    static void importInto(Connection c, Path file) throws SQLException, IOException {
+        wipe(c);
+        try (Statement s = c.createStatement()) {
+            s.execute("SET LOCAL check_function_bodies = off");
+        }
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
+            while (true) {
+                int kind = in.readByte();
+                if (kind == 'E') break;
+                String sql = new String(in.readNBytes(in.readInt()), StandardCharsets.UTF_8);
+                if (kind == 'S') {
+                    try (Statement s = c.createStatement()) {
+                        s.execute(sql);
+                    }
+                } else if (kind == 'C') {
+                    byte[] data = in.readNBytes(in.readInt());
+                    c.unwrap(org.postgresql.PGConnection.class).getCopyAPI().copyIn(sql, new ByteArrayInputStream(data));
+                } else {
+                    throw new IOException("not a MacroDB copy of a PostgreSQL database (entry " + kind + ")");
+                }
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
+            s.execute("CREATE TABLE macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
+            s.execute("INSERT INTO macrodb.replica DEFAULT VALUES");
+        }
+    }
+
+    /** Removes every user object of the database (a secondary about to receive a copy) and MacroDB's schema. */
+    private static void wipe(Connection c) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        drops.add("DROP SCHEMA IF EXISTS macrodb CASCADE");
+        for (String schema : strings(c, "SELECT n.nspname FROM pg_namespace n WHERE " + USER + " AND n.nspname <> 'public'")) {
+            drops.add("DROP SCHEMA " + TableShape.quote(schema) + " CASCADE");
+        }
+        for (String[] q : rows(c, "SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'S' THEN"
+                + " 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END, c.relname FROM pg_class c JOIN pg_namespace n"
+                + " ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')"
+                + " AND NOT c.relispartition ORDER BY c.relkind = 'S'", 2)) {
+            drops.add("DROP " + q[0] + " IF EXISTS public." + TableShape.quote(q[1]) + " CASCADE");
+        }
+        for (String sig : strings(c, "SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                + " WHERE n.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')")) {
+            drops.add("DROP ROUTINE IF EXISTS " + sig + " CASCADE");
+        }
+        for (String type : strings(c, "SELECT format('%I.%I', n.nspname, t.typname) FROM pg_type t JOIN pg_namespace n ON"
+                + " n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype IN ('e', 'd', 'r', 'm') ")) {
+            drops.add("DROP TYPE IF EXISTS " + type + " CASCADE");
+        }
+        try (Statement s = c.createStatement()) {
+            for (String d : drops) s.execute(d);
+        }
+    }
+
+    private static void statement(DataOutputStream out, String sql) throws IOException {
+        byte[] b = sql.getBytes(StandardCharsets.UTF_8);
+        out.writeByte('S');
+        out.writeInt(b.length);
+        out.write(b);
+    }
+
+    private static List<String> strings(Connection c, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        for (String[] r : rows(c, sql, 1)) out.add(r[0]);
+        return out;
+    }
+
+    private static List<String[]> rows(Connection c, String sql, int n) throws SQLException {
+        List<String[]> out = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                String[] r = new String[n];
+                for (int i = 0; i < n; i++) r[i] = rs.getString(i + 1);
+                out.add(r);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,723 @@
+package io.macrodb.engine;
+
+import io.macrodb.log.Propagation;
+import io.macrodb.log.TableShape;
+import io.macrodb.sql.Dialect;
+import io.macrodb.sql.SqlState;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * PostgreSQL as a remote engine, through pgjdbc: the primary and every secondary are PostgreSQL
+ * servers (or databases of one) named in the URL,
+ * {@code jdbc:macrodb:postgresql://host:port/db?secondaries=host2:port,host3:port[/db]&capture=triggers}.
+ * MacroDB keeps its own log, versions and consistency levels over them as over embedded engines; the
+ * secondaries are MacroDB's replicas, not PostgreSQL standbys. pgjdbc's own settings (user, password,
+ * sslmode...) are connection properties and apply to every server.
+ *
+ * <p><b>Capture ({@code capture=triggers})</b>, docs/postgresql-engine.md §2a: every user table with a
+ * primary key gets an {@code AFTER INSERT OR UPDATE OR DELETE ... FOR EACH ROW} trigger
+ * {@value #TRIGGER} whose PL/pgSQL function ({@code macrodb.capture_<table oid>}) records the row's old and
+ * new primary key, as text, in the session's temporary table {@code pg_temp.macrodb_changes} (created
+ * by each primary session: no WAL, no contention; each row carries its transaction's id, a rollback
+ * to a savepoint or of a failed statement cuts the rows back exactly, and {@link #collectChanges}
+ * deletes them with the query that reads them, so the table is empty between transactions). At commit, inside the
+ * still-open transaction, {@link #collectChanges} reads the keys back in capture order, cast to the key
+ * columns' own types, joined with the table's current row of each new key: that row is the key's final
+ * image, read with its native types. They go to the commit path as row events, which builds the record,
+ * takes its version from {@code CommitOrder} while the transaction still holds its row locks, and
+ * commits, exactly as for the embedded engines (internals.md §3). Logical decoding (§2b, the design's
+ * choice for the primary's CPU) is the next step and is not built: {@code capture=decoding} is refused.
+ *
+ * <p>The trigger captures only in MacroDB's sessions: a primary session sets {@code macrodb.capture =
+ * 'on'}; a write from any other session (psql, another application) fails with SQLState 55000 instead
+ * of leaving the secondaries behind. A table without a primary key gets a trigger that refuses writes
+ * (SQLState 0AM00): a key-only capture cannot tell its rows apart.
+ *
+ * <p><b>Secondaries</b> run their sessions with {@code session_replication_role = replica}: no trigger
+ * fires and no foreign key is checked while the log is applied (rows arrive table by table; a cascade
+ * arrives as the rows it changed), which needs a superuser or, from PostgreSQL 15, {@code GRANT SET ON
+ * PARAMETER session_replication_role}. A secondary's database is replaced by a copy of the primary
+ * ({@link #exportScript}/{@link #importScript}): schemas, sequences, functions, tables, constraints,
+ * indexes, views and rows. MacroDB refuses a secondary that holds tables it did not put there (no
+ * {@code macrodb.replica} mark, which MacroDB puts in its primary and its secondaries), so a mistyped URL never wipes a database.
+ */
+public final class PostgresEngine implements Engine {
+    /** The capture trigger's name on every table. */
+    static final String TRIGGER = "macrodb_capture";
+    /** The engine URL setting that carries the secondaries (from the {@code secondaries} option). */
+    static final String SECONDARIES = "secondaries";
+    /** The engine URL setting that carries the capture method (from the {@code capture} option). */
+    static final String CAPTURE = "capture";
+    static final int DEFAULT_PORT = 5432;
+    /** The session advisory lock a replica set holds on its primary's database ("MacroDB" in ASCII). */
+    static final long LOCK_KEY = 0x4d6163726f4442L;
+
+    @Override public String name() { return "postgresql"; }
+
+    /**
+     * H2's dialect: PostgreSQL's own for the classifier is not written yet. H2's parses PostgreSQL's
+     * syntax (H2 has a PostgreSQL mode), and the classifier is conservative in any dialect: a statement
+     * it cannot prove a pure read (a function off its whitelist, {@code FOR UPDATE}, {@code nextval})
+     * runs on the primary.
+     */
+    @Override public Dialect dialect() { return Dialect.H2; }
+
+    /** pgjdbc reads a whole result into memory unless a fetch size is set, and reports this. */
+    @Override public int defaultHoldability() { return java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT; }
+
+    // ---------------------------------------------------------------- URL
+
+    /** {@code secondaries} and {@code capture}: the PostgreSQL engine's own options in the MacroDB URL. */
+    @Override public Set<String> urlOptions() { return Set.of(SECONDARIES, CAPTURE); }
+
+    /**
+     * Checks the URL ({@code //host:port/database}, no {@code ;} settings), {@code capture} (only
+     * {@code triggers} is built) and {@code secondaries} ({@code host[:port][/database]}, comma
+     * separated, each a database of its own), and keeps them in the engine URL's settings, where
+     * {@link #secondaryUrl} finds them and the replica set's identity includes them.
+     */
+    @Override public EngineUrl withOptions(EngineUrl url, Map<String, String> options) throws SQLException {
+        if (!url.settings().isEmpty()) {
+            throw refused("the PostgreSQL URL takes no ;KEY=VALUE settings (" + url.settings().keySet() + "); give pgjdbc's"
+                    + " settings (user, password, sslmode...) as connection properties", "08001");
+        }
+        String capture = options.get(CAPTURE);
+        if (capture == null) {
+            throw refused("PostgreSQL needs capture=triggers in the URL: MacroDB captures its rows with a PL/pgSQL trigger per"
+                    + " table (docs/postgresql-engine.md §2a); capture=decoding (logical decoding, the planned default) is not"
+                    + " built yet", "0AM00");
+        }
+        capture = capture.trim().toLowerCase(Locale.ROOT);
+        if (capture.equals("decoding")) {
+            throw refused("capture=decoding (logical decoding) is not built yet on PostgreSQL; use capture=triggers", "0AM00");
+        }
+        if (!capture.equals("triggers")) {
+            throw refused("capture='" + options.get(CAPTURE) + "' must be triggers (decoding is planned, not built)", "08001");
+        }
+        Endpoint primary = primaryEndpoint(url);
+        List<String> list = new ArrayList<>();
+        Set<String> seen = new LinkedHashSet<>();
+        seen.add(primary.key());
+        String secondaries = options.get(SECONDARIES);
+        if (secondaries != null && !secondaries.isBlank()) {
+            for (String part : secondaries.split(",")) {
+                Endpoint e = Endpoint.parse(part.trim(), primary.database, "secondaries");
+                if (!seen.add(e.key())) {
+                    throw refused("secondaries names " + e.key() + " twice, or the primary itself; each replica must be a"
+                            + " database of its own", "08001");
+                }
+                list.add(e.url());
+            }
+        }
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(SECONDARIES, String.join(",", list));
+        settings.put(CAPTURE, capture);
+        return new EngineUrl(url.engine(), url.database(), settings);
+    }
+
+    /** host, port and database of one replica. */
+    record Endpoint(String host, int port, String database) {
+        String key() { return host.toLowerCase(Locale.ROOT) + ":" + port + "/" + database; }
+
+        String url() { return "jdbc:postgresql://" + host + ":" + port + "/" + database; }
+
+        /** {@code host[:port][/database]}; {@code [v6]:port} for IPv6 addresses. */
+        static Endpoint parse(String text, String defaultDatabase, String what) throws SQLException {
+            String s = text;
+            String db = defaultDatabase;
+            int slash = s.indexOf('/');
+            if (slash >= 0) {
+                db = s.substring(slash + 1);
+                s = s.substring(0, slash);
+            }
+            String host = s;
+            int port = DEFAULT_PORT;
+            int colon = s.startsWith("[") ? s.indexOf(':', Math.max(0, s.indexOf(']'))) : s.lastIndexOf(':');
+            if (colon >= 0) {
+                host = s.substring(0, colon);
+                try {
+                    port = Integer.parseInt(s.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    port = -1;
+                }
+            }
+            if (host.isEmpty() || port < 1 || port > 65535 || db == null || db.isEmpty() || !db.matches("[A-Za-z0-9_.$-]+")
+                    || host.matches(".*[\\s,?&;/].*")) {
+                throw refused(what + " entry '" + text + "' must be host[:port][/database] (e.g. db2.example.com:5432 or"
+                        + " 10.0.0.3:5433/shop), port 1..65535, database name of letters, digits, _ . $ -", "08001");
+            }
+            return new Endpoint(host, port, db);
+        }
+    }
+
+    /** The primary's host, port and database from the URL's database part ({@code //host:port/db}). */
+    private static Endpoint primaryEndpoint(EngineUrl url) throws SQLException {
+        String d = url.database();
+        if (!d.startsWith("//") || d.indexOf('/', 2) < 0) {
+            throw refused("a PostgreSQL URL names a server and a database: jdbc:macrodb:postgresql://host:port/database"
+                    + "?secondaries=host2:port,host3:port&capture=triggers (got postgresql:" + d + ")", "08001");
+        }
+        int slash = d.indexOf('/', 2);
+        return Endpoint.parse(d.substring(2, slash) + d.substring(slash), null, "the primary");
+    }
+
+    private static List<String> secondaryUrls(EngineUrl url) {
+        String s = url.setting(SECONDARIES);
+        if (s == null || s.isEmpty()) return List.of();
+        return List.of(s.split(","));
+    }
+
+    @Override public int replicasNamed(EngineUrl url) {
+        return 1 + secondaryUrls(url).size();
+    }
+
+    @Override public String primaryUrl(EngineUrl url) {
+        try {
+            return primaryEndpoint(url).url();
+        } catch (SQLException e) {
+            return "jdbc:postgresql:" + url.database(); // withOptions refused it already
+        }
+    }
+
+    @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index) {
+        List<String> urls = secondaryUrls(primary);
+        if (index < 1 || index > urls.size()) {
+            throw new IllegalArgumentException("secondary " + index + " is not named in secondaries= (" + urls.size() + " are)");
+        }
+        return urls.get(index - 1);
+    }
+
+    /**
+     * The servers are the URL's: secondary {@code index} is the one named at that place unless another
+     * replica uses it now (after a promotion a secondary's server is the primary), else the first named
+     * server no replica uses (the failed primary's, after a promotion). Never a database in use:
+     * building a secondary replaces its database.
+     */
+    @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index, Set<String> inUse) throws SQLException {
+        String own = secondaryUrl(primary, uniqueName, index);
+        if (!inUse.contains(own)) return own;
+        List<String> all = new ArrayList<>();
+        all.add(primaryUrl(primary));
+        all.addAll(secondaryUrls(primary));
+        for (String u : all) if (!inUse.contains(u)) return u;
+        throw new SQLException("MacroDB: every PostgreSQL server the URL names serves as a replica already (" + inUse + ");"
+                + " a new secondary needs a database of its own", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+    }
+
+    @Override public void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {
+        try {
+            Class.forName("org.postgresql.Driver");
+        } catch (ClassNotFoundException e) {
+            throw refused("PostgreSQL's JDBC driver (org.postgresql:postgresql, pgjdbc 42.x) is not on the classpath; add it", "08001");
+        }
+        if (propagation != Propagation.ROW) {
+            throw refused("propagation=statement is not offered on PostgreSQL: its READ COMMITTED and serializable snapshot"
+                    + " isolation do not serialise transactions in commit order the way statement replay needs; use"
+                    + " propagation=row (the default)", "0AM00");
+        }
+        if (durable) {
+            throw refused("durability=log is for in-memory engines; PostgreSQL servers keep their own data durable. Drop the"
+                    + " durability option", "0AM00");
+        }
+    }
+
+    private static SQLException refused(String message, String state) {
+        String m = "MacroDB: " + message;
+        return state.startsWith("0A") ? new SQLFeatureNotSupportedException(m, state) : new SQLException(m, state);
+    }
+
+    // ---------------------------------------------------------------- settings and checks
+
+    /**
+     * Connect-time checks of the primary: a server that is not a standby, PostgreSQL 12 or later, no
+     * objects that a copy to a secondary would leave out, MacroDB's schema {@code macrodb} creatable. Then the capture triggers are installed (by
+     * {@link #refreshCapture}, as for every engine).
+     */
+    @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException {
+        checkServer(c, "the primary (" + primaryUrl(url) + ")");
+        // One MacroDB replica set per database: its log and versions live in one process, two would diverge.
+        // The lock is the catalog session's, held while the set is open (released when that session closes).
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_try_advisory_lock(" + LOCK_KEY + ")")) {
+            rs.next();
+            if (!rs.getBoolean(1)) {
+                throw new SQLException("MacroDB: another MacroDB replica set (in this or another process) already drives "
+                        + primaryUrl(url) + "; two would keep two logs and diverge. Share one: connect with the same URL in one"
+                        + " process, or through macrodb serve. Nothing was changed", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+            }
+        }
+        PostgresCopy.refuseWhatIsNotCopied(c); // before MacroDB puts anything into the database
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
+            // the mark of a database MacroDB drives: one that is a secondary later (after a promotion) may be rebuilt
+            s.execute("CREATE TABLE IF NOT EXISTS macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
+        } catch (SQLException e) {
+            throw new SQLException("MacroDB: cannot create schema macrodb on the primary (" + e.getMessage() + "); MacroDB keeps its"
+                    + " capture functions there: connect as a user with CREATE on the database, or create the schema for it",
+                    e.getSQLState(), e);
+        }
+    }
+
+    private static void checkServer(Connection c, String what) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_setting('server_version_num')::int, pg_is_in_recovery()")) {
+            rs.next();
+            if (rs.getInt(1) < 120000) {
+                throw refused(what + " runs PostgreSQL " + rs.getInt(1) + "; MacroDB needs PostgreSQL 12 or later", "0AM00");
+            }
+            if (rs.getBoolean(2)) {
+                throw refused(what + " is a standby (pg_is_in_recovery()); MacroDB's replicas are independent servers that"
+                        + " MacroDB writes to itself. Name a server that accepts writes", "0AM00");
+            }
+        }
+    }
+
+    /**
+     * Connect-time checks of a secondary: not a standby, PostgreSQL 12 or later, and no tables that
+     * MacroDB did not put there (its database is replaced by a copy of the primary's): a database MacroDB
+     * drove before (a secondary, or a primary that failed over) has the mark {@code macrodb.replica}.
+     */
+    @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
+        String url = c.getMetaData().getURL();
+        checkServer(c, "secondary " + url);
+        if (!PostgresCatalog.tableNames(c).isEmpty() && !hasMarker(c)) {
+            throw new SQLException("MacroDB: secondary " + url + " holds tables that MacroDB did not put there; MacroDB replaces"
+                    + " a secondary's database with a copy of the primary's, so it must be empty (CREATE DATABASE for it) or one"
+                    + " MacroDB built before. Nothing was changed", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+        }
+    }
+
+    private static boolean hasMarker(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT to_regclass('macrodb.replica') IS NOT NULL")) {
+            return rs.next() && rs.getBoolean(1);
+        }
+    }
+
+    @Override public void configureSession(Connection c, long lockTimeoutMillis) throws SQLException {
+        configureSession(c, lockTimeoutMillis, true);
+    }
+
+    /**
+     * Bounded lock waits ({@code lock_timeout}, which ends in 55P03). A primary session captures
+     * ({@code macrodb.capture = on} and its temporary change table); a secondary's session applies with
+     * {@code session_replication_role = replica} (see the class comment), refused with the grant to give
+     * when the user may not set it.
+     */
+    @Override public void configureSession(Connection c, long lockTimeoutMillis, boolean primary) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        if (!auto) c.setAutoCommit(true);
+        try (Statement s = c.createStatement()) {
+            s.execute("SET lock_timeout = " + Math.max(1, Math.min(Integer.MAX_VALUE, lockTimeoutMillis)));
+            if (primary) {
+                s.execute("SET session_replication_role = origin");
+                s.execute("SET macrodb.capture = 'on'");
+                // not ON COMMIT DELETE ROWS: truncating the table at every commit cut a one-row update's
+                // throughput to a quarter (docs/postgresql-engine.md §0); collectChanges deletes the rows instead
+                s.execute("CREATE TEMPORARY TABLE IF NOT EXISTS macrodb_changes (seq bigint GENERATED ALWAYS AS IDENTITY,"
+                        + " xid bigint NOT NULL DEFAULT txid_current(), rel oid NOT NULL, old_key text[], new_key text[])");
+            } else {
+                s.execute("SET macrodb.capture = 'apply'");
+                try {
+                    s.execute("SET session_replication_role = replica");
+                } catch (SQLException e) {
+                    throw new SQLException("MacroDB: secondary " + c.getMetaData().getURL() + " does not let user "
+                            + c.getMetaData().getUserName() + " SET session_replication_role (" + e.getMessage() + "); MacroDB"
+                            + " applies the log with it set to replica (no triggers, no foreign-key checks). Connect as a"
+                            + " superuser, or GRANT SET ON PARAMETER session_replication_role TO " + c.getMetaData().getUserName()
+                            + " (PostgreSQL 15+)", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState(), e);
+                }
+            }
+        } finally {
+            if (!auto) c.setAutoCommit(false);
+        }
+    }
+
+    // ---------------------------------------------------------------- capture
+
+    /** The shapes from pg_catalog ({@link PostgresCatalog}). */
+    @Override public List<TableShape> tables(Connection c) throws SQLException {
+        return Catalog.readTables(c);
+    }
+
+    private static String functionName(long oid) {
+        return "macrodb.capture_" + oid;
+    }
+
+    private static long oid(Connection c, TableShape t) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT ?::regclass::oid")) {
+            ps.setString(1, t.qualifiedName());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * (Re)creates the table's capture function and trigger: after a schema change the key's columns
+     * may have changed, so the function is always written afresh ({@code CREATE OR REPLACE}).
+     */
+    @Override public void installCapture(Connection c, TableShape t) throws SQLException {
+        long oid = oid(c, t);
+        String refuseOutside = "RAISE EXCEPTION USING ERRCODE = '55000', MESSAGE = " + literal("MacroDB: " + t.qualifiedName()
+                + " was changed outside MacroDB; every write to a replicated database must go through its jdbc:macrodb: URL");
+        StringBuilder body = new StringBuilder();
+        body.append("BEGIN\n");
+        body.append("IF current_setting('macrodb.capture', true) IS DISTINCT FROM 'on' THEN\n");
+        body.append("  IF current_setting('macrodb.capture', true) = 'apply' THEN RETURN NULL; END IF;\n");
+        body.append("  ").append(refuseOutside).append(";\nEND IF;\n");
+        if (!t.hasKey()) {
+            body.append("RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = ").append(literal("MacroDB: table " + t.qualifiedName()
+                    + " has no primary key, and PostgreSQL's trigger capture knows a row by its key; add one (ALTER TABLE "
+                    + t.qualifiedName() + " ADD PRIMARY KEY (...))")).append(";\n");
+        } else {
+            StringBuilder oldKey = new StringBuilder("ARRAY[");
+            StringBuilder newKey = new StringBuilder("ARRAY[");
+            for (int i = 0; i < t.keyCount(); i++) {
+                String col = TableShape.quote(t.columns().get(t.keyIndex(i)));
+                oldKey.append(i == 0 ? "" : ", ").append("OLD.").append(col).append("::text");
+                newKey.append(i == 0 ? "" : ", ").append("NEW.").append(col).append("::text");
+            }
+            oldKey.append(']');
+            newKey.append(']');
+            String insert = "INSERT INTO pg_temp.macrodb_changes(rel, old_key, new_key) VALUES (TG_RELID, ";
+            body.append("IF TG_OP = 'INSERT' THEN ").append(insert).append("NULL, ").append(newKey).append(");\n");
+            body.append("ELSIF TG_OP = 'UPDATE' THEN ").append(insert).append(oldKey).append(", ").append(newKey).append(");\n");
+            body.append("ELSE ").append(insert).append(oldKey).append(", NULL);\nEND IF;\n");
+        }
+        body.append("RETURN NULL;\nEND");
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION " + functionName(oid) + "() RETURNS trigger LANGUAGE plpgsql AS "
+                    + dollarQuoted(body.toString()));
+            if (!hasCaptureTrigger(c, oid)) {
+                s.execute("CREATE TRIGGER " + TRIGGER + " AFTER INSERT OR UPDATE OR DELETE ON " + t.qualifiedName()
+                        + " FOR EACH ROW EXECUTE FUNCTION " + functionName(oid) + "()");
+            }
+        }
+    }
+
+    private static boolean hasCaptureTrigger(Connection c, long oid) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_trigger WHERE tgrelid = ? AND tgname = '" + TRIGGER + "'")) {
+            ps.setLong(1, oid);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    private static String literal(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    private static String dollarQuoted(String body) {
+        String tag = "$macrodb$";
+        while (body.contains(tag)) tag = "$macrodb" + Long.toHexString(System.nanoTime()) + "$";
+        return tag + body + tag;
+    }
+
+    /**
+     * Drops every capture trigger and MacroDB's schema (its functions and the {@code macrodb.replica}
+     * mark): called on the primary when its replica set closes cleanly (or its opening was refused), which
+     * leaves the database as the application had it.
+     */
+    @Override public void removeCapture(Connection c) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT n.nspname, c.relname FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid"
+                     + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE g.tgname = '" + TRIGGER + "'")) {
+            while (rs.next()) drops.add("DROP TRIGGER IF EXISTS " + TRIGGER + " ON " + PostgresCatalog.quoted(rs.getString(1), rs.getString(2)));
+        }
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                     + " WHERE n.nspname = 'macrodb' AND p.proname LIKE 'capture\\_%'")) {
+            while (rs.next()) drops.add("DROP FUNCTION IF EXISTS macrodb." + TableShape.quote(rs.getString(1)) + "()");
+        }
+        drops.add("DROP SCHEMA IF EXISTS macrodb CASCADE");
+        execute(c, drops);
+    }
+
+    private static void execute(Connection c, List<String> statements) throws SQLException {
+        if (statements.isEmpty()) return;
+        try (Statement s = c.createStatement()) {
+            for (String sql : statements) s.execute(sql);
+        }
+    }
+
+    /**
+     * Hands the rows the transaction changed to {@code into}, in capture order, inside the still-open
+     * transaction on the primary session {@code c}: per table, the old and new key of each event, cast
+     * back from text to the key columns' types, and for an event's new key the table's current row
+     * with that key, which is the key's final image (a later event of the same key removes it or
+     * replaces it). One round trip, and one more per table the transaction changed, which also deletes
+     * that table's rows (prepared statements, planned once per session).
+     */
+    /**
+     * The tables the open transaction changed (by first change): oid, schema, name, the primary key's
+     * column types, names and 1-based positions, and every column's name and type in {@code attnum}
+     * order. A constant text: pgjdbc prepares it on the server once per session.
+     */
+    private static final String TOUCHED;
+
+    static {
+        String keyColumns = " FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_attribute a WHERE i.indrelid = r.rel"
+                + " AND i.indisprimary AND a.attrelid = r.rel AND a.attnum = k.attnum ORDER BY k.ord)";
+        String allColumns = " FROM pg_attribute a WHERE a.attrelid = r.rel AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum)";
+        TOUCHED = "SELECT r.rel, n.nspname, c.relname, ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + keyColumns
+                + ", ARRAY(SELECT a.attname::text" + keyColumns + ", ARRAY(SELECT (SELECT count(*)::int FROM pg_attribute b"
+                + " WHERE b.attrelid = r.rel AND b.attnum > 0 AND NOT b.attisdropped AND b.attnum <= a.attnum)" + keyColumns
+                + ", ARRAY(SELECT a.attname::text" + allColumns + ", ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + allColumns
+                + " FROM (SELECT rel, min(seq) AS first FROM pg_temp.macrodb_changes WHERE xid = txid_current_if_assigned() GROUP BY rel) r"
+                + " JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY r.first";
+    }
+
+    @Override public void collectChanges(Connection c, CaptureContext into) throws SQLException {
+        if (into == null) return;
+        List<TouchedTable> rels = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(TOUCHED); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                Integer[] positions = (Integer[]) rs.getArray(6).getArray();
+                int[] ordinals = new int[positions.length];
+                for (int i = 0; i < ordinals.length; i++) ordinals[i] = positions[i] - 1;
+                rels.add(new TouchedTable(rs.getLong(1), rs.getString(2), rs.getString(3), (String[]) rs.getArray(4).getArray(),
+                        (String[]) rs.getArray(5).getArray(), ordinals, (String[]) rs.getArray(7).getArray(),
+                        (String[]) rs.getArray(8).getArray()));
+            }
+        }
+        for (TouchedTable t : rels) collectTable(c, into, t);
+    }
+
+    /**
+     * A table the transaction changed: its oid, names, its primary key's column types, names and 0-based
+     * positions, and every column's name and type.
+     */
+    private record TouchedTable(long oid, String schema, String table, String[] keyTypes, String[] keyNames, int[] keyOrdinals,
+                                String[] columnNames, String[] columnTypes) {}
+
+    /**
+     * One query: the table's events in capture order, keys cast back to their types, joined to the
+     * current row of each new key. Its text names every column with its type, so a schema change makes
+     * it a new statement rather than a prepared one whose result no longer fits.
+     */
+    private static void collectTable(Connection c, CaptureContext into, TouchedTable t) throws SQLException {
+        int k = t.keyTypes.length;
+        String quoted = PostgresCatalog.quoted(t.schema, t.table);
+        if (k == 0) {
+            throw new SQLException("MacroDB: " + quoted + " lost its primary key during the transaction; its changed rows cannot"
+                    + " be told apart. Roll back", SqlState.SERIALIZATION_FAILURE.getState());
+        }
+        // the table's rows are deleted by the query that reads them (the table is not emptied at commit, see
+        // configureSession); rows of another transaction, which only a commit outside this path could leave, are
+        // deleted and ignored
+        StringBuilder sql = new StringBuilder("WITH ch AS (DELETE FROM pg_temp.macrodb_changes WHERE rel = ").append(t.oid)
+                .append(" RETURNING seq, xid, old_key, new_key) SELECT ");
+        StringBuilder join = new StringBuilder();
+        for (int i = 0; i < k; i++) {
+            sql.append("ch.old_key[").append(i + 1).append("]::").append(t.keyTypes[i]).append(", ");
+            sql.append("ch.new_key[").append(i + 1).append("]::").append(t.keyTypes[i]).append(", ");
+            join.append(i == 0 ? "" : " AND ").append("t.").append(TableShape.quote(t.keyNames[i]))
+                    .append(" = ch.new_key[").append(i + 1).append("]::").append(t.keyTypes[i]);
+        }
+        sql.append("t.").append(TableShape.quote(t.keyNames[0])).append(" IS NULL AND ch.new_key IS NOT NULL");
+        for (int j = 0; j < t.columnNames.length; j++) {
+            sql.append(", t.").append(TableShape.quote(t.columnNames[j])).append("::").append(t.columnTypes[j]);
+        }
+        sql.append(" FROM ch LEFT JOIN ").append(quoted).append(" t ON ").append(join)
+                .append(" WHERE ch.xid = txid_current_if_assigned() ORDER BY ch.seq");
+        List<Object[][]> events = new ArrayList<>();
+        Map<List<Object>, Integer> lastRemoval = new HashMap<>();
+        Map<List<Object>, Integer> missingAt = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.toString()); ResultSet rs = ps.executeQuery()) {
+            ResultSetMetaData md = rs.getMetaData();
+            int first = 2 * k + 2;
+            int n = md.getColumnCount() - first + 1;
+            int[] types = new int[n];
+            for (int j = 0; j < n; j++) types[j] = PostgresCatalog.jdbcType(md.getColumnTypeName(first + j), "");
+            while (rs.next()) {
+                Object[] oldRow = null;
+                Object[] newRow = null;
+                Object[] oldKey = new Object[k];
+                Object[] newKey = new Object[k];
+                for (int i = 0; i < k; i++) {
+                    int type = types[t.keyOrdinals[i]];
+                    oldKey[i] = Values.read(rs, 2 * i + 1, type, false);
+                    newKey[i] = Values.read(rs, 2 * i + 2, type, false);
+                }
+                if (rs.getObject(1) != null) {
+                    oldRow = new Object[n];
+                    for (int i = 0; i < k; i++) oldRow[t.keyOrdinals[i]] = oldKey[i];
+                    lastRemoval.put(java.util.Arrays.asList(oldKey), events.size());
+                }
+                if (rs.getObject(2) != null) {
+                    newRow = new Object[n];
+                    if (rs.getBoolean(2 * k + 1)) {
+                        // the row left again later in the transaction: a later event must say so
+                        for (int i = 0; i < k; i++) newRow[t.keyOrdinals[i]] = newKey[i];
+                        missingAt.put(java.util.Arrays.asList(newKey), events.size());
+                    } else {
+                        for (int j = 0; j < n; j++) newRow[j] = Values.read(rs, first + j, types[j], false);
+                    }
+                }
+                events.add(new Object[][] {oldRow, newRow});
+            }
+        }
+        for (Map.Entry<List<Object>, Integer> m : missingAt.entrySet()) {
+            Integer removed = lastRemoval.get(m.getKey());
+            if (removed == null || removed <= m.getValue()) {
+                throw new SQLException("MacroDB: row " + m.getKey() + " of " + quoted + " was captured but is gone without a"
+                        + " captured delete (a TRUNCATE or a write with triggers disabled in this transaction?); the transaction"
+                        + " cannot be replicated. Roll it back", SqlState.SERIALIZATION_FAILURE.getState());
+            }
+        }
+        for (Object[][] ev : events) into.onRow(t.schema, t.table, ev[0], ev[1]);
+    }
+
+    // ---------------------------------------------------------------- triggers of the application
+
+    @Override public Map<String, String> applicationTriggerDdl(Connection c) throws SQLException {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT g.tgname, pg_get_triggerdef(g.oid) FROM pg_trigger g JOIN pg_class c ON"
+                     + " c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND g.tgname <> '"
+                     + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA + " ORDER BY g.oid")) {
+            while (rs.next()) out.put(rs.getString(1), rs.getString(2));
+        }
+        return out;
+    }
+
+    @Override public void dropUserTriggers(Connection c) throws SQLException {
+        List<String> drops = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT g.tgname, n.nspname, c.relname FROM pg_trigger g JOIN pg_class c ON"
+                     + " c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND g.tgname <> '"
+                     + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA)) {
+            while (rs.next()) {
+                drops.add("DROP TRIGGER IF EXISTS " + TableShape.quote(rs.getString(1)) + " ON "
+                        + PostgresCatalog.quoted(rs.getString(2), rs.getString(3)));
+            }
+        }
+        execute(c, drops);
+    }
+
+    // ---------------------------------------------------------------- copies
+
+    /**
+     * Writes the database's user schema objects and rows: a list of SQL statements (schemas,
+     * sequences, functions, tables with their columns, defaults and NOT NULL, then constraints, indexes
+     * and views, as {@code pg_get_*def} gives them) and each table's rows as {@code COPY ... (FORMAT
+     * binary)}, all read in one REPEATABLE READ snapshot. Objects that are not copied (types of the
+     * application's own, extensions, materialized views, partitioned tables) are refused with 0AM00.
+     */
+    @Override public void exportScript(Connection c, Path file) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        int isolation = c.getTransactionIsolation();
+        try {
+            if (!auto) c.commit();
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            PostgresCopy.export(c, file);
+            c.commit();
+        } catch (IOException e) {
+            c.rollback();
+            throw new SQLException("MacroDB: cannot write the copy of the PostgreSQL database to " + file + ": " + e.getMessage(),
+                    SqlState.IO_ERROR.getState(), e);
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setTransactionIsolation(isolation);
+            c.setAutoCommit(auto);
+        }
+    }
+
+    /**
+     * Replaces the user schema objects and rows of the database of {@code c} (a secondary) with the copy
+     * {@link #exportScript} wrote, in one transaction, and marks the database as MacroDB's
+     * ({@code macrodb.replica}).
+     */
+    @Override public void importScript(Connection c, Path file) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        try {
+            if (!auto) c.commit();
+            c.setAutoCommit(false);
+            PostgresCopy.importInto(c, file);
+            c.commit();
+        } catch (IOException e) {
+            c.rollback();
+            throw new SQLException("MacroDB: cannot read the copy of the PostgreSQL database from " + file + ": " + e.getMessage(),
+                    SqlState.IO_ERROR.getState(), e);
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+
+    // ---------------------------------------------------------------- life, sequences, errors
+
+    /** A remote server is never shut down by MacroDB: its sessions just close. */
+    @Override public void shutdownDatabase(Connection c) {
+    }
+
+    @Override public String timeZoneReset() { return "SET TIME ZONE DEFAULT"; }
+
+    /** The next value of every user sequence ({@code pg_sequences}), keyed {@code "schema"."name"}. */
+    @Override public Map<String, Long> sequencePositions(Connection c) throws SQLException {
+        Map<String, Long> out = new TreeMap<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT schemaname, sequencename, COALESCE(last_value + increment_by, start_value)"
+                     + " FROM pg_sequences WHERE schemaname NOT IN ('pg_catalog', 'information_schema', 'macrodb')")) {
+            while (rs.next()) out.put(PostgresCatalog.quoted(rs.getString(1), rs.getString(2)), rs.getLong(3));
+        }
+        return out;
+    }
+
+    @Override public String deleteOneRowSql(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE ctid = (SELECT ctid FROM " + table + " WHERE " + condition + " LIMIT 1)";
+    }
+
+    /** Per session: {@code session_replication_role} {@code origin} (checks on) or {@code replica} (off). */
+    @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET session_replication_role = " + (on ? "origin" : "replica"));
+        }
+    }
+
+    /** Serialization failure (40001), deadlock (40P01), lock wait ended by {@code lock_timeout} (55P03). */
+    @Override public boolean isRetryable(SQLException e) {
+        String s = e.getSQLState();
+        return "40001".equals(s) || "40P01".equals(s) || "55P03".equals(s);
+    }
+
+    /**
+     * Connection failures (08xxx, pgjdbc's own for a broken or closed connection), and the server
+     * going away: administrator shutdown (57P01), crash shutdown (57P02), cannot connect now while it
+     * starts or stops (57P03).
+     */
+    @Override public boolean isEngineGone(SQLException e) {
+        String s = e.getSQLState();
+        return Engine.super.isEngineGone(e) || "57P01".equals(s) || "57P02".equals(s) || "57P03".equals(s);
+    }
+}

@@ -1,0 +1,333 @@
+package io.macrodb.engine;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.replica.ReplicaStatus;
+import io.macrodb.testing.PgCluster;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** PostgreSQL as a remote engine: the primary and two secondaries are servers of {@link PgCluster#shared}. */
+class PostgresEngineTest {
+
+    /** Every replica's rows of {@code sql}, read with plain pgjdbc connections (not through MacroDB). */
+    private static List<List<String>> direct(Connection c, String sql) throws SQLException {
+        MacroConnection mc = TestDb.macro(c);
+        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "not caught up: " + mc.replicaStatus());
+        List<List<String>> out = new ArrayList<>();
+        for (ReplicaStatus r : mc.replicaStatus()) {
+            List<String> rows = new ArrayList<>();
+            try (Connection d = DriverManager.getConnection(r.url(), "sa", ""); Statement s = d.createStatement();
+                 ResultSet rs = s.executeQuery(sql)) {
+                int n = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    StringBuilder sb = new StringBuilder();
+                    for (int i = 1; i <= n; i++) sb.append(i == 1 ? "" : "|").append(rs.getString(i));
+                    rows.add(sb.toString());
+                }
+            }
+            out.add(rows);
+        }
+        return out;
+    }
+
+    private static void assertSameEverywhere(Connection c, String sql, List<String> expected) throws SQLException {
+        List<List<String>> all = direct(c, sql);
+        assertEquals(3, all.size(), "primary and two secondaries");
+        for (int i = 0; i < all.size(); i++) assertEquals(expected, all.get(i), "replica " + i + ": " + sql);
+    }
+
+    @Test
+    void rowsReachEverySecondaryServer() throws Exception {
+        String url = TestDb.url("postgresql", "");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE item (id int PRIMARY KEY, name text NOT NULL, price numeric(10,2))");
+            s.execute("INSERT INTO item VALUES (1, 'a', 1.50), (2, 'b', 2.25), (3, 'c', null)");
+            s.execute("UPDATE item SET price = price * 2 WHERE id <= 2");
+            s.execute("DELETE FROM item WHERE id = 3");
+            c.setAutoCommit(false);
+            s.execute("INSERT INTO item VALUES (10, 'x', 0)");
+            s.execute("UPDATE item SET id = id + 100"); // every key moves within one statement
+            c.commit();
+            assertSameEverywhere(c, "SELECT * FROM item ORDER BY id", List.of("101|a|3.00", "102|b|4.50", "110|x|0.00"));
+            TestDb.assertConverged(c);
+        }
+    }
+
+    @Test
+    void closingTheDatabaseLeavesThePrimaryAsTheApplicationHadIt() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=triggers&closeDelay=0");
+        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("INSERT INTO t VALUES (1)");
+        }
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
+                    + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')")) {
+                rs.next();
+                assertEquals(0, rs.getInt(1), "no capture trigger after the set closed");
+                assertEquals(0, rs.getInt(2), "no schema macrodb after the set closed");
+            }
+            s.execute("INSERT INTO t VALUES (2)"); // a plain database again: no trigger refuses the write
+        }
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) { // reopened: copied afresh
+            assertSameEverywhere(c, "SELECT k FROM t ORDER BY k", List.of("1", "2"));
+            s.execute("INSERT INTO t VALUES (3)");
+            assertSameEverywhere(c, "SELECT k FROM t ORDER BY k", List.of("1", "2", "3"));
+        }
+    }
+
+    @Test
+    void savepointsAndRollbacksShipOnlyWhatCommitted() throws Exception {
+        String url = TestDb.url("postgresql", "");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY, v text)");
+            c.setAutoCommit(false);
+            s.execute("INSERT INTO t VALUES (1, 'kept')");
+            java.sql.Savepoint sp = c.setSavepoint();
+            s.execute("INSERT INTO t VALUES (2, 'undone')");
+            s.execute("UPDATE t SET v = 'undone too' WHERE k = 1");
+            c.rollback(sp);
+            s.execute("INSERT INTO t VALUES (3, 'after')");
+            c.commit();
+            s.execute("INSERT INTO t VALUES (4, 'rolled back')");
+            c.rollback();
+            // a failed statement aborts the transaction in PostgreSQL: the rollback leaves nothing
+            s.execute("INSERT INTO t VALUES (5, 'x')");
+            assertThrows(SQLException.class, () -> s.execute("INSERT INTO t VALUES (1, 'duplicate')"));
+            c.rollback();
+            c.setAutoCommit(true);
+            assertSameEverywhere(c, "SELECT * FROM t ORDER BY k", List.of("1|kept", "3|after"));
+        }
+    }
+
+    @Test
+    void valuesKeepTheirTypes() throws Exception {
+        String url = TestDb.url("postgresql", "");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE v (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, ts timestamp, tz timestamptz,"
+                    + " d date, tm time, b bytea, u uuid, j jsonb, js json, f float8, r real, n numeric, ch char(5), arr int[],"
+                    + " txt text[], iv interval, flag boolean, sm smallint, big numeric(30,10), ip inet,"
+                    + " g int GENERATED ALWAYS AS (sm * 2) STORED)");
+            s.execute("SET TIME ZONE 'Asia/Kolkata'");
+            s.execute("INSERT INTO v (ts, tz, d, tm, b, u, j, js, f, r, n, ch, arr, txt, iv, flag, sm, big, ip) VALUES"
+                    + " ('1500-03-01 12:34:56.123456', '2024-03-31 02:30:00+02', '0044-03-15 BC', '23:59:59.999999', '\\x00ff10',"
+                    + " 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"a\": [1, 2.50, null]}', '{ \"raw\":1 }', 0.1, 3.4028235e38,"
+                    + " 1e-20, 'ab', '{1,NULL,3}', '{\"x y\",NULL}', '1 mon 2 days 03:04:05.678', true, 7,"
+                    + " 12345678901234567890.0123456789, '10.1.2.3/8'),"
+                    + " (NULL, NULL, NULL, NULL, '', NULL, 'null', NULL, 'NaN', '-Infinity', 'NaN', NULL, '{}', NULL, NULL, NULL, NULL,"
+                    + " NULL, NULL)");
+            s.execute("UPDATE v SET sm = sm + 1");
+            String all = "SELECT id, ts, tz, d, tm, b, u, j, js, f, r, n, ch, arr, txt, iv, flag, sm, big, ip, g FROM v ORDER BY id";
+            List<List<String>> rows = direct(c, all);
+            assertEquals(2, rows.get(0).size(), rows::toString);
+            assertEquals(rows.get(0), rows.get(1));
+            assertEquals(rows.get(0), rows.get(2));
+            TestDb.assertConverged(c);
+            // the identity column restarts past the shipped values on a secondary too (checked after promotion elsewhere)
+        }
+    }
+
+    @Test
+    void compositeKeysMovesAndUniqueSwapsConverge() throws Exception {
+        String url = TestDb.url("postgresql", "");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            // deferrable: PostgreSQL checks a plain unique constraint row by row, so that a statement moving keys onto each other fails there
+            s.execute("CREATE TABLE ck (region text, day date, seq int, email text UNIQUE DEFERRABLE INITIALLY DEFERRED, n int,"
+                    + " PRIMARY KEY (region, day, seq) DEFERRABLE INITIALLY DEFERRED)");
+            s.execute("INSERT INTO ck VALUES ('eu', '2024-01-01', 1, 'a@x', 1), ('eu', '2024-01-01', 2, 'b@x', 2),"
+                    + " ('us', '1999-12-31', 1, 'c@x', 3)");
+            c.setAutoCommit(false);
+            s.execute("UPDATE ck SET seq = seq + 1 WHERE region = 'eu'"); // keys move onto each other within one statement
+            s.execute("UPDATE ck SET email = CASE email WHEN 'a@x' THEN 'c@x' WHEN 'c@x' THEN 'a@x' ELSE email END"); // unique swap
+            s.execute("DELETE FROM ck WHERE region = 'us'");
+            s.execute("INSERT INTO ck VALUES ('us', '1999-12-31', 1, 'd@x', 4)"); // a key deleted and inserted again
+            c.commit();
+            c.setAutoCommit(true);
+            assertSameEverywhere(c, "SELECT * FROM ck ORDER BY region, day, seq",
+                    List.of("eu|2024-01-01|2|c@x|1", "eu|2024-01-01|3|b@x|2", "us|1999-12-31|1|d@x|4"));
+            TestDb.assertConverged(c);
+        }
+    }
+
+    @Test
+    void aWriteOutsideMacroDbIsRefusedAndChangesNothing() throws Exception {
+        String url = TestDb.url("postgresql", "");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("INSERT INTO t VALUES (1)");
+            String primary = TestDb.macro(c).replicaStatus().get(0).url();
+            try (Connection plain = DriverManager.getConnection(primary, "sa", ""); Statement ps = plain.createStatement()) {
+                SQLException e = assertThrows(SQLException.class, () -> ps.execute("INSERT INTO t VALUES (2)"));
+                assertEquals("55000", e.getSQLState(), e::getMessage);
+                assertTrue(e.getMessage().contains("changed outside MacroDB"), e::getMessage);
+            }
+            assertSameEverywhere(c, "SELECT k FROM t", List.of("1"));
+        }
+    }
+
+    @Test
+    void aTableWithoutAKeyRefusesWrites() throws Exception {
+        String url = TestDb.url("postgresql", "");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE nokey (a int, b text)");
+            SQLException e = assertThrows(SQLException.class, () -> s.execute("INSERT INTO nokey VALUES (1, 'x')"));
+            assertEquals("0AM00", e.getSQLState(), e::getMessage);
+            assertTrue(e.getMessage().contains("no primary key"), e::getMessage);
+            assertSameEverywhere(c, "SELECT count(*) FROM nokey", List.of("0"));
+            s.execute("ALTER TABLE nokey ADD PRIMARY KEY (a)");
+            s.execute("INSERT INTO nokey VALUES (1, 'x')");
+            assertSameEverywhere(c, "SELECT * FROM nokey", List.of("1|x"));
+        }
+    }
+
+    @Test
+    void anExistingDatabaseIsCopiedToTheSecondaries() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=triggers");
+        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
+            s.execute("CREATE SCHEMA shop");
+            s.execute("CREATE SEQUENCE shop.ticket START 100");
+            s.execute("CREATE TABLE shop.customer (id serial PRIMARY KEY, email text UNIQUE, born date CHECK (born > '1900-01-01'))");
+            s.execute("CREATE TABLE shop.orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, customer int REFERENCES"
+                    + " shop.customer ON DELETE CASCADE, ticket bigint DEFAULT nextval('shop.ticket'), total numeric(12,2))");
+            s.execute("CREATE INDEX orders_total ON shop.orders (total DESC)");
+            s.execute("CREATE FUNCTION shop.twice(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x * 2'");
+            s.execute("CREATE VIEW shop.big AS SELECT id, total FROM shop.orders WHERE total > 100");
+            s.execute("INSERT INTO shop.customer (email, born) VALUES ('a@x', '1980-01-01'), ('b@x', '1990-02-02')");
+            s.execute("INSERT INTO shop.orders (customer, total) VALUES (1, 150), (2, 20), (1, 300)");
+        }
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            assertSameEverywhere(c, "SELECT o.id, o.customer, o.ticket, o.total, shop.twice(o.id::int) FROM shop.orders o ORDER BY 1",
+                    List.of("1|1|100|150.00|2", "2|2|101|20.00|4", "3|1|102|300.00|6"));
+            assertSameEverywhere(c, "SELECT * FROM shop.big ORDER BY id", List.of("1|150.00", "3|300.00"));
+            s.execute("INSERT INTO shop.orders (customer, total) VALUES (2, 999)");
+            s.execute("DELETE FROM shop.customer WHERE id = 1"); // cascades: the cascade's deletes are captured too
+            assertSameEverywhere(c, "SELECT id, customer, ticket FROM shop.orders ORDER BY 1", List.of("2|2|101", "4|2|103"));
+            assertSameEverywhere(c, "SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_total'", List.of("1"));
+            TestDb.assertConverged(c);
+        }
+    }
+
+    @Test
+    void badUrlsAreRefusedWithPreciseStates() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        int port = pg.server(0).port();
+        String base = "jdbc:macrodb:postgresql://127.0.0.1:" + port + "/postgres";
+        assertRefused(base, "0AM00", "capture=triggers");
+        assertRefused(base + "?capture=decoding", "0AM00", "not built yet");
+        assertRefused(base + "?capture=magic", "08001", "capture='magic'");
+        assertRefused(base + "?capture=triggers&secondaries=127.0.0.1:notaport", "08001", "host[:port][/database]");
+        assertRefused(base + "?capture=triggers&secondaries=127.0.0.1:" + port, "08001", "twice, or the primary itself");
+        assertRefused(base + "?capture=triggers&secondaries=h:1/a,h:1/a", "08001", "twice");
+        assertRefused(base + "?capture=triggers&replicas=5&secondaries=h:1/a", "08001", "replicas=5 disagrees");
+        assertRefused(base + "?capture=triggers&propagation=statement", "0AM00", "propagation=statement");
+        assertRefused(base + "?capture=triggers&durability=log:/tmp/x", "0AM00", "durability=log");
+        assertRefused("jdbc:macrodb:postgresql:postgres?capture=triggers", "08001", "//host:port/database");
+        assertRefused("jdbc:macrodb:postgresql://127.0.0.1:" + port + "/postgres;foo=1?capture=triggers", "08001", ";KEY=VALUE");
+        assertRefused("jdbc:macrodb:h2:mem:x?secondaries=a:1", "08001", "unknown URL option 'secondaries'");
+    }
+
+    @Test
+    void aPrimaryWithObjectsACopyWouldLeaveOutIsRefusedAndLeftAsItWas() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(2, "capture=triggers");
+        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
+            s.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')");
+            s.execute("CREATE TABLE person (id int PRIMARY KEY, m mood)");
+            s.execute("CREATE MATERIALIZED VIEW pm AS SELECT * FROM person");
+        }
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
+        assertEquals("0AM00", e.getSQLState(), e::getMessage);
+        assertTrue(e.getMessage().contains("type public.mood") && e.getMessage().contains("materialized view public.pm"), e::getMessage);
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement();
+             ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
+                     + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1), "no trigger was left on the primary");
+            assertEquals(0, rs.getInt(2), "no schema macrodb was left on the primary");
+        }
+    }
+
+    @Test
+    void aSecondReplicaSetOverTheSamePrimaryIsRefusedAndTheFirstKeepsCapturing() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=triggers");
+        // the same databases, written differently: another replica set as far as this process can tell
+        String other = url.replace("jdbc:macrodb:postgresql://127.0.0.1:", "jdbc:macrodb:postgresql://localhost:");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            SQLException e = assertThrows(SQLException.class, () -> TestDb.open(other).close());
+            assertEquals("55000", e.getSQLState(), e::getMessage);
+            assertTrue(e.getMessage().contains("already drives"), e::getMessage);
+            s.execute("INSERT INTO t VALUES (1)"); // the first set's capture is intact
+            assertSameEverywhere(c, "SELECT k FROM t", List.of("1"));
+        }
+    }
+
+    @Test
+    void aSecondaryHoldingTablesOfItsOwnIsRefusedAndLeftAlone() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(2, "capture=triggers");
+        String sec = url.substring(url.indexOf("secondaries=") + "secondaries=".length(), url.indexOf('&'));
+        String secDb = sec.substring(sec.indexOf('/') + 1);
+        try (Connection d = pg.server(1).connect(secDb); Statement s = d.createStatement()) {
+            s.execute("CREATE TABLE precious (k int PRIMARY KEY)");
+            s.execute("INSERT INTO precious VALUES (42)");
+        }
+        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
+            s.execute("CREATE TABLE mine (k int PRIMARY KEY)");
+        }
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
+        assertEquals("55000", e.getSQLState(), e::getMessage);
+        assertTrue(e.getMessage().contains("did not put there"), e::getMessage);
+        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement();
+             ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
+                     + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1), "no trigger was left on the primary");
+            assertEquals(0, rs.getInt(2), "no schema macrodb was left on the primary");
+        }
+        try (Connection d = pg.server(1).connect(secDb); Statement s = d.createStatement();
+             ResultSet rs = s.executeQuery("SELECT k FROM precious")) {
+            assertTrue(rs.next());
+            assertEquals(42, rs.getInt(1));
+            assertFalse(rs.next());
+        }
+    }
+
+    @Test
+    void aStoppedServerIsRefusedAsGone() throws Exception {
+        PgCluster.assumeAvailable();
+        try (PgCluster pg = PgCluster.start(1)) {
+            String url = pg.macroUrl(1, "capture=triggers");
+            pg.server(0).stop(true);
+            SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
+            assertTrue(e.getSQLState().startsWith("08"), e.getSQLState() + " " + e.getMessage());
+        }
+    }
+
+    private static void assertRefused(String url, String state, String text) {
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close(), url);
+        assertEquals(state, e.getSQLState(), () -> url + ": " + e);
+        assertTrue(e.getMessage().contains(text), () -> url + ": " + e.getMessage());
+    }
+}

@@ -1,0 +1,219 @@
+package io.macrodb.faults;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.replica.ReplicaState;
+import io.macrodb.replica.ReplicaStatus;
+import io.macrodb.testing.BankWorkload;
+import io.macrodb.testing.PgCluster;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * PostgreSQL servers stopped mid-run ({@code pg_ctl -m immediate}: a crash) under the bank workload: no
+ * read ever sees a wrong total, transfers go on, and the replicas converge again. Each test starts
+ * servers of its own (the suites' shared ones must keep running).
+ */
+class PostgresFaultTest {
+
+    private static boolean waitFor(BooleanSupplier condition, long millis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + millis;
+        while (System.currentTimeMillis() < deadline) {
+            if (condition.getAsBoolean()) return true;
+            Thread.sleep(20);
+        }
+        return condition.getAsBoolean();
+    }
+
+    @Test
+    void aSecondaryServerStoppedMidRunLeavesTheRotationAndIsRebuiltWhenItIsBack() throws Exception {
+        PgCluster.assumeAvailable();
+        try (PgCluster pg = PgCluster.start(3)) {
+            String url = pg.macroUrl(3, "capture=triggers&stallTimeout=500&lockTimeout=3000&rebuild=manual");
+            try (Connection adminConn = TestDb.open(url); BankWorkload bank = BankWorkload.of("pg secondary stop", url)) {
+                MacroConnection admin = TestDb.macro(adminConn);
+                bank.accounts(20, 1_000)
+                        .writers(2, bank.plainTransfers(true, 5))
+                        .readers(2, bank.declaredReaders(false))
+                        .retriedReadsAllowed() // a reader whose secondary dies gets 40001 and retries, as clients must
+                        .readsOnSecondaries(100);
+                bank.createAccounts(adminConn);
+                bank.start();
+                bank.awaitProgress(50, 50);
+                pg.server(1).stop(true);
+                assertTrue(waitFor(() -> admin.replicaStatus().get(1).state() == ReplicaState.FAILED, 15_000),
+                        () -> "the stopped server was not detected: " + admin.replicaStatus());
+                bank.awaitProgress(50, 50); // the load goes on over the primary and the other secondary
+                assertEquals(ReplicaState.ACTIVE, admin.replicaStatus().get(2).state(), () -> admin.replicaStatus().toString());
+                pg.server(1).start();
+                String before = admin.replicaStatus().get(1).stateReason();
+                admin.admin().rebuild(1); // the server is back: its database is replaced by a copy and caught up
+                ReplicaStatus now = admin.replicaStatus().get(1);
+                assertEquals(ReplicaState.ACTIVE, now.state(), now::toString);
+                assertNotEquals(before, now.stateReason());
+                bank.awaitProgress(50, 50);
+                BankWorkload.Result result = bank.stop(); // asserts: no wrong total, transfers committed, reads ran
+                System.out.println("pg secondary stop: " + result);
+                for (ReplicaStatus st : admin.replicaStatus()) assertEquals(ReplicaState.ACTIVE, st.state(), st.toString());
+                TestDb.assertConverged(adminConn);
+                bank.assertTotal(adminConn);
+            }
+        }
+    }
+
+    /**
+     * PrimaryFailoverTest's checks on PostgreSQL: the primary's server crashes under transfers that also
+     * draw from a sequence and an identity column; a secondary takes over, every acknowledged commit is
+     * there, no sequence or identity value is handed out twice, and the bank total holds.
+     */
+    @Test
+    void thePrimaryServerStoppedMidRunFailsOverWithEveryAcknowledgedCommit() throws Exception {
+        PgCluster.assumeAvailable();
+        try (PgCluster pg = PgCluster.start(3)) {
+            String url = pg.macroUrl(3, "capture=triggers&lockTimeout=5000&rebuild=manual");
+            try (Connection adminConn = TestDb.open(url); BankWorkload bank = BankWorkload.of("pg primary stop", url)) {
+                MacroConnection admin = TestDb.macro(adminConn);
+                bank.accounts(20, 1_000);
+                bank.createAccounts(adminConn);
+                try (Statement s = adminConn.createStatement()) {
+                    s.execute("CREATE SEQUENCE seq START WITH 1");
+                    s.execute("CREATE TABLE writer (id INT PRIMARY KEY, acked BIGINT NOT NULL)");
+                    s.execute("CREATE TABLE journal (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, ticket BIGINT)");
+                    for (int w = 0; w < 2; w++) s.execute("INSERT INTO writer VALUES (" + w + ", 0)");
+                }
+                AtomicLong[] acked = {new AtomicLong(), new AtomicLong()};
+                bank.writers(2, writer -> {
+                    Connection c = TestDb.open(url);
+                    c.setAutoCommit(false);
+                    long[] done = {0};
+                    return new BankWorkload.Writer() {
+                        @Override public boolean transfer(Random rnd) throws Exception {
+                            int[] pair = bank.pickPair(rnd);
+                            try (PreparedStatement upd = c.prepareStatement("UPDATE account SET balance = balance + ? WHERE id = ?");
+                                 Statement s = c.createStatement()) {
+                                upd.setLong(1, -3);
+                                upd.setInt(2, Math.min(pair[0], pair[1]));
+                                upd.executeUpdate();
+                                upd.setLong(1, 3);
+                                upd.setInt(2, Math.max(pair[0], pair[1]));
+                                upd.executeUpdate();
+                                s.executeUpdate("INSERT INTO journal (ticket) VALUES (nextval('seq'))");
+                                s.executeUpdate("UPDATE writer SET acked = acked + 1 WHERE id = " + writer);
+                                c.commit();
+                                acked[writer].set(++done[0]);
+                                return true;
+                            } catch (SQLException e) {
+                                try {
+                                    c.rollback();
+                                } catch (SQLException ignored) {
+                                    // the old primary may be gone
+                                }
+                                // 40xxx: MacroDB says retry (the primary failed under the transaction); nothing else is expected
+                                if (e.getSQLState() == null || !e.getSQLState().startsWith("40")) throw e;
+                                Thread.sleep(5);
+                                return false;
+                            }
+                        }
+
+                        @Override public void close() throws SQLException {
+                            c.close();
+                        }
+                    };
+                }).readers(2, bank.declaredReaders(false)).retriedReadsAllowed().readsOnSecondaries(100);
+                bank.start();
+                bank.awaitProgress(100, 50);
+                long ackedBefore = acked[0].get() + acked[1].get();
+                String oldPrimary = admin.replicaStatus().get(0).url();
+                pg.server(0).stop(true);
+                assertTrue(waitFor(() -> !admin.replicaStatus().get(0).url().equals(oldPrimary)
+                        && admin.replicaStatus().get(0).state() == ReplicaState.ACTIVE, 30_000),
+                        () -> "no secondary was promoted: " + admin.replicaStatus());
+                String promoted = admin.replicaStatus().get(0).url();
+                assertTrue(promoted.contains(":" + pg.server(1).port() + "/") || promoted.contains(":" + pg.server(2).port() + "/"), promoted);
+                bank.awaitProgress(100, 50); // transfers commit on the promoted server
+                BankWorkload.Result result = bank.stop(); // asserts: no wrong total, transfers committed, reads ran
+                long ackedTotal = acked[0].get() + acked[1].get();
+                System.out.println("pg primary stop: " + ackedBefore + " transfers before, " + ackedTotal + " in all; " + result + " "
+                        + admin.replicaStatus());
+                assertTrue(ackedTotal >= ackedBefore + 100, "writers went on after the promotion");
+                // the other secondary stays in the rotation; the replacement, which must go to the failed primary's
+                // server (the only one no replica uses), waits as a failed secondary while that server is down
+                List<ReplicaStatus> st = admin.replicaStatus();
+                assertEquals(3, st.size(), st::toString);
+                assertEquals(1, st.stream().filter(r -> r.state() == ReplicaState.ACTIVE && r.role().equals("secondary")).count(), st::toString);
+                ReplicaStatus waiting = st.stream().filter(r -> r.state() == ReplicaState.FAILED).findFirst().orElseThrow();
+                assertEquals(oldPrimary, waiting.url(), st::toString);
+                pg.server(0).start(); // back, with the transactions it held: rebuilt from the new primary, never rejoined as it is
+                admin.admin().rebuild(waiting.index());
+                for (ReplicaStatus r : admin.replicaStatus()) assertEquals(ReplicaState.ACTIVE, r.state(), r.toString());
+                TestDb.assertConverged(adminConn);
+                bank.assertTotal(adminConn);
+                try (Statement s = adminConn.createStatement()) {
+                    for (int w = 0; w < 2; w++) {
+                        try (ResultSet rs = s.executeQuery("SELECT acked FROM writer WHERE id = " + w)) {
+                            rs.next();
+                            assertTrue(rs.getLong(1) >= acked[w].get(), "writer " + w + " had " + acked[w] + " commits acknowledged,"
+                                    + " the database has " + rs.getLong(1));
+                        }
+                    }
+                    try (ResultSet rs = s.executeQuery("SELECT COUNT(*), COUNT(DISTINCT ticket), COUNT(DISTINCT id) FROM journal")) {
+                        rs.next();
+                        assertEquals(rs.getLong(1), rs.getLong(2), "no sequence value was handed out twice");
+                        assertEquals(rs.getLong(1), rs.getLong(3), "no identity value was handed out twice");
+                    }
+                }
+            }
+        }
+    }
+
+    /** The application's PL/pgSQL trigger, not carried by secondaries in row propagation, is back on the promoted primary. */
+    @Test
+    void thePromotedPrimaryKeepsTheApplicationsTriggers() throws Exception {
+        PgCluster.assumeAvailable();
+        try (PgCluster pg = PgCluster.start(2)) {
+            String url = pg.macroUrl(2, "capture=triggers&rebuild=manual");
+            try (Connection c = TestDb.open(url)) {
+                MacroConnection mc = TestDb.macro(c);
+                try (Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE item (id INT PRIMARY KEY, v INT)");
+                    s.execute("CREATE TABLE audit (item_id INT, what VARCHAR(10), PRIMARY KEY (item_id, what))");
+                    s.execute("CREATE FUNCTION audit_item() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                            + " INSERT INTO audit VALUES (NEW.id, 'insert'); RETURN NULL; END $$");
+                    s.execute("CREATE TRIGGER item_audit AFTER INSERT ON item FOR EACH ROW EXECUTE FUNCTION audit_item()");
+                    s.execute("INSERT INTO item VALUES (1, 1)");
+                }
+                assertTrue(mc.admin().awaitCaughtUp(5_000));
+                pg.server(0).stop(true);
+                assertTrue(waitFor(() -> mc.replicaStatus().get(0).stateReason().startsWith("promoted"), 30_000),
+                        () -> mc.replicaStatus().toString());
+                for (int attempt = 0; ; attempt++) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("INSERT INTO item VALUES (2, 2)");
+                        break;
+                    } catch (SQLException e) {
+                        if (!"40001".equals(e.getSQLState()) || attempt > 50) throw e;
+                        Thread.sleep(20);
+                    }
+                }
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT what FROM audit ORDER BY item_id")) {
+                    List<String> rows = new java.util.ArrayList<>();
+                    while (rs.next()) rows.add(rs.getString(1));
+                    assertEquals(List.of("insert", "insert"), rows, "the new primary fired the application's trigger, once");
+                }
+            }
+        }
+    }
+}
