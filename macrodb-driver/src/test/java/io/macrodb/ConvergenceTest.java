@@ -96,7 +96,8 @@ class ConvergenceTest {
             assertTrue(rolledBack.get() > 0, "some transactions should roll back");
             List<String> sums = TestDb.assertConverged(admin);
             System.out.println("converged after " + committed + " commits, " + rolledBack + " rollbacks, " + refused + " refused statements: " + sums
-                    + " " + TestDb.macro(admin).replicaStatus());
+                    + ", " + io.macrodb.capture.TransactionChanges.divergences() + " engine divergences caught in this JVM so far "
+                    + TestDb.macro(admin).replicaStatus());
             if (!rowMode) assertTrue(refused.get() > 0, "statement mode should have refused some RAND() updates");
             try (Statement s = admin.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM items")) {
                 rs.next();
