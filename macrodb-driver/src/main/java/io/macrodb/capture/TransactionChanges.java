@@ -43,7 +43,7 @@ import java.util.Map;
  * fails if they differ. An engine whose isolation can fail ({@link
  * io.macrodb.engine.Engine#checksCaptureImages()}: H2) has every trusted image checked that way in
  * production: a difference means the engine changed a row behind this transaction's triggers, and
- * the commit fails with {@link EngineDiverged} instead of shipping an image the primary does not hold.
+ * the commit fails with {@link io.macrodb.engine.EngineDiverged} instead of shipping an image the primary does not hold.
  *
  * <p>Two cases need more than the last event of a key:
  * <ul>
@@ -69,17 +69,6 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private static final java.util.concurrent.atomic.LongAdder FROM_TRIGGERS = new java.util.concurrent.atomic.LongAdder();
     private static final java.util.concurrent.atomic.LongAdder READ_BACK = new java.util.concurrent.atomic.LongAdder();
     private static final java.util.concurrent.atomic.LongAdder DIVERGED = new java.util.concurrent.atomic.LongAdder();
-
-    /**
-     * The engine changed rows behind the capture triggers of the committing transaction: its images
-     * are not the rows it reads back, though none of its statements failed. Nothing was shipped or
-     * committed; the primary's engine has broken its own isolation and is replaced.
-     */
-    public static final class EngineDiverged extends java.sql.SQLTransactionRollbackException {
-        EngineDiverged(String message) {
-            super(message, SqlState.SERIALIZATION_FAILURE.getState());
-        }
-    }
 
     /** How many commits in this JVM found their engine's rows different from their triggers' images. */
     public static long divergences() { return DIVERGED.sum(); }
@@ -446,13 +435,13 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     /**
      * The triggers' final images must be the rows read back, as multisets by key. Where the engine's
      * isolation is known to fail ({@code engineMayDiverge}) a difference is the engine's: {@link
-     * EngineDiverged}. Elsewhere (test mode, {@code -Dmacrodb.verifyTriggerImages=true}) it is
+     * io.macrodb.engine.EngineDiverged}. Elsewhere (test mode, {@code -Dmacrodb.verifyTriggerImages=true}) it is
      * MacroDB's own bug: {@link IllegalStateException}. A
      * {@code CHAR(n)} value is compared without its trailing spaces: an engine may store it unpadded,
      * hand the trigger that, and pad it only in result sets (H2 in PostgreSQL mode), the same value.
      */
     private static void verify(TableShape shape, List<Object[]> fromTriggers, List<Object[]> readBack, boolean engineMayDiverge)
-            throws EngineDiverged {
+            throws io.macrodb.engine.EngineDiverged {
         Map<RowKey, Object[]> back = new java.util.HashMap<>();
         for (Object[] row : readBack) {
             Object[] r = unpadded(shape, row);
@@ -475,7 +464,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             for (Object[] row : readBack) sb.append(' ').append(Arrays.deepToString(row));
             if (engineMayDiverge) {
                 DIVERGED.increment();
-                throw new EngineDiverged(sb + ". No statement of the transaction failed, so the engine changed those rows"
+                throw new io.macrodb.engine.EngineDiverged(sb + ". No statement of the transaction failed, so the engine changed those rows"
                         + " behind it (an isolation failure of the engine); nothing was committed, and the primary is replaced"
                         + " by a secondary. Retry the transaction");
             }

@@ -198,7 +198,7 @@ final class CommitPath {
         List<Change> built;
         try {
             built = changes.build(c, session);
-        } catch (io.macrodb.capture.TransactionChanges.EngineDiverged e) {
+        } catch (io.macrodb.engine.EngineDiverged e) {
             set.primaryDiverged(session.replica(), e.getMessage());
             throw e;
         }
