@@ -127,10 +127,15 @@ public class H2IsolationRace {
                 return null;
             }));
         }
-        for (Future<?> f : futures) f.get();
         pool.shutdown();
+        // a thread can stay in an H2 lock wait for good (seen once, at 80 % CPU for over an hour): report it and stop
+        boolean finished = pool.awaitTermination(seconds + 60, java.util.concurrent.TimeUnit.SECONDS);
+        long hung = futures.stream().filter(f -> !f.isDone()).count();
+        for (Future<?> f : futures) if (f.isDone()) f.get();
         System.out.println("RESULT h2=" + org.h2.engine.Constants.VERSION + " threads=" + threads + " seconds=" + seconds + " seed=" + seed
                 + " transactions=" + transactions + " checked=" + checked + " deadlocks=" + deadlocks + " internalErrors=" + internalErrors
-                + " mismatches=" + mismatches + " committedAfterMismatch=" + committedMismatches);
+                + " mismatches=" + mismatches + " committedAfterMismatch=" + committedMismatches + " hungThreads=" + hung);
+        System.out.flush();
+        if (!finished) Runtime.getRuntime().halt(0);
     }
 }

@@ -11,7 +11,7 @@ for v in "${versions[@]}"; do
   [ -f "$jar" ] || mvn -B -q dependency:get -Dartifact=com.h2database:h2:$v >/dev/null
   mkdir -p "$out/$v" && javac -d "$out/$v" -cp "$jar" H2IsolationRace.java
   for i in $(seq "$runs"); do
-    java -cp "$jar:$out/$v" H2IsolationRace "$threads" "$seconds" | grep -E '^(H2 |MISMATCH|INTERNAL ERROR|OTHER ERROR|RESULT)' | cut -c1-400
+    java -cp "$jar:$out/$v" H2IsolationRace "$threads" "$seconds" | grep --line-buffered -E '^(H2 |MISMATCH|INTERNAL ERROR|OTHER ERROR|RESULT)' | cut -c1-400
   done
 done
 rm -rf "$out"

@@ -400,7 +400,23 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                     Object[] row = t.rows.get(k);
                     if (row != ABSENT) images.add(row);
                 }
-                if (checkImages || VERIFY_IMAGES) verify(shape, images, readImages(c, cache, shape, t.existed.keySet()), checkImages);
+                if (checkImages || VERIFY_IMAGES) {
+                    try {
+                        verify(shape, images, readImages(c, cache, shape, t.existed.keySet()), checkImages);
+                    } catch (io.macrodb.engine.EngineDiverged | IllegalStateException e) {
+                        // what the triggers reported, in order, for whoever explains it
+                        StringBuilder sb = new StringBuilder(e.getMessage()).append(" [events of ").append(shape).append(':');
+                        for (Object o : events) {
+                            if (o instanceof RowEvent ev && ev.shape == shape) {
+                                sb.append(" s").append(ev.statement).append(' ').append(ev.oldKey == null ? "-" : Arrays.deepToString(ev.oldKey.values()))
+                                        .append("->").append(ev.newKey == null ? "-" : Arrays.deepToString(ev.image));
+                            }
+                        }
+                        sb.append(']');
+                        if (e instanceof io.macrodb.engine.EngineDiverged) throw new io.macrodb.engine.EngineDiverged(sb.toString());
+                        throw new IllegalStateException(sb.toString());
+                    }
+                }
             }
             if (t.moved) {
                 // which key held which row before is unknown: remove every touched key, insert every final image
