@@ -70,14 +70,21 @@ final class Failover {
     /** See {@link ReplicaSet#primaryDiverged}. */
     void primaryDiverged(Replica r, String reason) {
         if (!r.isPrimary() || !r.isActive()) return;
-        boolean successor = false;
-        for (Replica s : set.secondaries()) successor |= s.isActive() && s.applier() != null;
-        if (!successor) {
+        if (successor() == null) {
             LOG.severe("MacroDB: the primary " + r + " changed rows behind a transaction's capture triggers, and no secondary can"
                     + " take over; the transaction was rolled back, the primary stays: " + reason);
             return;
         }
         primaryGone(r, "its engine changed rows behind a transaction's capture triggers: " + reason);
+    }
+
+    /** The secondary a promotion would choose: the freshest active one that applies the log, or null. */
+    private Replica successor() {
+        Replica chosen = null;
+        for (Replica r : set.secondaries()) {
+            if (r.isActive() && r.applier() != null && (chosen == null || r.version() > chosen.version())) chosen = r;
+        }
+        return chosen;
     }
 
     /** See {@link ReplicaSet#fail}: secondary {@code r} leaves the rotation. */
@@ -155,9 +162,7 @@ final class Failover {
         }
         try {
             long target = log.lastVersion();
-            for (Replica r : set.secondaries()) {
-                if (r.isActive() && r.applier() != null && (chosen == null || r.version() > chosen.version())) chosen = r;
-            }
+            chosen = successor();
             if (chosen == null) throw new SQLException("no active secondary", "08006");
             Replica s = chosen;
             if (!s.gate().await(target, TimeUnit.MILLISECONDS.toNanos(Math.max(config.lockTimeoutMillis(), 10_000)), s::isActive)) {

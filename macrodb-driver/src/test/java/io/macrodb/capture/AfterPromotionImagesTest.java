@@ -49,7 +49,7 @@ class AfterPromotionImagesTest {
                     s.executeUpdate("UPDATE counters SET n = n + 100 WHERE id = 6");
                     s.executeUpdate("UPDATE items SET val = val + 1000 WHERE grp = 3");
                     tx.rollback(sp);
-                    Savepoint sp2 = tx.setSavepoint();
+                    tx.setSavepoint(); // kept open to the commit
                     s.executeUpdate("UPDATE counters SET n = n + 100 WHERE id = 6");
                     s.executeUpdate("UPDATE items SET val = val + 1000 WHERE grp = 3");
                     s.executeUpdate("DELETE FROM parents WHERE id = 7");
