@@ -187,17 +187,54 @@ final class Transaction {
     /**
      * The owned primary session, synced to this connection's settings. Its physical autocommit is
      * always off: MacroDB commits it itself, inside the commit critical section.
+     *
+     * <p>A session opened or synced before anything ran on it moves to the new primary when the
+     * primary's engine turns out to be gone (its server stopped, say, before the failure was noticed):
+     * the promotion is awaited (bounded by {@code lockTimeout}) and the session opened there, so the
+     * application never sees the old primary's connection error. A transaction that already ran on the
+     * old primary cannot move: it is rolled back and the error is 40001.
      */
     Session primarySession() throws SQLException {
-        if (primary != null && primary.replica() != db.primary()) {
-            // a secondary was promoted: the old primary's session is of no use any more
-            primary.markBroken();
-            primary.replica().release(primary);
-            primary = null;
+        for (int attempt = 1; ; attempt++) {
+            Replica p = db.primary();
+            if (primary != null && primary.replica() != p) {
+                // a secondary was promoted: the old primary's session is of no use any more
+                Replica old = primary.replica();
+                if (!nothingRanOnPrimary()) {
+                    primary.markBroken();
+                    rollbackQuietly();
+                    dropPrimarySession();
+                    throw SqlStates.retryable("the primary failed during this transaction (" + old.stateReason()
+                            + "); it was not committed, retry it", null);
+                }
+                dropPrimarySession();
+            }
+            try {
+                if (primary == null) primary = p.borrow();
+                primary.sync(settings, false);
+                return primary;
+            } catch (SQLException e) {
+                if (!nothingRanOnPrimary() || !db.replicaFailed(p, e, "a session starting")) throw e;
+                dropPrimarySession();
+                if (attempt >= 3) {
+                    throw SqlStates.retryable("the primary failed (" + p.stateReason() + ") and its successor could not be"
+                            + " reached either; nothing ran, retry it", e);
+                }
+                db.awaitPrimary(); // 40001 if no secondary takes over within lockTimeout
+            }
         }
-        if (primary == null) primary = db.primary().borrow();
-        primary.sync(settings, false);
-        return primary;
+    }
+
+    /** Whether the open transaction, if any, has not run anything on the primary session yet. */
+    private boolean nothingRanOnPrimary() {
+        return state == State.NONE || state == State.READ && readSession != primary;
+    }
+
+    private void dropPrimarySession() {
+        if (primary == null) return;
+        primary.markBroken();
+        primary.replica().release(primary);
+        primary = null;
     }
 
     // ================================================================= routing a statement
@@ -476,7 +513,11 @@ final class Transaction {
                 } catch (SQLException e) {
                     choice.permit().close();
                     // Nothing ran yet: if the secondary is out of service, the transaction moves, untouched, to another.
-                    if (attempt >= 3 || !db.replicaFailed(r, e, "a reader starting a session")) throw e;
+                    if (!db.replicaFailed(r, e, "a reader starting a session")) throw e;
+                    if (attempt >= 3) {
+                        throw SqlStates.retryable("three secondaries in a row left the rotation as this read-only transaction"
+                                + " began (the last: " + r.stateReason() + "); nothing ran, retry it", e);
+                    }
                     continue;
                 }
             }

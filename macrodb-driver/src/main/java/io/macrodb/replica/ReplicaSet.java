@@ -256,7 +256,7 @@ public final class ReplicaSet {
     void primaryDiverged(Replica r, String reason) { failover.primaryDiverged(r, reason); }
 
     /** Waits (bounded by lockTimeout) while a promotion runs; fails if there is no working primary. */
-    void awaitPrimary() throws SQLException { failover.awaitPrimary(); }
+    public void awaitPrimary() throws SQLException { failover.awaitPrimary(); }
 
     /**
      * Failover's last step, with the commit order held idle: {@code s} leaves the secondaries and

@@ -179,6 +179,43 @@ class PostgresFaultTest {
         }
     }
 
+    /**
+     * A transaction that begins after the primary's server stopped, before anything noticed, never sees
+     * the old server's connection error: nothing ran yet, so it waits for the promotion and runs on the
+     * successor. (CI once saw pgjdbc's 08001 "The connection attempt failed" reach a writer here.)
+     */
+    @Test
+    void aTransactionBeginningAfterThePrimaryServerStoppedRunsOnTheSuccessor() throws Exception {
+        PgCluster.assumeAvailable();
+        System.setProperty("macrodb.probePrimary", "false"); // the transaction, not the monitor, finds the server gone
+        try (PgCluster pg = PgCluster.start(2)) {
+            String url = pg.macroUrl(2, "capture=triggers&rebuild=manual");
+            try (Connection c = TestDb.open(url)) {
+                MacroConnection mc = TestDb.macro(c);
+                try (Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE item (id INT PRIMARY KEY, v INT)");
+                    s.execute("INSERT INTO item VALUES (1, 1)");
+                }
+                assertTrue(mc.admin().awaitCaughtUp(5_000));
+                String oldPrimary = mc.replicaStatus().get(0).url();
+                pg.server(0).stop(true);
+                try (Connection update = TestDb.open(url); Statement s = update.createStatement()) {
+                    update.setAutoCommit(false);
+                    assertEquals(1, s.executeUpdate("INSERT INTO item VALUES (2, 2)"));
+                    update.commit();
+                }
+                assertNotEquals(oldPrimary, mc.replicaStatus().get(0).url(), () -> mc.replicaStatus().toString());
+                try (Connection read = TestDb.open(url); Statement s = read.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM item")) {
+                    rs.next();
+                    assertEquals(2, rs.getInt(1));
+                }
+            }
+        } finally {
+            System.clearProperty("macrodb.probePrimary");
+        }
+    }
+
     /** The application's PL/pgSQL trigger, not carried by secondaries in row propagation, is back on the promoted primary. */
     @Test
     void thePromotedPrimaryKeepsTheApplicationsTriggers() throws Exception {
