@@ -210,13 +210,14 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
-     * The servers are the URL's: secondary {@code index} is the one named at that place unless another
+     * The servers are the URL's: secondary {@code index} is the one named at that place (0: the
+     * primary's, the index a failed primary leaves to its replacement) unless another
      * replica uses it now (after a promotion a secondary's server is the primary), else the first named
      * server no replica uses (the failed primary's, after a promotion). Never a database in use:
      * building a secondary replaces its database.
      */
     @Override public String secondaryUrl(EngineUrl primary, String uniqueName, int index, Set<String> inUse) throws SQLException {
-        String own = secondaryUrl(primary, uniqueName, index);
+        String own = index == 0 ? primaryUrl(primary) : secondaryUrl(primary, uniqueName, index); // 0: the first primary's place
         if (!inUse.contains(own)) return own;
         List<String> all = new ArrayList<>();
         all.add(primaryUrl(primary));

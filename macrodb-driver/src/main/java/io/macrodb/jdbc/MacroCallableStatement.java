@@ -20,7 +20,7 @@ final class MacroCallableStatement extends DelegatingCallableStatement {
     private boolean closeOnCompletion;
 
     MacroCallableStatement(MacroConnection conn, String sql, int type, int concurrency, int holdability) throws SQLException {
-        super(conn.transaction().primarySession().connection().prepareCall(sql, type, concurrency, holdability));
+        super(conn.transaction().onPrimary(c -> c.prepareCall(sql, type, concurrency, holdability)));
         this.conn = conn;
         this.sql = sql;
     }

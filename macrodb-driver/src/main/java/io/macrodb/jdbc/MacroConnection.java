@@ -235,11 +235,12 @@ public final class MacroConnection implements Connection {
             setSchema(c.argument());
             return false;
         }
+        boolean result = transaction.onPrimary(pc -> {
+            try (Statement s = pc.createStatement()) {
+                return s.execute(sql);
+            }
+        });
         Session p = transaction.primarySession();
-        boolean result;
-        try (Statement s = p.connection().createStatement()) {
-            result = s.execute(sql);
-        }
         String setting = c.argument() != null ? c.argument() : sql;
         p.noteSessionStatement(setting, sql);
         sessionStatements.remove(setting);
@@ -417,14 +418,14 @@ public final class MacroConnection implements Connection {
 
     @Override public String nativeSQL(String sql) throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().nativeSQL(sql);
+        return transaction.onPrimary(c -> c.nativeSQL(sql));
     }
 
     // ================================================================= metadata and settings
 
     @Override public DatabaseMetaData getMetaData() throws SQLException {
         checkOpen();
-        return new MacroDatabaseMetaData(this, transaction.primarySession().connection().getMetaData());
+        return new MacroDatabaseMetaData(this, transaction.onPrimary(Connection::getMetaData));
     }
 
     @Override public void setCatalog(String catalog) throws SQLException {
@@ -434,19 +435,22 @@ public final class MacroConnection implements Connection {
 
     @Override public String getCatalog() throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().getCatalog();
+        return transaction.onPrimary(Connection::getCatalog);
     }
 
     @Override public void setSchema(String s) throws SQLException {
         checkOpen();
-        transaction.primarySession().connection().setSchema(s); // validates the name now, as the engine would
+        transaction.onPrimary(c -> { // validates the name now, as the engine would
+            c.setSchema(s);
+            return null;
+        });
         schema = s;
         transaction.useSettings(settings());
     }
 
     @Override public String getSchema() throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().getSchema();
+        return transaction.onPrimary(Connection::getSchema);
     }
 
     @Override public void setHoldability(int h) throws SQLException {
@@ -485,32 +489,32 @@ public final class MacroConnection implements Connection {
 
     @Override public Clob createClob() throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().createClob();
+        return transaction.onPrimary(Connection::createClob);
     }
 
     @Override public Blob createBlob() throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().createBlob();
+        return transaction.onPrimary(Connection::createBlob);
     }
 
     @Override public NClob createNClob() throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().createNClob();
+        return transaction.onPrimary(Connection::createNClob);
     }
 
     @Override public SQLXML createSQLXML() throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().createSQLXML();
+        return transaction.onPrimary(Connection::createSQLXML);
     }
 
     @Override public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().createArrayOf(typeName, elements);
+        return transaction.onPrimary(c -> c.createArrayOf(typeName, elements));
     }
 
     @Override public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
         checkOpen();
-        return transaction.primarySession().connection().createStruct(typeName, attributes);
+        return transaction.onPrimary(c -> c.createStruct(typeName, attributes));
     }
 
     @Override public boolean isValid(int timeout) throws SQLException {

@@ -152,7 +152,7 @@ class MacroPreparedStatement extends MacroStatement implements PreparedStatement
 
     /** Metadata comes from a statement prepared on the primary, kept open as long as this one (engines tie them). */
     private PreparedStatement describer() throws SQLException {
-        if (describer == null || describer.isClosed()) describer = transaction.primarySession().connection().prepareStatement(sql);
+        if (describer == null || describer.isClosed()) describer = transaction.onPrimary(c -> c.prepareStatement(sql));
         return describer;
     }
 

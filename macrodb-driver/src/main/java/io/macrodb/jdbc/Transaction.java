@@ -225,6 +225,42 @@ final class Transaction {
         }
     }
 
+    /** A call on the primary session's physical connection. */
+    @FunctionalInterface
+    interface OnConnection<T> {
+        T apply(java.sql.Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs a call that is not a data statement (metadata, the schema, a LOB or array factory, a
+     * session setting, preparing a call) on the primary session's connection. An engine that this
+     * call finds gone fails over as for a session starting: with nothing run on the primary yet, the
+     * call waits for the successor and runs there; in an update transaction, the transaction is rolled
+     * back and the error is {@code 40001}. The engine's own error never reaches the application.
+     */
+    <T> T onPrimary(OnConnection<T> call) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            Session s = primarySession();
+            try {
+                return call.apply(s.connection());
+            } catch (SQLException e) {
+                if (!db.replicaFailed(s.replica(), e, "a connection call")) throw e;
+                boolean lost = !nothingRanOnPrimary();
+                if (lost) rollbackQuietly();
+                dropPrimarySession();
+                if (lost) {
+                    throw SqlStates.retryable("the primary failed during this transaction (" + s.replica().stateReason()
+                            + "); it was not committed, retry it", e);
+                }
+                if (attempt >= 3) {
+                    throw SqlStates.retryable("the primary failed (" + s.replica().stateReason() + ") and its successor could not"
+                            + " be reached either; nothing ran, retry it", e);
+                }
+                db.awaitPrimary(); // 40001 if no secondary takes over within lockTimeout
+            }
+        }
+    }
+
     /** Whether the open transaction, if any, has not run anything on the primary session yet. */
     private boolean nothingRanOnPrimary() {
         return state == State.NONE || state == State.READ && readSession != primary;
@@ -466,7 +502,8 @@ final class Transaction {
             if (e != refusal) refusal.setNextException(e instanceof SQLException s ? s : new SQLException(e));
             return refusal;
         }
-        SQLException se = e instanceof SQLException s ? s : unwrapCapture(e);
+        Session on = state == State.UPDATE ? primary : state == State.READ ? readSession : null;
+        SQLException se = e instanceof SQLException s ? s : e instanceof RuntimeException re && on != null ? engineFailure(on, re) : unwrapCapture(e);
         if (state == State.READ && !readSession.isPrimary() && db.replicaFailed(readSession.replica(), se, "a reader")) {
             Replica gone = readSession.replica();
             rollbackQuietly();
@@ -487,6 +524,28 @@ final class Transaction {
                     + "; retry it (lockTimeout bounds lock waits)", se);
         }
         return db.engine().withSqlState(se);
+    }
+
+    /**
+     * What an unchecked exception out of the engine's driver means. A driver may fail that way when
+     * its engine went away under a session (HSQLDB's in-process session after {@code SHUTDOWN}:
+     * a NullPointerException in {@code setSavepoint}); a probe on the same session tells: if it
+     * fails, its error stands for the engine's state (and the original is attached); if it runs,
+     * the exception is not the engine's state and goes on as it is, wrapped as a capture's cause is.
+     */
+    private static SQLException engineFailure(Session s, RuntimeException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException se) return se; // a capture trigger's failure, carried through the engine
+        }
+        try (Statement st = s.connection().createStatement()) {
+            st.execute("VALUES (1)");
+        } catch (SQLException probe) {
+            probe.addSuppressed(e);
+            return probe;
+        } catch (RuntimeException probe) {
+            e.addSuppressed(probe);
+        }
+        throw e;
     }
 
     private static SQLException unwrapCapture(Exception e) {
@@ -692,7 +751,12 @@ final class Transaction {
             moveToPrimary(); // a savepoint announces writes to come
         }
         Session s = state == State.UPDATE ? primary : readSession;
-        Savepoint phys = name == null ? s.connection().setSavepoint() : s.connection().setSavepoint(name);
+        Savepoint phys;
+        try {
+            phys = name == null ? s.connection().setSavepoint() : s.connection().setSavepoint(name);
+        } catch (SQLException | RuntimeException e) {
+            throw afterFailure(e);
+        }
         return new MacroSavepoint(this, phys, state == State.UPDATE ? changes.mark() : 0, savepointGeneration, name);
     }
 
@@ -707,14 +771,22 @@ final class Transaction {
     void rollback(Savepoint savepoint) throws SQLException {
         MacroSavepoint m = own(savepoint);
         Session s = state == State.UPDATE ? primary : readSession;
-        s.connection().rollback(m.physical());
+        try {
+            s.connection().rollback(m.physical());
+        } catch (SQLException | RuntimeException e) {
+            throw afterFailure(e);
+        }
         if (state == State.UPDATE) changes.rollbackTo(m.mark());
     }
 
     void releaseSavepoint(Savepoint savepoint) throws SQLException {
         MacroSavepoint m = own(savepoint);
         Session s = state == State.UPDATE ? primary : readSession;
-        s.connection().releaseSavepoint(m.physical());
+        try {
+            s.connection().releaseSavepoint(m.physical());
+        } catch (SQLException | RuntimeException e) {
+            throw afterFailure(e);
+        }
     }
 
     /** Savepoints set by SQL ({@code SAVEPOINT name}), by name, for {@code RELEASE} and {@code ROLLBACK TO}. */

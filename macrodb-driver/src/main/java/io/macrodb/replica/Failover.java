@@ -219,9 +219,10 @@ final class Failover {
             return;
         }
         LOG.warning("MacroDB: " + outcome);
-        // Back to the configured number of replicas: a new secondary where the promoted one was.
+        // Back to the configured number of replicas: a new secondary under the failed primary's index,
+        // which nothing uses now (the promoted one keeps its own: one index, one replica).
         try {
-            repair.add(chosen.index());
+            repair.add(failed.index());
         } catch (SQLException | RuntimeException e) {
             LOG.warning("MacroDB: adding a secondary after the promotion failed: " + e);
         }

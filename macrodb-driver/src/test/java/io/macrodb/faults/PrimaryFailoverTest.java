@@ -184,7 +184,7 @@ class PrimaryFailoverTest {
         return false;
     }
 
-    private static boolean waitForAllActive(MacroConnection mc) throws InterruptedException {
+    static boolean waitForAllActive(MacroConnection mc) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
             List<ReplicaStatus> st = mc.replicaStatus();
@@ -198,7 +198,7 @@ class PrimaryFailoverTest {
      * These tests stop the primary's engine from outside with {@code SHUTDOWN}; an embedded SQLite
      * database has no such statement and no way to be stopped while MacroDB holds it open.
      */
-    private static void assumeEngineCanBeStopped(String engine) {
+    static void assumeEngineCanBeStopped(String engine) {
         org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("sqlite"),
                 "an embedded SQLite database cannot be stopped from outside: its failover is not exercised here");
         org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("postgresql"),

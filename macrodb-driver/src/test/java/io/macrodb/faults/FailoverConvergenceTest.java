@@ -1,0 +1,85 @@
+package io.macrodb.faults;
+
+import io.macrodb.ConvergenceWorkload;
+import io.macrodb.capture.TransactionChanges;
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The convergence workload (sequences, identities, savepoints, cascades, rollbacks) with the
+ * primary's engine shut down in the middle: every thread goes on against the promoted primary
+ * through the driver's retries alone (40001), no engine error reaches the application (any call,
+ * {@code getMetaData} included), the promoted primary's capture images stay exact (no divergence
+ * is flagged), the new secondary takes the failed primary's index, and every replica converges.
+ */
+class FailoverConvergenceTest {
+    private static final int THREADS = 4;
+    private static final int TRANSACTIONS = 150;
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.macrodb.testing.TestEngines#all")
+    void theWorkloadGoesOnOnThePromotedPrimaryAndConverges(String engine) throws Exception {
+        PrimaryFailoverTest.assumeEngineCanBeStopped(engine);
+        long seed = TestDb.seed("failover convergence " + engine);
+        String url = TestDb.url(engine, "replicas=3&propagation=row&lockTimeout=5000");
+        try (Connection admin = TestDb.open(url)) {
+            MacroConnection mc = TestDb.macro(admin);
+            String oldPrimaryUrl = mc.replicaStatus().get(0).url();
+            ConvergenceWorkload.createSchema(admin, engine);
+            long divergencesBefore = TransactionChanges.divergences();
+            AtomicInteger committed = new AtomicInteger();
+            AtomicInteger refused = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    Random rnd = new Random(seed + thread);
+                    try (Connection c = TestDb.open(url)) {
+                        c.setAutoCommit(false);
+                        for (int i = 0; i < TRANSACTIONS; i++) {
+                            if (thread == 0 && i == TRANSACTIONS / 3) {
+                                try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
+                                    s.execute("SHUTDOWN IMMEDIATELY");
+                                } catch (SQLException expectedClose) {
+                                    // the engine closes the connection that shut it down
+                                }
+                            }
+                            if (ConvergenceWorkload.transaction(c, rnd.nextLong(), true, false, refused)) committed.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            pool.shutdown();
+            for (Future<?> f : futures) f.get(180, TimeUnit.SECONDS);
+            System.out.println("failover convergence " + engine + ": " + committed + " commits, "
+                    + (TransactionChanges.divergences() - divergencesBefore) + " divergences flagged; " + mc.replicaStatus());
+            assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
+            assertTrue(committed.get() > THREADS * TRANSACTIONS / 2, "most transactions should commit: " + committed);
+            assertEquals(divergencesBefore, TransactionChanges.divergences(), "the promoted primary's capture images differed from its rows");
+            assertTrue(PrimaryFailoverTest.waitForAllActive(mc), () -> "replicas after the promotion: " + mc.replicaStatus());
+            assertEquals(3, mc.replicaStatus().stream().mapToInt(r -> r.index()).distinct().count(),
+                    () -> "each replica has an index of its own (the new secondary takes the failed primary's): " + mc.replicaStatus());
+            TestDb.assertConverged(admin);
+        }
+    }
+}
