@@ -55,7 +55,7 @@ class ConvergenceTest {
                         c.setAutoCommit(false);
                         for (int i = 0; i < TRANSACTIONS; i++) {
                             if (thread == 0 && i % 40 == 20) {
-                                ddl(c, i / 40);
+                                ConvergenceWorkload.ddl(c, i / 40);
                                 continue;
                             }
                             if (rnd.nextInt(100) < 20) {
@@ -82,30 +82,6 @@ class ConvergenceTest {
                 rs.next();
                 assertTrue(rs.getInt(1) > 0);
             }
-        }
-    }
-
-    private static void ddl(Connection c, int k) throws SQLException {
-        c.setAutoCommit(true);
-        try (Statement s = c.createStatement()) {
-            for (String sql : new String[] {
-                    "CREATE TABLE extra_" + k + " (id INT PRIMARY KEY, v INT)",
-                    "INSERT INTO extra_" + k + " VALUES (1, 10), (2, 20)",
-                    "ALTER TABLE extra_" + k + " ADD COLUMN w INT DEFAULT 7",
-                    "UPDATE extra_" + k + " SET w = v * 2 WHERE id = 2",
-                    "CREATE INDEX extra_" + k + "_v ON extra_" + k + " (v)"}) {
-                // a schema change may wait past lockTimeout for the other threads' transactions: 40001, retry
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        s.execute(sql);
-                        break;
-                    } catch (SQLException e) {
-                        if (!"40001".equals(e.getSQLState()) || attempt >= 20) throw e;
-                    }
-                }
-            }
-        } finally {
-            c.setAutoCommit(false);
         }
     }
 

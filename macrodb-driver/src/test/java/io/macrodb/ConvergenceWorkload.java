@@ -33,6 +33,31 @@ public final class ConvergenceWorkload {
         }
     }
 
+    /** Schema changes beside the workload: a table {@code extra_k} made, filled, altered and indexed, each retried on 40001. */
+    public static void ddl(Connection c, int k) throws SQLException {
+        c.setAutoCommit(true);
+        try (Statement s = c.createStatement()) {
+            for (String sql : new String[] {
+                    "CREATE TABLE extra_" + k + " (id INT PRIMARY KEY, v INT)",
+                    "INSERT INTO extra_" + k + " VALUES (1, 10), (2, 20)",
+                    "ALTER TABLE extra_" + k + " ADD COLUMN w INT DEFAULT 7",
+                    "UPDATE extra_" + k + " SET w = v * 2 WHERE id = 2",
+                    "CREATE INDEX extra_" + k + "_v ON extra_" + k + " (v)"}) {
+                // a schema change may wait past lockTimeout for the other threads' transactions: 40001, retry
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        s.execute(sql);
+                        break;
+                    } catch (SQLException e) {
+                        if (!"40001".equals(e.getSQLState()) || attempt >= 20) throw e;
+                    }
+                }
+            }
+        } finally {
+            c.setAutoCommit(false);
+        }
+    }
+
     /**
      * One transaction of one to five random statements, retried on 40001; the test rolls back 15%
      * of them itself.

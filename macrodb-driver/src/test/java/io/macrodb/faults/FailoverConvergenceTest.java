@@ -2,6 +2,7 @@ package io.macrodb.faults;
 
 import io.macrodb.ConvergenceWorkload;
 import io.macrodb.capture.TransactionChanges;
+import io.macrodb.engine.CaptureContext;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -9,6 +10,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -21,16 +23,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The convergence workload (sequences, identities, savepoints, cascades, rollbacks) with the
+ * The convergence workload (sequences, identities, savepoints, cascades, rollbacks, DDL) with the
  * primary's engine shut down in the middle: every thread goes on against the promoted primary
  * through the driver's retries alone (40001), no engine error reaches the application (any call,
  * {@code getMetaData} included), the promoted primary's capture images stay exact (no divergence
  * is flagged), the new secondary takes the failed primary's index, and every replica converges.
  */
-class FailoverConvergenceTest {
+public class FailoverConvergenceTest {
     private static final int THREADS = 4;
     private static final int TRANSACTIONS = 150;
 
@@ -38,6 +41,52 @@ class FailoverConvergenceTest {
     @MethodSource("io.macrodb.testing.TestEngines#all")
     void theWorkloadGoesOnOnThePromotedPrimaryAndConverges(String engine) throws Exception {
         PrimaryFailoverTest.assumeEngineCanBeStopped(engine);
+        run(engine, (c, oldPrimaryUrl) -> {
+            try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
+                s.execute("SHUTDOWN IMMEDIATELY");
+            } catch (SQLException expectedClose) {
+                // the engine closes the connection that shut it down
+            }
+            return 0;
+        });
+    }
+
+    /** Called by H2 as {@code PHANTOM()}: reports a row of COUNTERS that no statement wrote (see EngineDivergenceTest). */
+    public static int phantom() throws SQLException {
+        CaptureContext.current().onRow("PUBLIC", "COUNTERS", null, new Object[] {0, -1L});
+        return 1;
+    }
+
+    /**
+     * The same with a primary replaced because its engine diverged (a phantom row, as in
+     * EngineDivergenceTest): the old engine stays up, and the other threads' transactions open on it find
+     * out only at their commit (40001), or at their next statement after the promotion.
+     */
+    @org.junit.jupiter.api.Test
+    void theWorkloadGoesOnAfterADivergedPrimaryIsReplaced() throws Exception {
+        run("h2", (c, oldPrimaryUrl) -> {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE ALIAS IF NOT EXISTS PHANTOM FOR \"" + FailoverConvergenceTest.class.getName() + ".phantom\"");
+            }
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE counters SET n = n WHERE id = 0");
+                try (ResultSet rs = s.executeQuery("SELECT PHANTOM()")) {
+                    rs.next();
+                }
+            }
+            SQLException e = assertThrows(SQLException.class, c::commit);
+            assertEquals("40001", e.getSQLState(), e::toString);
+            return 1;
+        });
+    }
+
+    /** How the test fails the primary; returns the divergences it makes itself. */
+    private interface PrimaryFailure {
+        int fail(Connection c, String oldPrimaryUrl) throws Exception;
+    }
+
+    private static void run(String engine, PrimaryFailure failure) throws Exception {
         long seed = TestDb.seed("failover convergence " + engine);
         String url = TestDb.url(engine, "replicas=3&propagation=row&lockTimeout=5000");
         try (Connection admin = TestDb.open(url)) {
@@ -47,6 +96,7 @@ class FailoverConvergenceTest {
             long divergencesBefore = TransactionChanges.divergences();
             AtomicInteger committed = new AtomicInteger();
             AtomicInteger refused = new AtomicInteger();
+            AtomicInteger madeDivergences = new AtomicInteger();
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
             List<Future<?>> futures = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
@@ -56,13 +106,8 @@ class FailoverConvergenceTest {
                     try (Connection c = TestDb.open(url)) {
                         c.setAutoCommit(false);
                         for (int i = 0; i < TRANSACTIONS; i++) {
-                            if (thread == 0 && i == TRANSACTIONS / 3) {
-                                try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
-                                    s.execute("SHUTDOWN IMMEDIATELY");
-                                } catch (SQLException expectedClose) {
-                                    // the engine closes the connection that shut it down
-                                }
-                            }
+                            if (thread == 0 && i == TRANSACTIONS / 3) madeDivergences.set(failure.fail(c, oldPrimaryUrl));
+                            if (thread == 0 && i % 40 == 20) ConvergenceWorkload.ddl(c, i / 40);
                             if (ConvergenceWorkload.transaction(c, rnd.nextLong(), true, false, refused)) committed.incrementAndGet();
                         }
                     }
@@ -72,10 +117,10 @@ class FailoverConvergenceTest {
             pool.shutdown();
             for (Future<?> f : futures) f.get(180, TimeUnit.SECONDS);
             System.out.println("failover convergence " + engine + ": " + committed + " commits, "
-                    + (TransactionChanges.divergences() - divergencesBefore) + " divergences flagged; " + mc.replicaStatus());
+                    + (TransactionChanges.divergences() - divergencesBefore - madeDivergences.get()) + " divergences flagged; " + mc.replicaStatus());
             assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
             assertTrue(committed.get() > THREADS * TRANSACTIONS / 2, "most transactions should commit: " + committed);
-            assertEquals(divergencesBefore, TransactionChanges.divergences(), "the promoted primary's capture images differed from its rows");
+            assertEquals(divergencesBefore + madeDivergences.get(), TransactionChanges.divergences(), "the promoted primary's capture images differed from its rows");
             assertTrue(PrimaryFailoverTest.waitForAllActive(mc), () -> "replicas after the promotion: " + mc.replicaStatus());
             assertEquals(3, mc.replicaStatus().stream().mapToInt(r -> r.index()).distinct().count(),
                     () -> "each replica has an index of its own (the new secondary takes the failed primary's): " + mc.replicaStatus());
