@@ -169,9 +169,10 @@ public interface Engine {
     default String timeZoneReset() { return "SET TIME ZONE LOCAL"; }
 
     /**
-     * The URL that opens the database {@code url} names only if it exists: how MacroDB reconnects to a
-     * secondary it made, which must not come back empty after its engine was shut down. {@code url}
-     * itself where the engine has no such setting.
+     * The URL that opens the database {@code url} names only if it exists: how MacroDB opens every
+     * later session of a replica (a secondary it made, or the primary), whose database must not come
+     * back empty after its engine was shut down. {@code url} itself where the engine has no such
+     * setting.
      */
     default String existingOnlyUrl(String url) { return url; }
 

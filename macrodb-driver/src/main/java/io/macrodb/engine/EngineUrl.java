@@ -69,6 +69,23 @@ public record EngineUrl(String engine, String database, Map<String, String> sett
         return "jdbc:" + engine + ":" + database + settingsSuffix(settings);
     }
 
+    /**
+     * {@code url} (a JDBC URL whose settings follow {@code ;}) with setting {@code key} set to
+     * {@code value}: an existing one, in any case, is replaced rather than named twice (which H2
+     * refuses).
+     */
+    static String withSetting(String url, String key, String value) {
+        StringBuilder sb = new StringBuilder();
+        String[] parts = url.split(";", -1);
+        sb.append(parts[0]);
+        for (int i = 1; i < parts.length; i++) {
+            int eq = parts[i].indexOf('=');
+            String k = (eq < 0 ? parts[i] : parts[i].substring(0, eq)).trim();
+            if (!k.equalsIgnoreCase(key)) sb.append(';').append(parts[i]);
+        }
+        return sb.append(';').append(key).append('=').append(value).toString();
+    }
+
     static String settingsSuffix(Map<String, String> settings) {
         StringBuilder sb = new StringBuilder();
         settings.forEach((k, v) -> sb.append(';').append(k).append(v.isEmpty() ? "" : "=" + v));

@@ -144,7 +144,7 @@ public final class H2Engine implements Engine {
         }
     }
 
-    @Override public String existingOnlyUrl(String url) { return url + ";IFEXISTS=TRUE"; }
+    @Override public String existingOnlyUrl(String url) { return EngineUrl.withSetting(url, "IFEXISTS", "TRUE"); }
 
     /**
      * H2 2.x (measured: 2.2.224, 2.3.232, 2.4.240, 2.5.252) can, under concurrent transactions that
@@ -158,7 +158,7 @@ public final class H2Engine implements Engine {
 
     @Override public boolean isEngineGone(SQLException e) {
         int code = e.getErrorCode();
-        if (code == 90146) return true; // DATABASE_NOT_FOUND_WITH_IF_EXISTS_1: a secondary shut down, reopened with IFEXISTS
+        if (code == 90146) return true; // DATABASE_NOT_FOUND_WITH_IF_EXISTS_1: a replica shut down, reopened with IFEXISTS
         // 90098 DATABASE_IS_CLOSED, 90121 DATABASE_CALLED_AT_SHUTDOWN, 90067 CONNECTION_BROKEN_1,
         // 90135 DATABASE_IS_IN_EXCLUSIVE_MODE (what SHUTDOWN leaves while it runs), 50000 GENERAL_ERROR_1
         // (sessions of a database that is shutting down fail with internal errors, and so do sessions of

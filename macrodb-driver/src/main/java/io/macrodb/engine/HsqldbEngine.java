@@ -308,9 +308,9 @@ public final class HsqldbEngine implements Engine {
         }
     }
 
-    @Override public String existingOnlyUrl(String url) { return url + ";ifexists=true"; }
+    @Override public String existingOnlyUrl(String url) { return EngineUrl.withSetting(url, "ifexists", "true"); }
 
-    /** Besides the 08 class: -465, "Database does not exists", a shut-down secondary reopened with {@code ifexists=true}. */
+    /** Besides the 08 class: -465, "Database does not exists", a shut-down replica reopened with {@code ifexists=true}. */
     @Override public boolean isEngineGone(SQLException e) {
         return e.getErrorCode() == -465 || Engine.super.isEngineGone(e);
     }

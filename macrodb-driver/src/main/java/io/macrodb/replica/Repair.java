@@ -57,7 +57,7 @@ final class Repair {
         java.util.Set<String> inUse = new java.util.HashSet<>();
         if (set != null && set.primary() != null) inUse.add(set.primary().url());
         if (set != null) for (Replica other : set.secondaries()) if (other.index() != index) inUse.add(other.url());
-        Replica r = new Replica(index, engine.secondaryUrl(config.url(), name, index, inUse), config.connectProperties(), engine,
+        Replica r = new Replica(index, false, engine.secondaryUrl(config.url(), name, index, inUse), config.connectProperties(), engine,
                 config.lockTimeoutMillis(), start.version());
         r.admit(ReplicaSet.admission(config));
         Connection ac = r.open();
@@ -123,7 +123,7 @@ final class Repair {
                 e.addSuppressed(noUrl);
                 throw e;
             }
-            Replica placeholder = new Replica(index, url, config.connectProperties(), engine, config.lockTimeoutMillis(), 0);
+            Replica placeholder = new Replica(index, false, url, config.connectProperties(), engine, config.lockTimeoutMillis(), 0);
             placeholder.setState(ReplicaState.FAILED, "could not be built after a promotion: " + e.getMessage());
             set.addSecondary(placeholder);
             throw e;

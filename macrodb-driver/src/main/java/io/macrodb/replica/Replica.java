@@ -36,17 +36,23 @@ public final class Replica {
     private volatile Applier applier;
     private volatile Admission admission = Admission.unlimited();
 
-    Replica(int index, String url, Properties connectProperties, Engine engine, long lockTimeoutMillis, long version) {
+    /**
+     * @param index   the replica's number, its own among the set's replicas: 0 for the first primary,
+     *                1..N-1 for the first secondaries; a secondary added after a promotion takes the
+     *                failed primary's number
+     * @param primary whether it starts as the primary (the application's database)
+     */
+    Replica(int index, boolean primary, String url, Properties connectProperties, Engine engine, long lockTimeoutMillis, long version) {
         this.index = index;
         this.url = url;
         this.connectProperties = connectProperties;
         this.engine = engine;
         this.lockTimeoutMillis = lockTimeoutMillis;
         this.gate = new VersionGate(version);
-        this.primaryRole = index == 0;
+        this.primaryRole = primary;
     }
 
-    /** 0 for the primary, 1..N-1 for secondaries. */
+    /** The replica's own number (see the constructor); not its role, which {@link #isPrimary} tells. */
     public int index() { return index; }
     public boolean isPrimary() { return primaryRole; }
 
@@ -113,18 +119,19 @@ public final class Replica {
         if (s != ReplicaState.ACTIVE) gate.wakeAll();
     }
 
-    /** Whether this secondary's database was made (its first session opened it). */
+    /** Whether the database exists now: its first session opened it (or made it). */
     private volatile boolean made;
 
     /**
-     * A new physical connection with MacroDB's session settings for this replica's role. A secondary's
-     * database is made by its first session; later sessions open it only if it still exists, so that a
-     * session opened after its engine was shut down fails (the engine is gone) instead of finding a new,
-     * empty database under the same name.
+     * A new physical connection with MacroDB's session settings for this replica's role. The first
+     * session opens the database (making a secondary's, or a new application database); later
+     * sessions open it only if it still exists, so that a session opened after its engine was shut
+     * down fails (the engine is gone: the primary fails over, a secondary leaves the rotation)
+     * instead of finding a new, empty database under the same name.
      */
     Connection open() throws SQLException {
         Connection c = DriverManager.getConnection(made ? engine.existingOnlyUrl(url) : url, connectProperties);
-        if (index > 0) made = true;
+        made = true;
         try {
             engine.configureSession(c, lockTimeoutMillis, primaryRole);
         } catch (SQLException e) {

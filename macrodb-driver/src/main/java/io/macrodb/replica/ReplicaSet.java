@@ -149,7 +149,7 @@ public final class ReplicaSet {
     static ReplicaSet open(ReplicaSetConfig cfg) throws SQLException {
         Engine engine = cfg.engine();
         String unique = "macrodb_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        Replica primary = new Replica(0, engine.primaryUrl(cfg.url()), cfg.connectProperties(), engine, cfg.lockTimeoutMillis(), 0);
+        Replica primary = new Replica(0, true, engine.primaryUrl(cfg.url()), cfg.connectProperties(), engine, cfg.lockTimeoutMillis(), 0);
         primary.admit(admission(cfg));
         if (cfg.durability() != null && !cfg.url().inMemory()) {
             throw new SQLException("MacroDB: durability=log makes in-memory engines durable, and " + cfg.url().jdbcUrl()

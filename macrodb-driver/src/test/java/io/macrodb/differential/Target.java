@@ -163,7 +163,7 @@ abstract class Target implements AutoCloseable {
             }
             for (ReplicaStatus st : rs.status()) {
                 if (st.state() != ReplicaState.ACTIVE) {
-                    out.put((st.index() == 0 ? "primary" : "secondary " + st.index()) + " state",
+                    out.put((st.role().equals("primary") ? "primary" : "secondary " + st.index()) + " state",
                             Map.of("*", List.of("<" + st.state() + ": " + st.stateReason() + ">")));
                 }
             }

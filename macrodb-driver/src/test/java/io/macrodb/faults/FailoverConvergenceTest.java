@@ -124,6 +124,8 @@ public class FailoverConvergenceTest {
             assertTrue(PrimaryFailoverTest.waitForAllActive(mc), () -> "replicas after the promotion: " + mc.replicaStatus());
             assertEquals(3, mc.replicaStatus().stream().mapToInt(r -> r.index()).distinct().count(),
                     () -> "each replica has an index of its own (the new secondary takes the failed primary's): " + mc.replicaStatus());
+            assertEquals(List.of("primary", "secondary", "secondary"), mc.replicaStatus().stream().map(r -> r.role()).toList(),
+                    () -> "the secondary under index 0 is a secondary: " + mc.replicaStatus());
             TestDb.assertConverged(admin);
         }
     }

@@ -197,7 +197,7 @@ public final class DemoCommand implements Callable<Integer> {
     /** The progress detail of a MacroDB run: the version of every replica, primary first. */
     private static String versions(MacroConnection macro) {
         return macro.replicaStatus().stream()
-                .map(r -> (r.index() == 0 ? "p" : "r" + r.index()) + "=" + r.version())
+                .map(r -> (r.role().equals("primary") ? "p" : "r" + r.index()) + "=" + r.version())
                 .collect(Collectors.joining(" ", "  versions ", ""));
     }
 
@@ -259,7 +259,7 @@ public final class DemoCommand implements Callable<Integer> {
         TextTable table = new TextTable("replica", "role", "state", "version", "lag", "applied records", "apply groups",
                 "records/group", "apply retries");
         for (ReplicaStatus r : replicas) {
-            boolean primary = r.index() == 0;
+            boolean primary = r.role().equals("primary");
             table.row(r.index(), r.role(), r.state(), count(r.version()), primary ? "-" : count(r.lag()),
                     primary ? "-" : count(r.appliedRecords()), primary ? "-" : count(r.applyGroups()),
                     primary || r.applyGroups() == 0 ? "-" : String.format("%.1f", (double) r.appliedRecords() / r.applyGroups()),

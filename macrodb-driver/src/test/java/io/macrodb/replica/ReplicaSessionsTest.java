@@ -1,0 +1,54 @@
+package io.macrodb.replica;
+
+import io.macrodb.engine.Engine;
+import io.macrodb.engine.Engines;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A replica's sessions after its engine was shut down: the engine is gone, never a new, empty
+ * database of the same name that a reader would query or a writer write to; for the primary (an
+ * application URL, which may name IFEXISTS itself) and for a secondary under any index (0 too:
+ * after a promotion the new secondary takes the failed primary's).
+ */
+class ReplicaSessionsTest {
+
+    @ParameterizedTest(name = "{0} index {1} primary {2} {3}")
+    @CsvSource({"h2, 0, false, ''", "h2, 2, false, ''", "h2, 0, true, ''", "h2, 0, true, ;ifexists=false",
+            "hsqldb, 0, false, ''", "hsqldb, 2, false, ''", "hsqldb, 0, true, ''", "hsqldb, 0, true, ;IFEXISTS=FALSE"})
+    void aReplicaWhoseEngineWasShutDownIsGoneNotRecreated(String engineName, int index, boolean primary, String settings) throws Exception {
+        Engine engine = Engines.forName(engineName);
+        String name = "sessions_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        String url = (engineName.equals("h2") ? "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1" : "jdbc:hsqldb:mem:" + name) + settings;
+        Properties p = new Properties();
+        p.setProperty("user", "sa");
+        p.setProperty("password", "");
+        Replica r = new Replica(index, primary, url, p, engine, 1_000, 0);
+        assertEquals(primary, r.isPrimary(), "the role is the one given, under any index");
+        try (Connection c = r.open(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
+        }
+        try (Connection c = r.open(); Statement s = c.createStatement()) {
+            s.execute("SELECT COUNT(*) FROM t"); // a later session finds the database
+            s.execute("SHUTDOWN");
+        } catch (SQLException closedByItsOwnShutdown) {
+            // HSQLDB may close the session that shut it down
+        }
+        SQLException e = assertThrows(SQLException.class, () -> {
+            try (Connection c = r.open(); Statement s = c.createStatement()) {
+                s.execute("SELECT COUNT(*) FROM t");
+            }
+        });
+        assertTrue(engine.isEngineGone(e), () -> "not taken for a gone engine: " + e);
+    }
+}
