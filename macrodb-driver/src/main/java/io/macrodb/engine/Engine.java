@@ -327,6 +327,15 @@ public interface Engine {
     }
 
     /**
+     * Whether an exception may mean the engine is gone, or may be one statement's failure: an error
+     * class that both give (H2's general error 50000 is its shutdown races and a user aggregate's
+     * exception alike). MacroDB then asks the engine itself: a new session on the replica runs a
+     * probe, and only if that fails is the engine taken for gone. A statement's failure must not
+     * fail a replica over: the application retries it, and each successor would fail over in turn.
+     */
+    default boolean mayBeEngineGone(SQLException e) { return false; }
+
+    /**
      * The engine's exception with the SQLState the JDBC standard gives its condition, where the
      * engine's driver gives none (SQLite's): applications and pools tell a constraint violation
      * (23xxx) from other failures by it. Engines that report SQLStates return {@code e} itself.

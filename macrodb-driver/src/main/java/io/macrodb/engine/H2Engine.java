@@ -160,13 +160,24 @@ public final class H2Engine implements Engine {
         int code = e.getErrorCode();
         if (code == 90146) return true; // DATABASE_NOT_FOUND_WITH_IF_EXISTS_1: a replica shut down, reopened with IFEXISTS
         // 90098 DATABASE_IS_CLOSED, 90121 DATABASE_CALLED_AT_SHUTDOWN, 90067 CONNECTION_BROKEN_1,
-        // 90135 DATABASE_IS_IN_EXCLUSIVE_MODE (what SHUTDOWN leaves while it runs), 50000 GENERAL_ERROR_1
-        // (sessions of a database that is shutting down fail with internal errors, and so do sessions of
-        // a database whose transaction states the deadlock race above has broken: "Transaction N has
-        // status ROLLING_BACK, not OPEN", "illegally transitioned", after which its isolation fails;
-        // such a primary is replaced too)
-        return code == 90098 || code == 90121 || code == 90067 || code == 90135 || code == 50000
+        // 90135 DATABASE_IS_IN_EXCLUSIVE_MODE (what SHUTDOWN leaves while it runs), and a general error
+        // (50000) of MVStore's transaction states (error 103, ERROR_TRANSACTION_ILLEGAL_STATE: "Transaction
+        // N has status ROLLING_BACK, not OPEN", "illegally transitioned"): the deadlock race above broke
+        // them, and the engine's isolation fails after it, so such a primary is replaced
+        return code == 90098 || code == 90121 || code == 90067 || code == 90135
+                || code == 50000 && e.getMessage() != null && e.getMessage().contains(TRANSACTION_STATE_ERROR)
                 || Engine.super.isEngineGone(e);
+    }
+
+    /** How MVStore's ERROR_TRANSACTION_ILLEGAL_STATE (103) ends its message: "... [2.5.252/103]". */
+    private static final String TRANSACTION_STATE_ERROR = "/103]";
+
+    /**
+     * Any other general error (50000): the sessions of a database that is shutting down fail with
+     * them, and so does a statement whose user aggregate or table function throws. A probe tells.
+     */
+    @Override public boolean mayBeEngineGone(SQLException e) {
+        return e.getErrorCode() == 50000;
     }
 
     @Override public boolean isRetryable(SQLException e) {

@@ -2,6 +2,7 @@ package io.macrodb.replica;
 
 import io.macrodb.durable.DurableLog;
 import io.macrodb.engine.CaptureContext;
+import io.macrodb.engine.Engine;
 import io.macrodb.log.Propagation;
 import io.macrodb.log.ReplicationLog;
 import io.macrodb.log.StatementChange;
@@ -64,13 +65,27 @@ final class Failover {
 
     /** See {@link ReplicaSet#replicaFailed}: the one place that decides what an engine error means. */
     boolean replicaFailed(Replica r, SQLException e, String who) {
-        boolean gone = e != null && config.engine().isEngineGone(e);
+        Engine engine = config.engine();
+        boolean gone = e != null && (engine.isEngineGone(e) || engine.mayBeEngineGone(e) && r.isActive() && !answers(r));
         if (gone && r.isActive()) {
             String reason = who + " found its engine gone: " + e.getMessage();
             if (r.isPrimary()) primaryGone(r, reason);
             else fail(r, reason);
         }
         return gone || !r.isActive();
+    }
+
+    /**
+     * Whether the replica's engine answers a probe on a new session (its database still there: see
+     * {@link Replica#open}), for an error that a gone engine and a failed statement both give.
+     */
+    private static boolean answers(Replica r) {
+        try (Connection c = r.open(); Statement s = c.createStatement()) {
+            s.execute("VALUES (1)");
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     /** See {@link ReplicaSet#primaryDiverged}. */
