@@ -161,7 +161,12 @@ final class CommitOrder {
      * other commit can be in flight beside (a schema change runs while no update transaction does).
      */
     long sequenceNow(List<Change> changes, byte[] payload) throws IOException {
-        Ticket t = take(changes, payload, () -> { });
+        return sequenceNow(changes, payload, () -> { });
+    }
+
+    /** {@link #sequenceNow(List, byte[])} with {@code admit} checked under the order's lock first. */
+    <E extends Exception> long sequenceNow(List<Change> changes, byte[] payload, Admission<E> admit) throws IOException, E {
+        Ticket t = take(changes, payload, admit);
         finish(t, true);
         return t.version;
     }

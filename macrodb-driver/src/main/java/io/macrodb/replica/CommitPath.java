@@ -275,6 +275,11 @@ final class CommitPath {
             throws SQLException {
         updateGate.enterExclusive(config.lockTimeoutMillis());
         try {
+            Replica on = session.replica();
+            if (replicate && !stillPrimary(on)) {
+                throw new SQLTransactionRollbackException("MacroDB: the primary failed before this schema change ran ("
+                        + on.stateReason() + "); nothing changed, retry it", "40001");
+            }
             T result;
             List<Change> computed = null;
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
@@ -309,14 +314,23 @@ final class CommitPath {
             if (!replicate) return new ReplicaSet.SchemaChanged<>(result, 0); // a setting the secondaries keep their own value of
             // Logged before anything else can fail: the primary has it, so the secondaries must get it.
             String schema = session.connection().getSchema();
-            set.noteTriggerDdl(sql, params, schema);
             List<Change> ddl = new ArrayList<>(3);
             ddl.add(new StatementChange(sql, params, true, schema));
             if (computed != null) ddl.addAll(computed);
             DurableLog durable = set.durableLog();
             byte[] payload = payload(durable, ddl);
-            // no update transaction is open (the gate is held exclusively), so nothing is in flight beside it
-            long v = publish(() -> order.sequenceNow(ddl, payload), null, "schema change", durable);
+            // No update transaction is open (the gate is held exclusively), so nothing is in flight beside
+            // it; but a promotion may have run meanwhile (the gate does not keep it out): then this engine is
+            // no longer the primary, its successor does not have the change, and it must not be logged
+            // either, or the secondaries would hold a schema their primary lacks. Checked under the order's
+            // lock, which a promotion holds from start to end; an application trigger is noted there too.
+            long v = publish(() -> order.sequenceNow(ddl, payload, () -> {
+                if (!stillPrimary(on)) {
+                    throw new SQLTransactionRollbackException("MacroDB: the primary was replaced while this schema change ran ("
+                            + on.stateReason() + "); the new primary does not have it and it was not logged: retry it", "40001");
+                }
+                set.noteTriggerDdl(sql, params, schema);
+            }), null, "schema change", durable);
             set.refreshShapes();
             if (shipped != null && computed == null) {
                 set.failEverySecondary("v" + v + " changed the schema with values computed on the primary that could not be shipped");
@@ -328,6 +342,11 @@ final class CommitPath {
         }
     }
 
+    /** Whether {@code r} is still the primary and in service (not failed over, not being replaced). */
+    private boolean stillPrimary(Replica r) {
+        return r == set.primary() && r.isActive();
+    }
+
     /** The record's durable form, or null without a durable log. */
     private static byte[] payload(DurableLog durable, List<Change> changes) throws SQLException {
         return durable == null ? null : RecordCodec.encode(changes);
@@ -336,8 +355,12 @@ final class CommitPath {
     /** Publishes a record in version order: finishes a ticket, or takes and publishes one at once. */
     @FunctionalInterface
     private interface Sequencing {
-        /** @return the record's version; @throws IOException if the durable log did not take it */
-        long run() throws IOException;
+        /**
+         * @return the record's version
+         * @throws IOException  if the durable log did not take it
+         * @throws SQLException if the record was refused before it took a version
+         */
+        long run() throws IOException, SQLException;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.macrodb.ConvergenceWorkload;
 import io.macrodb.capture.TransactionChanges;
 import io.macrodb.engine.CaptureContext;
 import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.replica.LogHistory;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -92,6 +93,7 @@ public class FailoverConvergenceTest {
         try (Connection admin = TestDb.open(url)) {
             MacroConnection mc = TestDb.macro(admin);
             String oldPrimaryUrl = mc.replicaStatus().get(0).url();
+            LogHistory history = LogHistory.keep(admin); // printed if the replicas diverge
             ConvergenceWorkload.createSchema(admin, engine);
             long divergencesBefore = TransactionChanges.divergences();
             AtomicInteger committed = new AtomicInteger();
@@ -126,7 +128,14 @@ public class FailoverConvergenceTest {
                     () -> "each replica has an index of its own (the new secondary takes the failed primary's): " + mc.replicaStatus());
             assertEquals(List.of("primary", "secondary", "secondary"), mc.replicaStatus().stream().map(r -> r.role()).toList(),
                     () -> "the secondary under index 0 is a secondary: " + mc.replicaStatus());
-            TestDb.assertConverged(admin);
+            try {
+                TestDb.assertConverged(admin);
+            } catch (AssertionError diverged) {
+                System.out.println("the log of the diverged run, promoted: " + mc.replicaStatus().get(0).stateReason() + "\n" + history.dump());
+                throw diverged;
+            } finally {
+                history.close();
+            }
         }
     }
 }
