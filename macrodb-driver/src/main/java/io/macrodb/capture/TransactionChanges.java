@@ -80,6 +80,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
 
     private final ArrayList<Object> events = new ArrayList<>();
     private boolean usesSequences;
+    /** An insert into a table with an identity column: its position travels with the commit. */
+    private boolean insertsIdentities;
     /** Whether the triggers' images may be trusted at all (no application triggers), and whether they still are. */
     private final boolean trustImages;
     private final boolean ships;
@@ -155,6 +157,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, SqlState.INTERNAL_ERROR.getState());
         }
         if (!shape.volatileDefaults().isEmpty()) usesSequences = true; // a default may draw from a sequence
+        if (oldRow == null && shape.identityColumn() != null) insertsIdentities = true;
         if (!ships) {
             events.add(NOT_SHIPPED); // nobody reads the changes: only that there are some counts
             return;
@@ -286,6 +289,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     public void noteSequences() { usesSequences = true; }
 
     public boolean usesSequences() { return usesSequences; }
+
+    @Override public boolean insertsIdentities() { return insertsIdentities; }
 
     /**
      * A position to roll back to: before a statement runs, or at a savepoint. It also starts a new

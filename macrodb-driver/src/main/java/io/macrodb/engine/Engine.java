@@ -235,9 +235,40 @@ public interface Engine {
      * generate, and H2 does not advance its identity counters for them.
      */
     default void alignIdentities(Connection c) throws SQLException {
+        alignIdentities(c, Map.of());
+    }
+
+    /**
+     * The next value of every identity column the engine can tell ({@link #identityKey} to value),
+     * shipped with a transaction's sequence positions, so that a promoted secondary's identities go on
+     * where the primary's stopped, as if no failover had happened. Empty where the engine cannot
+     * tell: a promotion then restarts identities past the largest value.
+     */
+    default Map<String, Long> identityPositions(Connection c) throws SQLException { return Map.of(); }
+
+    /** How an identity column's position is named among sequence positions (never a sequence's name). */
+    static String identityKey(String qualifiedTable) { return qualifiedTable + " IDENTITY"; }
+
+    /**
+     * {@link #alignIdentities(Connection)} after a promotion or a recovery: an identity column whose
+     * position was shipped ({@code positions}, under {@link #identityKey}) restarts there, the next
+     * value the failed primary would have handed out, never lower than the counter stands; any other
+     * restarts past the largest value in its table.
+     */
+    default void alignIdentities(Connection c, Map<String, Long> positions) throws SQLException {
         for (io.macrodb.log.TableShape t : tables(c)) {
             if (t.identityColumn() == null) continue;
             String col = io.macrodb.log.TableShape.quote(t.identityColumn());
+            Long shipped = positions.get(identityKey(t.qualifiedName()));
+            if (shipped != null) {
+                Long now = identityPositions(c).get(identityKey(t.qualifiedName()));
+                if (now == null || now < shipped) {
+                    try (java.sql.Statement s = c.createStatement()) {
+                        s.execute("ALTER TABLE " + t.qualifiedName() + " ALTER COLUMN " + col + " RESTART WITH " + shipped);
+                    }
+                }
+                continue;
+            }
             long max;
             try (java.sql.Statement s = c.createStatement();
                  java.sql.ResultSet rs = s.executeQuery("SELECT MAX(" + col + ") FROM " + t.qualifiedName())) {

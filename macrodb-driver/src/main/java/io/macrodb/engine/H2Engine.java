@@ -138,6 +138,21 @@ public final class H2Engine implements Engine {
         return Catalog.sequencePositions(c, "BASE_VALUE");
     }
 
+    /** H2 tells an identity column's next value: {@code INFORMATION_SCHEMA.COLUMNS.IDENTITY_BASE}. */
+    @Override public java.util.Map<String, Long> identityPositions(Connection c) throws SQLException {
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        try (Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT TABLE_SCHEMA, TABLE_NAME, IDENTITY_BASE FROM INFORMATION_SCHEMA.COLUMNS"
+                     + " WHERE IS_IDENTITY = 'YES' AND TABLE_SCHEMA <> 'INFORMATION_SCHEMA'")) {
+            while (rs.next()) {
+                long next = rs.getLong(3);
+                if (rs.wasNull()) continue;
+                out.put(Engine.identityKey(TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2))), next);
+            }
+        }
+        return out;
+    }
+
     @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET REFERENTIAL_INTEGRITY " + on);

@@ -305,7 +305,7 @@ public final class SqliteEngine implements Engine {
     }
 
     /** A rowid picks the largest one in the table plus one: a row that arrived as an image counts already. */
-    @Override public void alignIdentities(Connection c) {
+    @Override public void alignIdentities(Connection c, java.util.Map<String, Long> positions) {
     }
 
     /** A table without a key has a rowid (WITHOUT ROWID needs a primary key): one row of the matching ones, by it. */

@@ -202,8 +202,15 @@ final class CommitPath {
             set.primaryDiverged(session.replica(), e.getMessage());
             throw e;
         }
-        if (changes.usesSequences() && !built.isEmpty()) {
-            Map<String, Long> next = config.engine().sequencePositions(c);
+        if ((changes.usesSequences() || changes.insertsIdentities()) && !built.isEmpty()) {
+            Map<String, Long> next = changes.usesSequences() ? config.engine().sequencePositions(c) : Map.of();
+            if (changes.insertsIdentities()) {
+                Map<String, Long> identities = config.engine().identityPositions(c);
+                if (!identities.isEmpty()) {
+                    next = new java.util.TreeMap<>(next);
+                    next.putAll(identities);
+                }
+            }
             if (!next.isEmpty()) {
                 built = new ArrayList<>(built);
                 built.add(new SequencePositions(next));

@@ -18,6 +18,9 @@ public interface PendingChanges {
     /** Whether it drew from a sequence (the record then carries the sequences' positions). */
     boolean usesSequences();
 
+    /** Whether it inserted into a table with an identity column (the record may carry its position). */
+    default boolean insertsIdentities() { return false; }
+
     /**
      * The changes to log, read inside the still-open transaction on {@code c} (row images) with
      * statements from {@code cache}.

@@ -59,7 +59,7 @@ final class Recovery {
             Long now = current.get(e.getKey());
             if (now != null && now < e.getValue()) engine.restartSequence(c, e.getKey(), e.getValue());
         }
-        engine.alignIdentities(c);
+        engine.alignIdentities(c, positions);
         c.commit();
     }
 
