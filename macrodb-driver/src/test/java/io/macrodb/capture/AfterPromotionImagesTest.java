@@ -1,15 +1,13 @@
 package io.macrodb.capture;
 
 import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.testing.Failovers;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,13 +31,8 @@ class AfterPromotionImagesTest {
                 for (int i = 0; i < 20; i++) s.execute("INSERT INTO items (grp, val, note, created, r) VALUES (" + (i % 8) + ", " + i + ", 'n', CURRENT_TIMESTAMP, RAND())");
             }
             assertTrue(mc.admin().awaitCaughtUp(5_000));
-            try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
-                s.execute("SHUTDOWN IMMEDIATELY");
-            } catch (SQLException expectedClose) {
-                // closed by its own shutdown
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline && !mc.replicaStatus().get(0).stateReason().startsWith("promoted")) Thread.sleep(20);
+            Failovers.shutDown(oldPrimaryUrl);
+            Failovers.awaitPromotion(mc);
             long before = TransactionChanges.divergences();
             c.setAutoCommit(false);
             TestDb.inTransaction(c, tx -> {

@@ -5,12 +5,12 @@ import io.macrodb.capture.TransactionChanges;
 import io.macrodb.engine.CaptureContext;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.LogHistory;
+import io.macrodb.testing.Failovers;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -43,11 +43,7 @@ public class FailoverConvergenceTest {
     void theWorkloadGoesOnOnThePromotedPrimaryAndConverges(String engine) throws Exception {
         PrimaryFailoverTest.assumeEngineCanBeStopped(engine);
         run(engine, (c, oldPrimaryUrl) -> {
-            try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
-                s.execute("SHUTDOWN IMMEDIATELY");
-            } catch (SQLException expectedClose) {
-                // the engine closes the connection that shut it down
-            }
+            Failovers.shutDown(oldPrimaryUrl);
             return 0;
         });
     }

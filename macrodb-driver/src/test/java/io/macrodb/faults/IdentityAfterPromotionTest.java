@@ -1,15 +1,13 @@
 package io.macrodb.faults;
 
 import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.testing.Failovers;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,14 +33,8 @@ class IdentityAfterPromotionTest {
                 s.execute("DELETE FROM items WHERE id = 5"); // the plain engine does not hand out 5 again
             }
             assertTrue(mc.admin().awaitCaughtUp(5_000));
-            try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
-                s.execute("SHUTDOWN IMMEDIATELY");
-            } catch (SQLException expectedClose) {
-                // the engine closes the connection that shut it down
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline && !mc.replicaStatus().get(0).stateReason().startsWith("promoted")) Thread.sleep(20);
-            assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
+            Failovers.shutDown(oldPrimaryUrl);
+            Failovers.awaitPromotion(mc);
             c.setAutoCommit(false);
             TestDb.inTransaction(c, tx -> {
                 try (Statement s = tx.createStatement()) {

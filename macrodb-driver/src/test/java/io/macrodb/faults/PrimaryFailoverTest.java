@@ -4,12 +4,12 @@ import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.ReplicaState;
 import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.testing.BankWorkload;
+import io.macrodb.testing.Failovers;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -94,15 +94,9 @@ class PrimaryFailoverTest {
             bank.start();
             bank.awaitProgress(100, 50); // the load runs before the primary goes
             long ackedBefore = acked[0].get() + acked[1].get();
-            try (Connection c = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = c.createStatement()) {
-                s.execute("SHUTDOWN IMMEDIATELY");
-            } catch (SQLException expectedClose) {
-                // the engine closes the connection that shut it down
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline && !mc.replicaStatus().get(0).stateReason().startsWith("promoted")) Thread.sleep(20);
+            Failovers.shutDown(oldPrimaryUrl);
+            Failovers.awaitPromotion(mc);
             ReplicaStatus primary = mc.replicaStatus().get(0);
-            assertTrue(primary.stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
             bank.awaitProgress(100, 50); // the load goes on against the new primary: 100 more transfers, 50 more reads
             BankWorkload.Result result = bank.stop(); // asserts: no wrong total, transfers committed, reads ran
             long ackedTotal = acked[0].get() + acked[1].get();
@@ -148,14 +142,8 @@ class PrimaryFailoverTest {
                 s.execute("INSERT INTO item VALUES (1, 1)");
             }
             assertTrue(mc.admin().awaitCaughtUp(5_000));
-            try (Connection k = DriverManager.getConnection(oldPrimaryUrl, "sa", ""); Statement s = k.createStatement()) {
-                s.execute("SHUTDOWN IMMEDIATELY");
-            } catch (SQLException expectedClose) {
-                // closed by its own shutdown
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline && !mc.replicaStatus().get(0).stateReason().startsWith("promoted")) Thread.sleep(20);
-            assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> mc.replicaStatus().toString());
+            Failovers.shutDown(oldPrimaryUrl);
+            Failovers.awaitPromotion(mc);
             for (int attempt = 0; ; attempt++) {
                 try (Statement s = c.createStatement()) {
                     s.execute("INSERT INTO item VALUES (2, 2)");
