@@ -19,13 +19,32 @@ import org.junit.jupiter.params.provider.CsvSource;
  * One scenario (DDL, DML with counts, a transaction rolled back, an error inside a transaction, a statement run
  * again with other parameters, NULLs, the common types, COPY in and out, SQLSTATEs, a read-only transaction,
  * {@code macrodb.last_commit}) run by other languages' clients over SCRAM, each printing the same lines:
- * psycopg 3 (Debian's python3-psycopg) and node-postgres with pg-copy-streams (npm, versions in
- * {@code src/test/clients/package.json}, installed under {@code ~/.cache/macrodb-node} by {@code .ci/run}).
+ * psycopg 3 (Debian's python3-psycopg), node-postgres with pg-copy-streams (npm, versions in
+ * {@code src/test/clients/package.json}, installed under {@code ~/.cache/macrodb-node} by {@code .ci/run})
+ * and Go's pgx v4 (Debian's golang-github-jackc-pgx-v4-dev, built in GOPATH mode).
  * A client that is not installed is skipped.
  */
 @Timeout(120)
 class ClientScenarioTest {
     private static final Path NODE_MODULES = Path.of(System.getProperty("user.home"), ".cache", "macrodb-node", "node_modules");
+
+    /** Debian's Go libraries, built in GOPATH mode: nothing is fetched from the network. */
+    private static final Path GOPATH = Path.of("/usr/share/gocode");
+
+    /** scenario.go built once into target/ (go caches the build under target/ too). */
+    private static synchronized Path goScenario() throws Exception {
+        Path binary = Path.of("target", "scenario-go").toAbsolutePath();
+        Path source = Path.of("src/test/clients/scenario.go").toAbsolutePath();
+        if (Files.exists(binary) && Files.getLastModifiedTime(binary).compareTo(Files.getLastModifiedTime(source)) >= 0) return binary;
+        ProcessBuilder pb = new ProcessBuilder("go", "build", "-o", binary.toString(), source.toString()).redirectErrorStream(true);
+        pb.environment().put("GO111MODULE", "off");
+        pb.environment().put("GOPATH", GOPATH.toString());
+        pb.environment().put("GOCACHE", Path.of("target", "go-cache").toAbsolutePath().toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS) && p.exitValue() == 0, () -> "go build scenario.go failed: " + out);
+        return binary;
+    }
 
     private static boolean runs(List<String> cmd) {
         try {
@@ -41,10 +60,14 @@ class ClientScenarioTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"psycopg,h2", "node-postgres,h2", "psycopg,hsqldb", "node-postgres,hsqldb"})
+    @CsvSource({"psycopg,h2", "node-postgres,h2", "pgx,h2", "psycopg,hsqldb", "node-postgres,hsqldb", "pgx,hsqldb"})
     void theSharedScenarioPrintsTheSameLines(String client, String engine) throws Exception {
         List<String> command;
-        if (client.equals("psycopg")) {
+        if (client.equals("pgx")) {
+            assumeTrue(runs(List.of("go", "version")) && Files.isDirectory(GOPATH.resolve("src/github.com/jackc/pgx/v4")),
+                    "Go's pgx v4 is not installed (apt-get install golang-go golang-github-jackc-pgx-v4-dev)");
+            command = List.of(goScenario().toString());
+        } else if (client.equals("psycopg")) {
             assumeTrue(runs(List.of("/usr/bin/python3", "-c", "import psycopg")), "psycopg 3 is not installed (apt-get install python3-psycopg)");
             command = List.of("/usr/bin/python3", new File("src/test/clients/scenario.py").getAbsolutePath());
         } else {
