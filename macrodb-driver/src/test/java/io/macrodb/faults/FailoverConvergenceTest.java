@@ -38,11 +38,11 @@ public class FailoverConvergenceTest {
     private static final int THREADS = 4;
     private static final int TRANSACTIONS = 150;
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("io.macrodb.testing.TestEngines#all")
-    void theWorkloadGoesOnOnThePromotedPrimaryAndConverges(String engine) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("io.macrodb.testing.TestEngines#withPropagation")
+    void theWorkloadGoesOnOnThePromotedPrimaryAndConverges(String engine, String propagation) throws Exception {
         PrimaryFailoverTest.assumeEngineCanBeStopped(engine);
-        run(engine, (c, oldPrimaryUrl) -> {
+        run(engine, propagation, (c, oldPrimaryUrl) -> {
             Failovers.shutDown(oldPrimaryUrl);
             return 0;
         });
@@ -61,7 +61,7 @@ public class FailoverConvergenceTest {
      */
     @org.junit.jupiter.api.Test
     void theWorkloadGoesOnAfterADivergedPrimaryIsReplaced() throws Exception {
-        run("h2", (c, oldPrimaryUrl) -> {
+        run("h2", "row", (c, oldPrimaryUrl) -> {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE ALIAS IF NOT EXISTS PHANTOM FOR \"" + FailoverConvergenceTest.class.getName() + ".phantom\"");
             }
@@ -83,9 +83,10 @@ public class FailoverConvergenceTest {
         int fail(Connection c, String oldPrimaryUrl) throws Exception;
     }
 
-    private static void run(String engine, PrimaryFailure failure) throws Exception {
-        long seed = TestDb.seed("failover convergence " + engine);
-        String url = TestDb.url(engine, "replicas=3&propagation=row&lockTimeout=5000");
+    private static void run(String engine, String propagation, PrimaryFailure failure) throws Exception {
+        long seed = TestDb.seed("failover convergence " + engine + " " + propagation);
+        String url = TestDb.url(engine, "replicas=3&propagation=" + propagation + "&lockTimeout=5000");
+        boolean rowMode = propagation.equals("row");
         try (Connection admin = TestDb.open(url)) {
             MacroConnection mc = TestDb.macro(admin);
             String oldPrimaryUrl = mc.replicaStatus().get(0).url();
@@ -106,7 +107,7 @@ public class FailoverConvergenceTest {
                         for (int i = 0; i < TRANSACTIONS; i++) {
                             if (thread == 0 && i == TRANSACTIONS / 3) madeDivergences.set(failure.fail(c, oldPrimaryUrl));
                             if (thread == 0 && i % 40 == 20) ConvergenceWorkload.ddl(c, i / 40);
-                            if (ConvergenceWorkload.transaction(c, rnd.nextLong(), true, false, refused)) committed.incrementAndGet();
+                            if (ConvergenceWorkload.transaction(c, rnd.nextLong(), rowMode, false, refused)) committed.incrementAndGet();
                         }
                     }
                     return null;
@@ -114,7 +115,7 @@ public class FailoverConvergenceTest {
             }
             pool.shutdown();
             for (Future<?> f : futures) f.get(180, TimeUnit.SECONDS);
-            System.out.println("failover convergence " + engine + ": " + committed + " commits, "
+            System.out.println("failover convergence " + engine + " " + propagation + ": " + committed + " commits, "
                     + (TransactionChanges.divergences() - divergencesBefore - madeDivergences.get()) + " divergences flagged; " + mc.replicaStatus());
             assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
             assertTrue(committed.get() > THREADS * TRANSACTIONS / 2, "most transactions should commit: " + committed);
