@@ -114,22 +114,23 @@ public class FailoverConvergenceTest {
                 }));
             }
             pool.shutdown();
-            for (Future<?> f : futures) f.get(180, TimeUnit.SECONDS);
-            System.out.println("failover convergence " + engine + " " + propagation + ": " + committed + " commits, "
-                    + (TransactionChanges.divergences() - divergencesBefore - madeDivergences.get()) + " divergences flagged; " + mc.replicaStatus());
-            assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
-            assertTrue(committed.get() > THREADS * TRANSACTIONS / 2, "most transactions should commit: " + committed);
-            assertEquals(divergencesBefore + madeDivergences.get(), TransactionChanges.divergences(), "the promoted primary's capture images differed from its rows");
-            assertTrue(PrimaryFailoverTest.waitForAllActive(mc), () -> "replicas after the promotion: " + mc.replicaStatus());
-            assertEquals(3, mc.replicaStatus().stream().mapToInt(r -> r.index()).distinct().count(),
-                    () -> "each replica has an index of its own (the new secondary takes the failed primary's): " + mc.replicaStatus());
-            assertEquals(List.of("primary", "secondary", "secondary"), mc.replicaStatus().stream().map(r -> r.role()).toList(),
-                    () -> "the secondary under index 0 is a secondary: " + mc.replicaStatus());
             try {
+                for (Future<?> f : futures) f.get(180, TimeUnit.SECONDS);
+                System.out.println("failover convergence " + engine + " " + propagation + ": " + committed + " commits, "
+                        + (TransactionChanges.divergences() - divergencesBefore - madeDivergences.get()) + " divergences flagged; " + mc.replicaStatus());
+                assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
+                assertTrue(committed.get() > THREADS * TRANSACTIONS / 2, "most transactions should commit: " + committed);
+                assertEquals(divergencesBefore + madeDivergences.get(), TransactionChanges.divergences(), "the promoted primary's capture images differed from its rows");
+                assertTrue(PrimaryFailoverTest.waitForAllActive(mc), () -> "replicas after the promotion: " + mc.replicaStatus());
+                assertEquals(3, mc.replicaStatus().stream().mapToInt(r -> r.index()).distinct().count(),
+                        () -> "each replica has an index of its own (the new secondary takes the failed primary's): " + mc.replicaStatus());
+                assertEquals(List.of("primary", "secondary", "secondary"), mc.replicaStatus().stream().map(r -> r.role()).toList(),
+                        () -> "the secondary under index 0 is a secondary: " + mc.replicaStatus());
                 TestDb.assertConverged(admin);
-            } catch (AssertionError diverged) {
-                System.out.println("the log of the diverged run, promoted: " + mc.replicaStatus().get(0).stateReason() + "\n" + history.dump());
-                throw diverged;
+            } catch (AssertionError | java.util.concurrent.ExecutionException failed) {
+                System.out.println("the log of the failed run (" + failed + "), primary: " + mc.replicaStatus().get(0).stateReason()
+                        + "\n" + history.dump());
+                throw failed;
             } finally {
                 history.close();
             }
