@@ -20,92 +20,103 @@ abstract class DelegatingDatabaseMetaData implements java.sql.DatabaseMetaData {
         this.delegate = delegate;
     }
 
+    /** One forwarded call, to run on a delegate. */
+    @FunctionalInterface
+    protected interface Call<T> {
+        T on(java.sql.DatabaseMetaData delegate) throws SQLException;
+    }
+
+    /** Runs every forwarded method that may throw SQLException (on {@code delegate} by default). */
+    protected <T> T call(Call<T> c) throws SQLException {
+        return c.on(delegate);
+    }
+
     @Override public boolean allProceduresAreCallable() throws SQLException {
-        return delegate.allProceduresAreCallable();
+        return call(d -> d.allProceduresAreCallable());
     }
 
     @Override public boolean allTablesAreSelectable() throws SQLException {
-        return delegate.allTablesAreSelectable();
+        return call(d -> d.allTablesAreSelectable());
     }
 
     @Override public boolean autoCommitFailureClosesAllResultSets() throws SQLException {
-        return delegate.autoCommitFailureClosesAllResultSets();
+        return call(d -> d.autoCommitFailureClosesAllResultSets());
     }
 
     @Override public boolean dataDefinitionCausesTransactionCommit() throws SQLException {
-        return delegate.dataDefinitionCausesTransactionCommit();
+        return call(d -> d.dataDefinitionCausesTransactionCommit());
     }
 
     @Override public boolean dataDefinitionIgnoredInTransactions() throws SQLException {
-        return delegate.dataDefinitionIgnoredInTransactions();
+        return call(d -> d.dataDefinitionIgnoredInTransactions());
     }
 
     @Override public boolean deletesAreDetected(int a0) throws SQLException {
-        return delegate.deletesAreDetected(a0);
+        return call(d -> d.deletesAreDetected(a0));
     }
 
     @Override public boolean doesMaxRowSizeIncludeBlobs() throws SQLException {
-        return delegate.doesMaxRowSizeIncludeBlobs();
+        return call(d -> d.doesMaxRowSizeIncludeBlobs());
     }
 
     @Override public boolean generatedKeyAlwaysReturned() throws SQLException {
-        return delegate.generatedKeyAlwaysReturned();
+        return call(d -> d.generatedKeyAlwaysReturned());
     }
 
     @Override public java.sql.ResultSet getAttributes(String a0, String a1, String a2, String a3) throws SQLException {
-        return delegate.getAttributes(a0, a1, a2, a3);
+        return call(d -> d.getAttributes(a0, a1, a2, a3));
     }
 
     @Override public java.sql.ResultSet getBestRowIdentifier(String a0, String a1, String a2, int a3, boolean a4) throws SQLException {
-        return delegate.getBestRowIdentifier(a0, a1, a2, a3, a4);
+        return call(d -> d.getBestRowIdentifier(a0, a1, a2, a3, a4));
     }
 
     @Override public String getCatalogSeparator() throws SQLException {
-        return delegate.getCatalogSeparator();
+        return call(d -> d.getCatalogSeparator());
     }
 
     @Override public String getCatalogTerm() throws SQLException {
-        return delegate.getCatalogTerm();
+        return call(d -> d.getCatalogTerm());
     }
 
     @Override public java.sql.ResultSet getCatalogs() throws SQLException {
-        return delegate.getCatalogs();
+        return call(d -> d.getCatalogs());
     }
 
     @Override public java.sql.ResultSet getClientInfoProperties() throws SQLException {
-        return delegate.getClientInfoProperties();
+        return call(d -> d.getClientInfoProperties());
     }
 
     @Override public java.sql.ResultSet getColumnPrivileges(String a0, String a1, String a2, String a3) throws SQLException {
-        return delegate.getColumnPrivileges(a0, a1, a2, a3);
+        return call(d -> d.getColumnPrivileges(a0, a1, a2, a3));
     }
 
     @Override public java.sql.ResultSet getColumns(String a0, String a1, String a2, String a3) throws SQLException {
-        return delegate.getColumns(a0, a1, a2, a3);
+        return call(d -> d.getColumns(a0, a1, a2, a3));
     }
 
     @Override public java.sql.ResultSet getCrossReference(String a0, String a1, String a2, String a3, String a4, String a5) throws SQLException {
-        return delegate.getCrossReference(a0, a1, a2, a3, a4, a5);
+        return call(d -> d.getCrossReference(a0, a1, a2, a3, a4, a5));
     }
 
     @Override public int getDatabaseMajorVersion() throws SQLException {
-        return delegate.getDatabaseMajorVersion();
+        return call(d -> d.getDatabaseMajorVersion());
     }
 
     @Override public int getDatabaseMinorVersion() throws SQLException {
-        return delegate.getDatabaseMinorVersion();
+        return call(d -> d.getDatabaseMinorVersion());
     }
 
     @Override public String getDatabaseProductName() throws SQLException {
-        return delegate.getDatabaseProductName();
+        return call(d -> d.getDatabaseProductName());
     }
 
     @Override public String getDatabaseProductVersion() throws SQLException {
-        return delegate.getDatabaseProductVersion();
+        return call(d -> d.getDatabaseProductVersion());
     }
 
     @Override public int getDefaultTransactionIsolation() throws SQLException {
-        return delegate.getDefaultTransactionIsolation();
+        return call(d -> d.getDefaultTransactionIsolation());
     }
 
     @Override public int getDriverMajorVersion() {
@@ -117,610 +128,610 @@ abstract class DelegatingDatabaseMetaData implements java.sql.DatabaseMetaData {
     }
 
     @Override public String getDriverName() throws SQLException {
-        return delegate.getDriverName();
+        return call(d -> d.getDriverName());
     }
 
     @Override public String getDriverVersion() throws SQLException {
-        return delegate.getDriverVersion();
+        return call(d -> d.getDriverVersion());
     }
 
     @Override public java.sql.ResultSet getExportedKeys(String a0, String a1, String a2) throws SQLException {
-        return delegate.getExportedKeys(a0, a1, a2);
+        return call(d -> d.getExportedKeys(a0, a1, a2));
     }
 
     @Override public String getExtraNameCharacters() throws SQLException {
-        return delegate.getExtraNameCharacters();
+        return call(d -> d.getExtraNameCharacters());
     }
 
     @Override public java.sql.ResultSet getFunctionColumns(String a0, String a1, String a2, String a3) throws SQLException {
-        return delegate.getFunctionColumns(a0, a1, a2, a3);
+        return call(d -> d.getFunctionColumns(a0, a1, a2, a3));
     }
 
     @Override public java.sql.ResultSet getFunctions(String a0, String a1, String a2) throws SQLException {
-        return delegate.getFunctions(a0, a1, a2);
+        return call(d -> d.getFunctions(a0, a1, a2));
     }
 
     @Override public String getIdentifierQuoteString() throws SQLException {
-        return delegate.getIdentifierQuoteString();
+        return call(d -> d.getIdentifierQuoteString());
     }
 
     @Override public java.sql.ResultSet getImportedKeys(String a0, String a1, String a2) throws SQLException {
-        return delegate.getImportedKeys(a0, a1, a2);
+        return call(d -> d.getImportedKeys(a0, a1, a2));
     }
 
     @Override public java.sql.ResultSet getIndexInfo(String a0, String a1, String a2, boolean a3, boolean a4) throws SQLException {
-        return delegate.getIndexInfo(a0, a1, a2, a3, a4);
+        return call(d -> d.getIndexInfo(a0, a1, a2, a3, a4));
     }
 
     @Override public int getJDBCMajorVersion() throws SQLException {
-        return delegate.getJDBCMajorVersion();
+        return call(d -> d.getJDBCMajorVersion());
     }
 
     @Override public int getJDBCMinorVersion() throws SQLException {
-        return delegate.getJDBCMinorVersion();
+        return call(d -> d.getJDBCMinorVersion());
     }
 
     @Override public int getMaxBinaryLiteralLength() throws SQLException {
-        return delegate.getMaxBinaryLiteralLength();
+        return call(d -> d.getMaxBinaryLiteralLength());
     }
 
     @Override public int getMaxCatalogNameLength() throws SQLException {
-        return delegate.getMaxCatalogNameLength();
+        return call(d -> d.getMaxCatalogNameLength());
     }
 
     @Override public int getMaxCharLiteralLength() throws SQLException {
-        return delegate.getMaxCharLiteralLength();
+        return call(d -> d.getMaxCharLiteralLength());
     }
 
     @Override public int getMaxColumnNameLength() throws SQLException {
-        return delegate.getMaxColumnNameLength();
+        return call(d -> d.getMaxColumnNameLength());
     }
 
     @Override public int getMaxColumnsInGroupBy() throws SQLException {
-        return delegate.getMaxColumnsInGroupBy();
+        return call(d -> d.getMaxColumnsInGroupBy());
     }
 
     @Override public int getMaxColumnsInIndex() throws SQLException {
-        return delegate.getMaxColumnsInIndex();
+        return call(d -> d.getMaxColumnsInIndex());
     }
 
     @Override public int getMaxColumnsInOrderBy() throws SQLException {
-        return delegate.getMaxColumnsInOrderBy();
+        return call(d -> d.getMaxColumnsInOrderBy());
     }
 
     @Override public int getMaxColumnsInSelect() throws SQLException {
-        return delegate.getMaxColumnsInSelect();
+        return call(d -> d.getMaxColumnsInSelect());
     }
 
     @Override public int getMaxColumnsInTable() throws SQLException {
-        return delegate.getMaxColumnsInTable();
+        return call(d -> d.getMaxColumnsInTable());
     }
 
     @Override public int getMaxConnections() throws SQLException {
-        return delegate.getMaxConnections();
+        return call(d -> d.getMaxConnections());
     }
 
     @Override public int getMaxCursorNameLength() throws SQLException {
-        return delegate.getMaxCursorNameLength();
+        return call(d -> d.getMaxCursorNameLength());
     }
 
     @Override public int getMaxIndexLength() throws SQLException {
-        return delegate.getMaxIndexLength();
+        return call(d -> d.getMaxIndexLength());
     }
 
     @Override public long getMaxLogicalLobSize() throws SQLException {
-        return delegate.getMaxLogicalLobSize();
+        return call(d -> d.getMaxLogicalLobSize());
     }
 
     @Override public int getMaxProcedureNameLength() throws SQLException {
-        return delegate.getMaxProcedureNameLength();
+        return call(d -> d.getMaxProcedureNameLength());
     }
 
     @Override public int getMaxRowSize() throws SQLException {
-        return delegate.getMaxRowSize();
+        return call(d -> d.getMaxRowSize());
     }
 
     @Override public int getMaxSchemaNameLength() throws SQLException {
-        return delegate.getMaxSchemaNameLength();
+        return call(d -> d.getMaxSchemaNameLength());
     }
 
     @Override public int getMaxStatementLength() throws SQLException {
-        return delegate.getMaxStatementLength();
+        return call(d -> d.getMaxStatementLength());
     }
 
     @Override public int getMaxStatements() throws SQLException {
-        return delegate.getMaxStatements();
+        return call(d -> d.getMaxStatements());
     }
 
     @Override public int getMaxTableNameLength() throws SQLException {
-        return delegate.getMaxTableNameLength();
+        return call(d -> d.getMaxTableNameLength());
     }
 
     @Override public int getMaxTablesInSelect() throws SQLException {
-        return delegate.getMaxTablesInSelect();
+        return call(d -> d.getMaxTablesInSelect());
     }
 
     @Override public int getMaxUserNameLength() throws SQLException {
-        return delegate.getMaxUserNameLength();
+        return call(d -> d.getMaxUserNameLength());
     }
 
     @Override public String getNumericFunctions() throws SQLException {
-        return delegate.getNumericFunctions();
+        return call(d -> d.getNumericFunctions());
     }
 
     @Override public java.sql.ResultSet getPrimaryKeys(String a0, String a1, String a2) throws SQLException {
-        return delegate.getPrimaryKeys(a0, a1, a2);
+        return call(d -> d.getPrimaryKeys(a0, a1, a2));
     }
 
     @Override public java.sql.ResultSet getProcedureColumns(String a0, String a1, String a2, String a3) throws SQLException {
-        return delegate.getProcedureColumns(a0, a1, a2, a3);
+        return call(d -> d.getProcedureColumns(a0, a1, a2, a3));
     }
 
     @Override public String getProcedureTerm() throws SQLException {
-        return delegate.getProcedureTerm();
+        return call(d -> d.getProcedureTerm());
     }
 
     @Override public java.sql.ResultSet getProcedures(String a0, String a1, String a2) throws SQLException {
-        return delegate.getProcedures(a0, a1, a2);
+        return call(d -> d.getProcedures(a0, a1, a2));
     }
 
     @Override public java.sql.ResultSet getPseudoColumns(String a0, String a1, String a2, String a3) throws SQLException {
-        return delegate.getPseudoColumns(a0, a1, a2, a3);
+        return call(d -> d.getPseudoColumns(a0, a1, a2, a3));
     }
 
     @Override public int getResultSetHoldability() throws SQLException {
-        return delegate.getResultSetHoldability();
+        return call(d -> d.getResultSetHoldability());
     }
 
     @Override public java.sql.RowIdLifetime getRowIdLifetime() throws SQLException {
-        return delegate.getRowIdLifetime();
+        return call(d -> d.getRowIdLifetime());
     }
 
     @Override public String getSQLKeywords() throws SQLException {
-        return delegate.getSQLKeywords();
+        return call(d -> d.getSQLKeywords());
     }
 
     @Override public int getSQLStateType() throws SQLException {
-        return delegate.getSQLStateType();
+        return call(d -> d.getSQLStateType());
     }
 
     @Override public String getSchemaTerm() throws SQLException {
-        return delegate.getSchemaTerm();
+        return call(d -> d.getSchemaTerm());
     }
 
     @Override public java.sql.ResultSet getSchemas() throws SQLException {
-        return delegate.getSchemas();
+        return call(d -> d.getSchemas());
     }
 
     @Override public java.sql.ResultSet getSchemas(String a0, String a1) throws SQLException {
-        return delegate.getSchemas(a0, a1);
+        return call(d -> d.getSchemas(a0, a1));
     }
 
     @Override public String getSearchStringEscape() throws SQLException {
-        return delegate.getSearchStringEscape();
+        return call(d -> d.getSearchStringEscape());
     }
 
     @Override public String getStringFunctions() throws SQLException {
-        return delegate.getStringFunctions();
+        return call(d -> d.getStringFunctions());
     }
 
     @Override public java.sql.ResultSet getSuperTables(String a0, String a1, String a2) throws SQLException {
-        return delegate.getSuperTables(a0, a1, a2);
+        return call(d -> d.getSuperTables(a0, a1, a2));
     }
 
     @Override public java.sql.ResultSet getSuperTypes(String a0, String a1, String a2) throws SQLException {
-        return delegate.getSuperTypes(a0, a1, a2);
+        return call(d -> d.getSuperTypes(a0, a1, a2));
     }
 
     @Override public String getSystemFunctions() throws SQLException {
-        return delegate.getSystemFunctions();
+        return call(d -> d.getSystemFunctions());
     }
 
     @Override public java.sql.ResultSet getTablePrivileges(String a0, String a1, String a2) throws SQLException {
-        return delegate.getTablePrivileges(a0, a1, a2);
+        return call(d -> d.getTablePrivileges(a0, a1, a2));
     }
 
     @Override public java.sql.ResultSet getTableTypes() throws SQLException {
-        return delegate.getTableTypes();
+        return call(d -> d.getTableTypes());
     }
 
     @Override public java.sql.ResultSet getTables(String a0, String a1, String a2, String[] a3) throws SQLException {
-        return delegate.getTables(a0, a1, a2, a3);
+        return call(d -> d.getTables(a0, a1, a2, a3));
     }
 
     @Override public String getTimeDateFunctions() throws SQLException {
-        return delegate.getTimeDateFunctions();
+        return call(d -> d.getTimeDateFunctions());
     }
 
     @Override public java.sql.ResultSet getTypeInfo() throws SQLException {
-        return delegate.getTypeInfo();
+        return call(d -> d.getTypeInfo());
     }
 
     @Override public java.sql.ResultSet getUDTs(String a0, String a1, String a2, int[] a3) throws SQLException {
-        return delegate.getUDTs(a0, a1, a2, a3);
+        return call(d -> d.getUDTs(a0, a1, a2, a3));
     }
 
     @Override public String getURL() throws SQLException {
-        return delegate.getURL();
+        return call(d -> d.getURL());
     }
 
     @Override public String getUserName() throws SQLException {
-        return delegate.getUserName();
+        return call(d -> d.getUserName());
     }
 
     @Override public java.sql.ResultSet getVersionColumns(String a0, String a1, String a2) throws SQLException {
-        return delegate.getVersionColumns(a0, a1, a2);
+        return call(d -> d.getVersionColumns(a0, a1, a2));
     }
 
     @Override public boolean insertsAreDetected(int a0) throws SQLException {
-        return delegate.insertsAreDetected(a0);
+        return call(d -> d.insertsAreDetected(a0));
     }
 
     @Override public boolean isCatalogAtStart() throws SQLException {
-        return delegate.isCatalogAtStart();
+        return call(d -> d.isCatalogAtStart());
     }
 
     @Override public boolean isReadOnly() throws SQLException {
-        return delegate.isReadOnly();
+        return call(d -> d.isReadOnly());
     }
 
     @Override public boolean locatorsUpdateCopy() throws SQLException {
-        return delegate.locatorsUpdateCopy();
+        return call(d -> d.locatorsUpdateCopy());
     }
 
     @Override public boolean nullPlusNonNullIsNull() throws SQLException {
-        return delegate.nullPlusNonNullIsNull();
+        return call(d -> d.nullPlusNonNullIsNull());
     }
 
     @Override public boolean nullsAreSortedAtEnd() throws SQLException {
-        return delegate.nullsAreSortedAtEnd();
+        return call(d -> d.nullsAreSortedAtEnd());
     }
 
     @Override public boolean nullsAreSortedAtStart() throws SQLException {
-        return delegate.nullsAreSortedAtStart();
+        return call(d -> d.nullsAreSortedAtStart());
     }
 
     @Override public boolean nullsAreSortedHigh() throws SQLException {
-        return delegate.nullsAreSortedHigh();
+        return call(d -> d.nullsAreSortedHigh());
     }
 
     @Override public boolean nullsAreSortedLow() throws SQLException {
-        return delegate.nullsAreSortedLow();
+        return call(d -> d.nullsAreSortedLow());
     }
 
     @Override public boolean othersDeletesAreVisible(int a0) throws SQLException {
-        return delegate.othersDeletesAreVisible(a0);
+        return call(d -> d.othersDeletesAreVisible(a0));
     }
 
     @Override public boolean othersInsertsAreVisible(int a0) throws SQLException {
-        return delegate.othersInsertsAreVisible(a0);
+        return call(d -> d.othersInsertsAreVisible(a0));
     }
 
     @Override public boolean othersUpdatesAreVisible(int a0) throws SQLException {
-        return delegate.othersUpdatesAreVisible(a0);
+        return call(d -> d.othersUpdatesAreVisible(a0));
     }
 
     @Override public boolean ownDeletesAreVisible(int a0) throws SQLException {
-        return delegate.ownDeletesAreVisible(a0);
+        return call(d -> d.ownDeletesAreVisible(a0));
     }
 
     @Override public boolean ownInsertsAreVisible(int a0) throws SQLException {
-        return delegate.ownInsertsAreVisible(a0);
+        return call(d -> d.ownInsertsAreVisible(a0));
     }
 
     @Override public boolean ownUpdatesAreVisible(int a0) throws SQLException {
-        return delegate.ownUpdatesAreVisible(a0);
+        return call(d -> d.ownUpdatesAreVisible(a0));
     }
 
     @Override public boolean storesLowerCaseIdentifiers() throws SQLException {
-        return delegate.storesLowerCaseIdentifiers();
+        return call(d -> d.storesLowerCaseIdentifiers());
     }
 
     @Override public boolean storesLowerCaseQuotedIdentifiers() throws SQLException {
-        return delegate.storesLowerCaseQuotedIdentifiers();
+        return call(d -> d.storesLowerCaseQuotedIdentifiers());
     }
 
     @Override public boolean storesMixedCaseIdentifiers() throws SQLException {
-        return delegate.storesMixedCaseIdentifiers();
+        return call(d -> d.storesMixedCaseIdentifiers());
     }
 
     @Override public boolean storesMixedCaseQuotedIdentifiers() throws SQLException {
-        return delegate.storesMixedCaseQuotedIdentifiers();
+        return call(d -> d.storesMixedCaseQuotedIdentifiers());
     }
 
     @Override public boolean storesUpperCaseIdentifiers() throws SQLException {
-        return delegate.storesUpperCaseIdentifiers();
+        return call(d -> d.storesUpperCaseIdentifiers());
     }
 
     @Override public boolean storesUpperCaseQuotedIdentifiers() throws SQLException {
-        return delegate.storesUpperCaseQuotedIdentifiers();
+        return call(d -> d.storesUpperCaseQuotedIdentifiers());
     }
 
     @Override public boolean supportsANSI92EntryLevelSQL() throws SQLException {
-        return delegate.supportsANSI92EntryLevelSQL();
+        return call(d -> d.supportsANSI92EntryLevelSQL());
     }
 
     @Override public boolean supportsANSI92FullSQL() throws SQLException {
-        return delegate.supportsANSI92FullSQL();
+        return call(d -> d.supportsANSI92FullSQL());
     }
 
     @Override public boolean supportsANSI92IntermediateSQL() throws SQLException {
-        return delegate.supportsANSI92IntermediateSQL();
+        return call(d -> d.supportsANSI92IntermediateSQL());
     }
 
     @Override public boolean supportsAlterTableWithAddColumn() throws SQLException {
-        return delegate.supportsAlterTableWithAddColumn();
+        return call(d -> d.supportsAlterTableWithAddColumn());
     }
 
     @Override public boolean supportsAlterTableWithDropColumn() throws SQLException {
-        return delegate.supportsAlterTableWithDropColumn();
+        return call(d -> d.supportsAlterTableWithDropColumn());
     }
 
     @Override public boolean supportsBatchUpdates() throws SQLException {
-        return delegate.supportsBatchUpdates();
+        return call(d -> d.supportsBatchUpdates());
     }
 
     @Override public boolean supportsCatalogsInDataManipulation() throws SQLException {
-        return delegate.supportsCatalogsInDataManipulation();
+        return call(d -> d.supportsCatalogsInDataManipulation());
     }
 
     @Override public boolean supportsCatalogsInIndexDefinitions() throws SQLException {
-        return delegate.supportsCatalogsInIndexDefinitions();
+        return call(d -> d.supportsCatalogsInIndexDefinitions());
     }
 
     @Override public boolean supportsCatalogsInPrivilegeDefinitions() throws SQLException {
-        return delegate.supportsCatalogsInPrivilegeDefinitions();
+        return call(d -> d.supportsCatalogsInPrivilegeDefinitions());
     }
 
     @Override public boolean supportsCatalogsInProcedureCalls() throws SQLException {
-        return delegate.supportsCatalogsInProcedureCalls();
+        return call(d -> d.supportsCatalogsInProcedureCalls());
     }
 
     @Override public boolean supportsCatalogsInTableDefinitions() throws SQLException {
-        return delegate.supportsCatalogsInTableDefinitions();
+        return call(d -> d.supportsCatalogsInTableDefinitions());
     }
 
     @Override public boolean supportsColumnAliasing() throws SQLException {
-        return delegate.supportsColumnAliasing();
+        return call(d -> d.supportsColumnAliasing());
     }
 
     @Override public boolean supportsConvert() throws SQLException {
-        return delegate.supportsConvert();
+        return call(d -> d.supportsConvert());
     }
 
     @Override public boolean supportsConvert(int a0, int a1) throws SQLException {
-        return delegate.supportsConvert(a0, a1);
+        return call(d -> d.supportsConvert(a0, a1));
     }
 
     @Override public boolean supportsCoreSQLGrammar() throws SQLException {
-        return delegate.supportsCoreSQLGrammar();
+        return call(d -> d.supportsCoreSQLGrammar());
     }
 
     @Override public boolean supportsCorrelatedSubqueries() throws SQLException {
-        return delegate.supportsCorrelatedSubqueries();
+        return call(d -> d.supportsCorrelatedSubqueries());
     }
 
     @Override public boolean supportsDataDefinitionAndDataManipulationTransactions() throws SQLException {
-        return delegate.supportsDataDefinitionAndDataManipulationTransactions();
+        return call(d -> d.supportsDataDefinitionAndDataManipulationTransactions());
     }
 
     @Override public boolean supportsDataManipulationTransactionsOnly() throws SQLException {
-        return delegate.supportsDataManipulationTransactionsOnly();
+        return call(d -> d.supportsDataManipulationTransactionsOnly());
     }
 
     @Override public boolean supportsDifferentTableCorrelationNames() throws SQLException {
-        return delegate.supportsDifferentTableCorrelationNames();
+        return call(d -> d.supportsDifferentTableCorrelationNames());
     }
 
     @Override public boolean supportsExpressionsInOrderBy() throws SQLException {
-        return delegate.supportsExpressionsInOrderBy();
+        return call(d -> d.supportsExpressionsInOrderBy());
     }
 
     @Override public boolean supportsExtendedSQLGrammar() throws SQLException {
-        return delegate.supportsExtendedSQLGrammar();
+        return call(d -> d.supportsExtendedSQLGrammar());
     }
 
     @Override public boolean supportsFullOuterJoins() throws SQLException {
-        return delegate.supportsFullOuterJoins();
+        return call(d -> d.supportsFullOuterJoins());
     }
 
     @Override public boolean supportsGetGeneratedKeys() throws SQLException {
-        return delegate.supportsGetGeneratedKeys();
+        return call(d -> d.supportsGetGeneratedKeys());
     }
 
     @Override public boolean supportsGroupBy() throws SQLException {
-        return delegate.supportsGroupBy();
+        return call(d -> d.supportsGroupBy());
     }
 
     @Override public boolean supportsGroupByBeyondSelect() throws SQLException {
-        return delegate.supportsGroupByBeyondSelect();
+        return call(d -> d.supportsGroupByBeyondSelect());
     }
 
     @Override public boolean supportsGroupByUnrelated() throws SQLException {
-        return delegate.supportsGroupByUnrelated();
+        return call(d -> d.supportsGroupByUnrelated());
     }
 
     @Override public boolean supportsIntegrityEnhancementFacility() throws SQLException {
-        return delegate.supportsIntegrityEnhancementFacility();
+        return call(d -> d.supportsIntegrityEnhancementFacility());
     }
 
     @Override public boolean supportsLikeEscapeClause() throws SQLException {
-        return delegate.supportsLikeEscapeClause();
+        return call(d -> d.supportsLikeEscapeClause());
     }
 
     @Override public boolean supportsLimitedOuterJoins() throws SQLException {
-        return delegate.supportsLimitedOuterJoins();
+        return call(d -> d.supportsLimitedOuterJoins());
     }
 
     @Override public boolean supportsMinimumSQLGrammar() throws SQLException {
-        return delegate.supportsMinimumSQLGrammar();
+        return call(d -> d.supportsMinimumSQLGrammar());
     }
 
     @Override public boolean supportsMixedCaseIdentifiers() throws SQLException {
-        return delegate.supportsMixedCaseIdentifiers();
+        return call(d -> d.supportsMixedCaseIdentifiers());
     }
 
     @Override public boolean supportsMixedCaseQuotedIdentifiers() throws SQLException {
-        return delegate.supportsMixedCaseQuotedIdentifiers();
+        return call(d -> d.supportsMixedCaseQuotedIdentifiers());
     }
 
     @Override public boolean supportsMultipleOpenResults() throws SQLException {
-        return delegate.supportsMultipleOpenResults();
+        return call(d -> d.supportsMultipleOpenResults());
     }
 
     @Override public boolean supportsMultipleResultSets() throws SQLException {
-        return delegate.supportsMultipleResultSets();
+        return call(d -> d.supportsMultipleResultSets());
     }
 
     @Override public boolean supportsMultipleTransactions() throws SQLException {
-        return delegate.supportsMultipleTransactions();
+        return call(d -> d.supportsMultipleTransactions());
     }
 
     @Override public boolean supportsNamedParameters() throws SQLException {
-        return delegate.supportsNamedParameters();
+        return call(d -> d.supportsNamedParameters());
     }
 
     @Override public boolean supportsNonNullableColumns() throws SQLException {
-        return delegate.supportsNonNullableColumns();
+        return call(d -> d.supportsNonNullableColumns());
     }
 
     @Override public boolean supportsOpenCursorsAcrossCommit() throws SQLException {
-        return delegate.supportsOpenCursorsAcrossCommit();
+        return call(d -> d.supportsOpenCursorsAcrossCommit());
     }
 
     @Override public boolean supportsOpenCursorsAcrossRollback() throws SQLException {
-        return delegate.supportsOpenCursorsAcrossRollback();
+        return call(d -> d.supportsOpenCursorsAcrossRollback());
     }
 
     @Override public boolean supportsOpenStatementsAcrossCommit() throws SQLException {
-        return delegate.supportsOpenStatementsAcrossCommit();
+        return call(d -> d.supportsOpenStatementsAcrossCommit());
     }
 
     @Override public boolean supportsOpenStatementsAcrossRollback() throws SQLException {
-        return delegate.supportsOpenStatementsAcrossRollback();
+        return call(d -> d.supportsOpenStatementsAcrossRollback());
     }
 
     @Override public boolean supportsOrderByUnrelated() throws SQLException {
-        return delegate.supportsOrderByUnrelated();
+        return call(d -> d.supportsOrderByUnrelated());
     }
 
     @Override public boolean supportsOuterJoins() throws SQLException {
-        return delegate.supportsOuterJoins();
+        return call(d -> d.supportsOuterJoins());
     }
 
     @Override public boolean supportsPositionedDelete() throws SQLException {
-        return delegate.supportsPositionedDelete();
+        return call(d -> d.supportsPositionedDelete());
     }
 
     @Override public boolean supportsPositionedUpdate() throws SQLException {
-        return delegate.supportsPositionedUpdate();
+        return call(d -> d.supportsPositionedUpdate());
     }
 
     @Override public boolean supportsRefCursors() throws SQLException {
-        return delegate.supportsRefCursors();
+        return call(d -> d.supportsRefCursors());
     }
 
     @Override public boolean supportsResultSetConcurrency(int a0, int a1) throws SQLException {
-        return delegate.supportsResultSetConcurrency(a0, a1);
+        return call(d -> d.supportsResultSetConcurrency(a0, a1));
     }
 
     @Override public boolean supportsResultSetHoldability(int a0) throws SQLException {
-        return delegate.supportsResultSetHoldability(a0);
+        return call(d -> d.supportsResultSetHoldability(a0));
     }
 
     @Override public boolean supportsResultSetType(int a0) throws SQLException {
-        return delegate.supportsResultSetType(a0);
+        return call(d -> d.supportsResultSetType(a0));
     }
 
     @Override public boolean supportsSavepoints() throws SQLException {
-        return delegate.supportsSavepoints();
+        return call(d -> d.supportsSavepoints());
     }
 
     @Override public boolean supportsSchemasInDataManipulation() throws SQLException {
-        return delegate.supportsSchemasInDataManipulation();
+        return call(d -> d.supportsSchemasInDataManipulation());
     }
 
     @Override public boolean supportsSchemasInIndexDefinitions() throws SQLException {
-        return delegate.supportsSchemasInIndexDefinitions();
+        return call(d -> d.supportsSchemasInIndexDefinitions());
     }
 
     @Override public boolean supportsSchemasInPrivilegeDefinitions() throws SQLException {
-        return delegate.supportsSchemasInPrivilegeDefinitions();
+        return call(d -> d.supportsSchemasInPrivilegeDefinitions());
     }
 
     @Override public boolean supportsSchemasInProcedureCalls() throws SQLException {
-        return delegate.supportsSchemasInProcedureCalls();
+        return call(d -> d.supportsSchemasInProcedureCalls());
     }
 
     @Override public boolean supportsSchemasInTableDefinitions() throws SQLException {
-        return delegate.supportsSchemasInTableDefinitions();
+        return call(d -> d.supportsSchemasInTableDefinitions());
     }
 
     @Override public boolean supportsSelectForUpdate() throws SQLException {
-        return delegate.supportsSelectForUpdate();
+        return call(d -> d.supportsSelectForUpdate());
     }
 
     @Override public boolean supportsSharding() throws SQLException {
-        return delegate.supportsSharding();
+        return call(d -> d.supportsSharding());
     }
 
     @Override public boolean supportsStatementPooling() throws SQLException {
-        return delegate.supportsStatementPooling();
+        return call(d -> d.supportsStatementPooling());
     }
 
     @Override public boolean supportsStoredFunctionsUsingCallSyntax() throws SQLException {
-        return delegate.supportsStoredFunctionsUsingCallSyntax();
+        return call(d -> d.supportsStoredFunctionsUsingCallSyntax());
     }
 
     @Override public boolean supportsStoredProcedures() throws SQLException {
-        return delegate.supportsStoredProcedures();
+        return call(d -> d.supportsStoredProcedures());
     }
 
     @Override public boolean supportsSubqueriesInComparisons() throws SQLException {
-        return delegate.supportsSubqueriesInComparisons();
+        return call(d -> d.supportsSubqueriesInComparisons());
     }
 
     @Override public boolean supportsSubqueriesInExists() throws SQLException {
-        return delegate.supportsSubqueriesInExists();
+        return call(d -> d.supportsSubqueriesInExists());
     }
 
     @Override public boolean supportsSubqueriesInIns() throws SQLException {
-        return delegate.supportsSubqueriesInIns();
+        return call(d -> d.supportsSubqueriesInIns());
     }
 
     @Override public boolean supportsSubqueriesInQuantifieds() throws SQLException {
-        return delegate.supportsSubqueriesInQuantifieds();
+        return call(d -> d.supportsSubqueriesInQuantifieds());
     }
 
     @Override public boolean supportsTableCorrelationNames() throws SQLException {
-        return delegate.supportsTableCorrelationNames();
+        return call(d -> d.supportsTableCorrelationNames());
     }
 
     @Override public boolean supportsTransactionIsolationLevel(int a0) throws SQLException {
-        return delegate.supportsTransactionIsolationLevel(a0);
+        return call(d -> d.supportsTransactionIsolationLevel(a0));
     }
 
     @Override public boolean supportsTransactions() throws SQLException {
-        return delegate.supportsTransactions();
+        return call(d -> d.supportsTransactions());
     }
 
     @Override public boolean supportsUnion() throws SQLException {
-        return delegate.supportsUnion();
+        return call(d -> d.supportsUnion());
     }
 
     @Override public boolean supportsUnionAll() throws SQLException {
-        return delegate.supportsUnionAll();
+        return call(d -> d.supportsUnionAll());
     }
 
     @Override public boolean updatesAreDetected(int a0) throws SQLException {
-        return delegate.updatesAreDetected(a0);
+        return call(d -> d.updatesAreDetected(a0));
     }
 
     @Override public boolean usesLocalFilePerTable() throws SQLException {
-        return delegate.usesLocalFilePerTable();
+        return call(d -> d.usesLocalFilePerTable());
     }
 
     @Override public boolean usesLocalFiles() throws SQLException {
-        return delegate.usesLocalFiles();
+        return call(d -> d.usesLocalFiles());
     }
 }

@@ -8,7 +8,8 @@ import java.sql.SQLException;
 
 /**
  * The primary's metadata (every replica has the same schema), with the MacroDB connection as its
- * connection and MacroDB's name and version alongside the engine's.
+ * connection and MacroDB's name and version alongside the engine's. It follows the primary through
+ * a failover.
  */
 final class MacroDatabaseMetaData extends DelegatingDatabaseMetaData {
     private final MacroConnection connection;
@@ -16,6 +17,15 @@ final class MacroDatabaseMetaData extends DelegatingDatabaseMetaData {
     MacroDatabaseMetaData(MacroConnection connection, DatabaseMetaData delegate) {
         super(delegate);
         this.connection = connection;
+    }
+
+    /**
+     * Every forwarded call runs on the metadata of the primary's session as it is now: a metadata
+     * object the application keeps (a pool, an ORM) goes on working after a failover, and an engine
+     * found gone by the call fails over as any call on the primary does ({@link Transaction#onPrimary}).
+     */
+    @Override protected <T> T call(Call<T> c) throws SQLException {
+        return connection.transaction().onPrimary(primary -> c.on(primary.getMetaData()));
     }
 
     @Override public Connection getConnection() {

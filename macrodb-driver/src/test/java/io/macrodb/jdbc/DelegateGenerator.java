@@ -68,10 +68,14 @@ public final class DelegateGenerator {
      * @param failureHook  whether it has the {@code failure(SQLException)} hook that every forwarded method's
      *                     SQLException goes through ({@code MacroResultSet} turns a gone secondary's errors
      *                     into 40001 there)
+     * @param callHook     whether every forwarded method that may throw SQLException goes through the
+     *                     {@code call(Call)} hook, which runs it on a delegate of the subclass's choice
+     *                     ({@code MacroDatabaseMetaData} runs it on the primary's current session, so that a
+     *                     metadata object outlives a failover)
      * @param omitted      names of the methods (every overload) that are not forwarded: blind forwarding would
      *                     be wrong for them, so they stay abstract and the subclass implements them
      */
-    record Spec(Class<?> iface, String description, boolean finalDelegate, boolean failureHook, Set<String> omitted) {
+    record Spec(Class<?> iface, String description, boolean finalDelegate, boolean failureHook, boolean callHook, Set<String> omitted) {
         String className() {
             return "Delegating" + iface.getSimpleName();
         }
@@ -93,16 +97,16 @@ public final class DelegateGenerator {
      * </ul>
      */
     static final List<Spec> SPECS = List.of(
-            new Spec(ResultSet.class, "A ResultSet that forwards to an engine's result set.", false, true,
+            new Spec(ResultSet.class, "A ResultSet that forwards to an engine's result set.", false, true, false,
                     names("close", "getStatement", "unwrap", "isWrapperFor",
                             "insertRow", "updateRow", "deleteRow")),
-            new Spec(CallableStatement.class, "A CallableStatement that forwards to a statement on the primary.", true, false,
+            new Spec(CallableStatement.class, "A CallableStatement that forwards to a statement on the primary.", true, false, false,
                     names("close", "getConnection", "unwrap", "isWrapperFor",
                             "execute", "executeQuery", "executeUpdate", "executeLargeUpdate",
                             "addBatch", "executeBatch", "executeLargeBatch",
                             "getResultSet", "getGeneratedKeys", "getMoreResults",
                             "isClosed", "closeOnCompletion", "isCloseOnCompletion")),
-            new Spec(DatabaseMetaData.class, "DatabaseMetaData that forwards to the primary's metadata.", true, false,
+            new Spec(DatabaseMetaData.class, "DatabaseMetaData that forwards to the primary's metadata.", true, false, true,
                     names("getConnection", "unwrap", "isWrapperFor")));
 
     private static Set<String> names(String... names) {
@@ -149,9 +153,22 @@ public final class DelegateGenerator {
             out.append("        return e;\n");
             out.append("    }\n");
         }
+        if (spec.callHook()) {
+            out.append("\n");
+            out.append("    /** One forwarded call, to run on a delegate. */\n");
+            out.append("    @FunctionalInterface\n");
+            out.append("    protected interface Call<T> {\n");
+            out.append("        T on(").append(iface).append(" delegate) throws SQLException;\n");
+            out.append("    }\n");
+            out.append("\n");
+            out.append("    /** Runs every forwarded method that may throw SQLException (on {@code delegate} by default). */\n");
+            out.append("    protected <T> T call(Call<T> c) throws SQLException {\n");
+            out.append("        return c.on(delegate);\n");
+            out.append("    }\n");
+        }
         for (Method m : methods) {
             out.append("\n");
-            method(out, m, spec.failureHook());
+            method(out, m, spec.failureHook(), spec.callHook());
         }
         out.append("}\n");
         return out.toString();
@@ -195,7 +212,7 @@ public final class DelegateGenerator {
         return Integer.compare(b.size(), a.size());
     }
 
-    private static void method(StringBuilder out, Method m, boolean failureHook) {
+    private static void method(StringBuilder out, Method m, boolean failureHook, boolean callHook) {
         List<String> types = parameterTypes(m);
         List<String> params = new ArrayList<>();
         List<String> args = new ArrayList<>();
@@ -213,9 +230,16 @@ public final class DelegateGenerator {
                 .append('(').append(String.join(", ", params)).append(')')
                 .append(exceptions.isEmpty() ? "" : " throws " + String.join(", ", exceptions))
                 .append(" {\n");
-        String call = (m.getReturnType() == void.class ? "" : "return ")
-                + "delegate." + m.getName() + "(" + String.join(", ", args) + ");\n";
         boolean throwsSqlException = Arrays.stream(m.getExceptionTypes()).anyMatch(e -> e.isAssignableFrom(SQLException.class));
+        String invocation = m.getName() + "(" + String.join(", ", args) + ")";
+        String call;
+        if (callHook && throwsSqlException) {
+            call = m.getReturnType() == void.class
+                    ? "call(d -> {\n            d." + invocation + ";\n            return null;\n        });\n"
+                    : "return call(d -> d." + invocation + ");\n";
+        } else {
+            call = (m.getReturnType() == void.class ? "" : "return ") + "delegate." + invocation + ";\n";
+        }
         if (failureHook && throwsSqlException) {
             out.append("        try {\n");
             out.append("            ").append(call);
