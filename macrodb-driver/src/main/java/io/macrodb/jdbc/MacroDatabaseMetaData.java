@@ -25,6 +25,7 @@ final class MacroDatabaseMetaData extends DelegatingDatabaseMetaData {
      * found gone by the call fails over as any call on the primary does ({@link Transaction#onPrimary}).
      */
     @Override protected <T> T call(Call<T> c) throws SQLException {
+        connection.checkOpen(); // a closed connection's metadata answers nothing (and borrows no session)
         return connection.transaction().onPrimary(primary -> c.on(primary.getMetaData()));
     }
 

@@ -42,6 +42,16 @@ class MetadataAfterPromotionTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void aClosedConnectionsMetadataAnswersNothing() throws Exception {
+        DatabaseMetaData md;
+        try (Connection c = TestDb.open(TestDb.url("h2", "replicas=2"))) {
+            md = c.getMetaData();
+            assertEquals(0, tables(md));
+        }
+        assertEquals("08003", org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class, () -> tables(md)).getSQLState());
+    }
+
     private static int tables(DatabaseMetaData md) throws Exception {
         int n = 0;
         try (ResultSet rs = md.getTables(null, null, "KEPT", new String[] {"TABLE"})) {
