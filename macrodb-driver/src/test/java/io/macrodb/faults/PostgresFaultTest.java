@@ -9,12 +9,10 @@ import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -95,44 +93,8 @@ class PostgresFaultTest {
                     for (int w = 0; w < 2; w++) s.execute("INSERT INTO writer VALUES (" + w + ", 0)");
                 }
                 AtomicLong[] acked = {new AtomicLong(), new AtomicLong()};
-                bank.writers(2, writer -> {
-                    Connection c = TestDb.open(url);
-                    c.setAutoCommit(false);
-                    long[] done = {0};
-                    return new BankWorkload.Writer() {
-                        @Override public boolean transfer(Random rnd) throws Exception {
-                            int[] pair = bank.pickPair(rnd);
-                            try (PreparedStatement upd = c.prepareStatement("UPDATE account SET balance = balance + ? WHERE id = ?");
-                                 Statement s = c.createStatement()) {
-                                upd.setLong(1, -3);
-                                upd.setInt(2, Math.min(pair[0], pair[1]));
-                                upd.executeUpdate();
-                                upd.setLong(1, 3);
-                                upd.setInt(2, Math.max(pair[0], pair[1]));
-                                upd.executeUpdate();
-                                s.executeUpdate("INSERT INTO journal (ticket) VALUES (nextval('seq'))");
-                                s.executeUpdate("UPDATE writer SET acked = acked + 1 WHERE id = " + writer);
-                                c.commit();
-                                acked[writer].set(++done[0]);
-                                return true;
-                            } catch (SQLException e) {
-                                try {
-                                    c.rollback();
-                                } catch (SQLException ignored) {
-                                    // the old primary may be gone
-                                }
-                                // 40xxx: MacroDB says retry (the primary failed under the transaction); nothing else is expected
-                                if (e.getSQLState() == null || !e.getSQLState().startsWith("40")) throw e;
-                                Thread.sleep(5);
-                                return false;
-                            }
-                        }
-
-                        @Override public void close() throws SQLException {
-                            c.close();
-                        }
-                    };
-                }).readers(2, bank.declaredReaders(false)).retriedReadsAllowed().readsOnSecondaries(100);
+                bank.writers(2, writer -> PrimaryFailoverTest.ackedTransfers(bank, TestDb.open(url), writer, acked[writer], "nextval('seq')"))
+                        .readers(2, bank.declaredReaders(false)).retriedReadsAllowed().readsOnSecondaries(100);
                 bank.start();
                 bank.awaitProgress(100, 50);
                 long ackedBefore = acked[0].get() + acked[1].get();

@@ -50,47 +50,8 @@ class PrimaryFailoverTest {
                 for (int w = 0; w < 2; w++) s.execute("INSERT INTO writer VALUES (" + w + ", 0)");
             }
             AtomicLong[] acked = {new AtomicLong(), new AtomicLong()};
-            bank.writers(2, writer -> {
-                Connection c = TestDb.open(url);
-                c.setAutoCommit(false);
-                long[] done = {0};
-                return new BankWorkload.Writer() {
-                    @Override
-                    public boolean transfer(Random rnd) throws Exception {
-                        int[] pair = bank.pickPair(rnd);
-                        int a = pair[0];
-                        int b = pair[1];
-                        try (PreparedStatement upd = c.prepareStatement("UPDATE account SET balance = balance + ? WHERE id = ?");
-                             Statement s = c.createStatement()) {
-                            upd.setLong(1, -3);
-                            upd.setInt(2, Math.min(a, b));
-                            upd.executeUpdate();
-                            upd.setLong(1, 3);
-                            upd.setInt(2, Math.max(a, b));
-                            upd.executeUpdate();
-                            s.executeUpdate("INSERT INTO journal (ticket) VALUES (NEXT VALUE FOR seq)");
-                            s.executeUpdate("UPDATE writer SET acked = acked + 1 WHERE id = " + writer);
-                            c.commit();
-                            acked[writer].set(++done[0]);
-                            return true;
-                        } catch (SQLException e) {
-                            try {
-                                c.rollback();
-                            } catch (SQLException ignored) {
-                                // the old primary may be gone
-                            }
-                            if (e.getSQLState() == null || !e.getSQLState().startsWith("40")) throw e;
-                            Thread.sleep(5);
-                            return false;
-                        }
-                    }
-
-                    @Override
-                    public void close() throws SQLException {
-                        c.close();
-                    }
-                };
-            }).readers(1, bank.declaredReaders(false)).retriedReadsAllowed(); // reads fail with 40001 while the primary changes
+            bank.writers(2, writer -> ackedTransfers(bank, TestDb.open(url), writer, acked[writer], "NEXT VALUE FOR seq"))
+                    .readers(1, bank.declaredReaders(false)).retriedReadsAllowed(); // reads fail with 40001 while the primary changes
             bank.start();
             bank.awaitProgress(100, 50); // the load runs before the primary goes
             long ackedBefore = acked[0].get() + acked[1].get();
@@ -160,6 +121,53 @@ class PrimaryFailoverTest {
             assertTrue(waitForAllActive(mc, 2), () -> mc.replicaStatus().toString());
             TestDb.assertConverged(c);
         }
+    }
+
+    /**
+     * A bank writer for the failover tests: each transfer also takes a sequence value into {@code journal}
+     * and counts itself in {@code writer}, and {@code acked} counts the transfers whose commit returned,
+     * so that a test can check that the database kept every acknowledged one. A 40xxx error (the primary
+     * failed under the transaction) is a retry; anything else fails the test.
+     *
+     * @param nextValue the engine's expression for the next value of sequence {@code seq}
+     */
+    static BankWorkload.Writer ackedTransfers(BankWorkload bank, Connection c, int writer, AtomicLong acked, String nextValue)
+            throws SQLException {
+        c.setAutoCommit(false);
+        return new BankWorkload.Writer() {
+            private long done;
+
+            @Override public boolean transfer(Random rnd) throws Exception {
+                int[] pair = bank.pickPair(rnd);
+                try (PreparedStatement upd = c.prepareStatement("UPDATE account SET balance = balance + ? WHERE id = ?");
+                     Statement s = c.createStatement()) {
+                    upd.setLong(1, -3);
+                    upd.setInt(2, Math.min(pair[0], pair[1]));
+                    upd.executeUpdate();
+                    upd.setLong(1, 3);
+                    upd.setInt(2, Math.max(pair[0], pair[1]));
+                    upd.executeUpdate();
+                    s.executeUpdate("INSERT INTO journal (ticket) VALUES (" + nextValue + ")");
+                    s.executeUpdate("UPDATE writer SET acked = acked + 1 WHERE id = " + writer);
+                    c.commit();
+                    acked.set(++done);
+                    return true;
+                } catch (SQLException e) {
+                    try {
+                        c.rollback();
+                    } catch (SQLException ignored) {
+                        // the old primary may be gone
+                    }
+                    if (e.getSQLState() == null || !e.getSQLState().startsWith("40")) throw e;
+                    Thread.sleep(5);
+                    return false;
+                }
+            }
+
+            @Override public void close() throws SQLException {
+                c.close();
+            }
+        };
     }
 
     private static boolean waitForAllActive(MacroConnection mc, int replicas) throws InterruptedException {
