@@ -381,6 +381,17 @@ public final class SqliteEngine implements Engine {
      * {@code SQLITE_CORRUPT} (11), {@code SQLITE_CANTOPEN} (14), {@code SQLITE_NOTADB} (26), with their
      * extended codes. A replica in that state leaves the rotation (a primary fails over).
      */
+    /**
+     * SQLite creates a missing database file on open unless the open flags leave CREATE out: {@code
+     * open_mode=2} (SQLITE_OPEN_READWRITE alone) makes a session of a replica whose file is gone fail
+     * with SQLITE_CANTOPEN (a gone engine) instead of opening a new, empty database there.
+     */
+    @Override public String existingOnlyUrl(String url) {
+        String base = url.replaceAll("([?&])open_mode=[^&]*&?", "$1");
+        if (base.endsWith("?") || base.endsWith("&")) base = base.substring(0, base.length() - 1);
+        return base + (base.contains("?") ? "&" : "?") + "open_mode=2";
+    }
+
     @Override public boolean isEngineGone(SQLException e) {
         String m = e.getMessage();
         int primary = (e instanceof org.sqlite.SQLiteException se ? se.getResultCode().code : e.getErrorCode()) & 0xff;

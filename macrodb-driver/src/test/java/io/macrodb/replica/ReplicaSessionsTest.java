@@ -23,6 +23,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ReplicaSessionsTest {
 
+    /** SQLite has no SHUTDOWN: its database is gone when its file is (removed, or lost with its directory). */
+    @ParameterizedTest(name = "sqlite index {0} primary {1} {2}")
+    @CsvSource({"0, false, ''", "2, false, ''", "0, true, ''", "0, true, &open_mode=6"})
+    void aSqliteReplicaWhoseFileIsGoneIsGoneNotRecreated(int index, boolean primary, String settings) throws Exception {
+        Engine engine = Engines.forName("sqlite");
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("macrodb-sessions");
+        java.nio.file.Path file = dir.resolve("db.sqlite");
+        Replica r = new Replica(index, primary, "jdbc:sqlite:" + file + "?synchronous=OFF" + settings, new Properties(), engine, 1_000, 0);
+        try (Connection c = r.open(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+        }
+        try (Connection c = r.open(); Statement s = c.createStatement()) {
+            s.execute("SELECT COUNT(*) FROM t"); // a later session finds the database
+        }
+        try (var files = java.nio.file.Files.list(dir)) {
+            for (java.nio.file.Path f : files.toList()) java.nio.file.Files.delete(f);
+        }
+        SQLException e = assertThrows(SQLException.class, () -> {
+            try (Connection c = r.open(); Statement s = c.createStatement()) {
+                s.execute("SELECT COUNT(*) FROM t");
+            }
+        });
+        assertTrue(engine.isEngineGone(e), () -> "not taken for a gone engine: " + e);
+        assertTrue(java.nio.file.Files.notExists(file), "no empty database was made in its place");
+        java.nio.file.Files.delete(dir);
+    }
+
     @ParameterizedTest(name = "{0} index {1} primary {2} {3}")
     @CsvSource({"h2, 0, false, ''", "h2, 2, false, ''", "h2, 0, true, ''", "h2, 0, true, ;ifexists=false",
             "hsqldb, 0, false, ''", "hsqldb, 2, false, ''", "hsqldb, 0, true, ''", "hsqldb, 0, true, ;IFEXISTS=FALSE"})
