@@ -634,6 +634,9 @@ public final class DerbyEngine implements Engine {
     }
 
     /** Derby's connection errors (08xxx), a database that is gone or shut down (XJ004, XJ015, 08006, 45000). */
+    /** {@code create=false}: a dropped database's later session fails with XJ004 (not found) instead of making it anew. */
+    @Override public String existingOnlyUrl(String url) { return EngineUrl.withSetting(url, "create", "false"); }
+
     @Override public boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();
         return state != null && (state.startsWith("08") || state.equals("XJ004") || state.equals("XJ015") || state.equals("40XD0")

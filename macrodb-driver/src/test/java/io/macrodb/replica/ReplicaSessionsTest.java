@@ -23,6 +23,29 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ReplicaSessionsTest {
 
+    /** Derby: a dropped in-memory database. */
+    @ParameterizedTest(name = "derby index {0} primary {1}")
+    @CsvSource({"0, false", "2, false", "0, true"})
+    void aDroppedDerbyReplicaIsGoneNotRecreated(int index, boolean primary) throws Exception {
+        Engine engine = Engines.forName("derby");
+        String name = "memory:sessions_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        Replica r = new Replica(index, primary, "jdbc:derby:" + name + ";create=true", new Properties(), engine, 1_000, 0);
+        try (Connection c = r.open(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
+        }
+        try (Connection c = java.sql.DriverManager.getConnection("jdbc:derby:" + name + ";drop=true")) {
+            throw new AssertionError("Derby answers a drop with an exception");
+        } catch (SQLException dropped) {
+            // 08006: the database was dropped
+        }
+        SQLException e = assertThrows(SQLException.class, () -> {
+            try (Connection c = r.open(); Statement s = c.createStatement()) {
+                s.execute("SELECT COUNT(*) FROM t");
+            }
+        });
+        assertTrue(engine.isEngineGone(e), () -> "not taken for a gone engine: " + e);
+    }
+
     /** SQLite has no SHUTDOWN: its database is gone when its file is (removed, or lost with its directory). */
     @ParameterizedTest(name = "sqlite index {0} primary {1} {2}")
     @CsvSource({"0, false, ''", "2, false, ''", "0, true, ''", "0, true, &open_mode=6"})
