@@ -171,6 +171,7 @@ public final class H2Engine implements Engine {
      */
     @Override public boolean checksCaptureImages() { return true; }
 
+
     @Override public boolean isEngineGone(SQLException e) {
         int code = e.getErrorCode();
         if (code == 90146) return true; // DATABASE_NOT_FOUND_WITH_IF_EXISTS_1: a replica shut down, reopened with IFEXISTS

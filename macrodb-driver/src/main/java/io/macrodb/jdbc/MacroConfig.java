@@ -41,6 +41,8 @@ public final class MacroConfig {
     private final long maxLagVersions;
     private final long maxLagMillis;
     private final int admissionLimit;
+    /** Update transactions take a turn each ({@code writers}; statement propagation; SQLite). */
+    private final boolean oneWriter;
     private final boolean admissionAdaptive;
     private final boolean optimisticReads;
     private final boolean jmx;
@@ -112,6 +114,12 @@ public final class MacroConfig {
         this.closeDelayMillis = closeDelayOption(o, engine, engineUrl, engineProperties, durability != null);
         this.stallTimeoutMillis = intOption(o, MacroProperty.STALL_TIMEOUT);
         this.autoRebuild = choice(o, MacroProperty.REBUILD).equals("auto");
+        String writers = choice(o, MacroProperty.WRITERS);
+        if (writers.equals("concurrent") && engine.oneWriterAtATime()) {
+            throw SqlStates.unsupported("writers=concurrent is not offered on " + engineUrl.engine() + ", which runs one writer per"
+                    + " database; use writers=auto or writers=one");
+        }
+        this.oneWriter = propagation == Propagation.STATEMENT || writers.equals("one") || writers.equals("auto") && engine.oneWriterAtATime();
         engine.checkSupported(engineUrl, propagation, durability != null);
     }
 
@@ -417,6 +425,6 @@ public final class MacroConfig {
     ReplicaSetConfig replicaSetConfig() {
         return new ReplicaSetConfig(engine, engineUrl, engineProperties, replicas, propagation, lockTimeoutMillis, applyGroup,
                 applyThreads, maxLagVersions, maxLagMillis,
-                admissionLimit, admissionAdaptive, durability, stallTimeoutMillis, autoRebuild, closeDelayMillis);
+                admissionLimit, admissionAdaptive, durability, stallTimeoutMillis, autoRebuild, closeDelayMillis, oneWriter);
     }
 }

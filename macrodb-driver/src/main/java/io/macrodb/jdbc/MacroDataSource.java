@@ -101,6 +101,9 @@ public class MacroDataSource implements javax.sql.DataSource {
     /** {@code auto} or {@code manual}. */
     public void setRebuild(String rebuild) { set(MacroProperty.REBUILD, rebuild); }
     public String getRebuild() { return string(MacroProperty.REBUILD); }
+    /** {@code auto}, {@code one} or {@code concurrent}. */
+    public void setWriters(String writers) { set(MacroProperty.WRITERS, writers); }
+    public String getWriters() { return string(MacroProperty.WRITERS); }
 
     private void set(MacroProperty p, String value) { options.put(p.optionName(), value); }
 
@@ -204,6 +207,8 @@ public class MacroDataSource implements javax.sql.DataSource {
         public Builder snapshotEvery(long records) { ds.setSnapshotEvery(records); return this; }
         public Builder stallTimeoutMillis(long millis) { ds.setStallTimeout(millis); return this; }
         public Builder rebuild(String policy) { ds.setRebuild(policy); return this; }
+        /** {@code writers}: {@code auto}, {@code one} or {@code concurrent}. */
+        public Builder writers(String writers) { ds.setWriters(writers); return this; }
         /** {@code closeDelay}: {@code engine}, {@code -1} or seconds. */
         public Builder closeDelay(String closeDelay) { ds.setCloseDelay(closeDelay); return this; }
 

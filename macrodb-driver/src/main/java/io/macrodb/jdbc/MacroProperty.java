@@ -88,6 +88,13 @@ public enum MacroProperty {
                     + " HSQLDB file database `0`; with `durability=log` `0`: the next open recovers from the log),"
                     + " `-1` until `SHUTDOWN` or the JVM exits, N seconds. See"
                     + " [Lifetime](#lifetime-of-a-replica-set)")),
+    WRITERS(spec("writers").database().choices("auto", "one", "concurrent").defaultValue("auto").example("one")
+            .doc("whether update transactions on the primary run side by side in the engine (`concurrent`) or take a"
+                    + " turn each from their start (`one`: no two of them ever wait for each other's locks, so the engine"
+                    + " never breaks a deadlock). `auto`: the engine's choice, `one` for SQLite (one writer per database;"
+                    + " `concurrent` is refused there), `concurrent` for the others. On H2 `one` avoids the isolation"
+                    + " failure H2 shows when it breaks deadlocks (README, \"An engine that breaks its own isolation\"), at"
+                    + " a measured cost on write-heavy work. Statement propagation always runs one writer at a time")),
     REBUILD(spec("rebuild").database().choices("auto", "manual").defaultValue("auto")
             .doc("whether a secondary that left the rotation is rebuilt online from a healthy replica (a failed primary"
                     + " is always replaced by promoting a secondary)"));

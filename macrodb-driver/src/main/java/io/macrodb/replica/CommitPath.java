@@ -79,7 +79,7 @@ final class CommitPath {
         this.config = config;
         this.log = log;
         this.order = new CommitOrder(log.lastVersion(), this::publishRecord, EMPTY_PAYLOAD);
-        this.oneWriter = config.propagation() == Propagation.STATEMENT || config.engine().oneWriterAtATime();
+        this.oneWriter = config.oneWriter();
     }
 
     /** The order of versions (failover holds it idle). */

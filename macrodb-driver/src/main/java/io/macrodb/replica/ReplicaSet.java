@@ -386,7 +386,7 @@ public final class ReplicaSet {
                 || other.lockTimeoutMillis() != config.lockTimeoutMillis() || other.applyGroup() != config.applyGroup()
                 || other.applyThreads() != config.applyThreads() || other.maxLagVersions() != config.maxLagVersions()
                 || other.maxLagMillis() != config.maxLagMillis() || other.admissionLimit() != config.admissionLimit()
-                || other.admissionAdaptive() != config.admissionAdaptive()
+                || other.admissionAdaptive() != config.admissionAdaptive() || other.oneWriter() != config.oneWriter()
                 || !java.util.Objects.equals(other.durability(), config.durability())) {
             throw new SQLException("MacroDB: " + config.url().jdbcUrl() + " is already open with replicas="
                     + config.replicas() + "&propagation=" + config.propagation().name().toLowerCase(java.util.Locale.ROOT)

@@ -23,10 +23,12 @@ import java.util.Properties;
  * @param autoRebuild      whether a failed secondary is rebuilt automatically
  * @param closeDelayMillis how long the set stays open after its last connection closes: 0 not at all,
  *                         -1 until SHUTDOWN or the JVM exits, N milliseconds
+ * @param oneWriter        whether update transactions on the primary take a turn each from their start
+ *                         ({@code writers=one}, statement propagation, or an engine that needs it)
  */
 public record ReplicaSetConfig(Engine engine, EngineUrl url, Properties connectProperties, int replicas,
                                Propagation propagation, long lockTimeoutMillis, int applyGroup,
                                int applyThreads, long maxLagVersions, long maxLagMillis,
                                int admissionLimit, boolean admissionAdaptive, io.macrodb.durable.DurabilityConfig durability, long stallTimeoutMillis, boolean autoRebuild,
-                               long closeDelayMillis) {
+                               long closeDelayMillis, boolean oneWriter) {
 }

@@ -85,7 +85,12 @@ public class FailoverConvergenceTest {
 
     private static void run(String engine, String propagation, PrimaryFailure failure) throws Exception {
         long seed = TestDb.seed("failover convergence " + engine + " " + propagation);
-        String url = TestDb.url(engine, "replicas=3&propagation=" + propagation + "&lockTimeout=5000");
+        // On H2 the update transactions take turns (writers=one): with writers side by side, this deadlock-heavy
+        // workload meets H2's own isolation failure (benchmarks/h2-isolation) about once in 150 runs, after the
+        // image check can see it, and this test is about MacroDB's failover. ConvergenceTest and
+        // PrimaryFailoverTest run H2 with concurrent writers.
+        String url = TestDb.url(engine, "replicas=3&propagation=" + propagation + "&lockTimeout=5000"
+                + (engine.equals("h2") ? "&writers=one" : ""));
         boolean rowMode = propagation.equals("row");
         try (Connection admin = TestDb.open(url)) {
             MacroConnection mc = TestDb.macro(admin);

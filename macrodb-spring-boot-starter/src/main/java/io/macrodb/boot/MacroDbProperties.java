@@ -48,6 +48,7 @@ public class MacroDbProperties {
     private Duration stallTimeout;
     /** auto (default) or manual: whether a failed secondary is rebuilt online. */
     private String rebuild;
+    private String writers;
     /** How long the replica set stays open after its last connection: engine (default: as the engine keeps the database), -1, or seconds. */
     private String closeDelay;
     /** Register the replica set's MXBean in the platform MBeanServer (driver default false). */
@@ -74,6 +75,7 @@ public class MacroDbProperties {
         put(o, "snapshotEvery", snapshotEvery);
         put(o, "stallTimeout", millis(stallTimeout));
         put(o, "rebuild", rebuild);
+        put(o, "writers", writers);
         put(o, "closeDelay", closeDelay);
         put(o, "jmx", jmx);
         put(o, "routingLog", routingLog);
@@ -120,6 +122,8 @@ public class MacroDbProperties {
     public void setStallTimeout(Duration stallTimeout) { this.stallTimeout = stallTimeout; }
     public String getRebuild() { return rebuild; }
     public void setRebuild(String rebuild) { this.rebuild = rebuild; }
+    public String getWriters() { return writers; }
+    public void setWriters(String writers) { this.writers = writers; }
     public String getCloseDelay() { return closeDelay; }
     public void setCloseDelay(String closeDelay) { this.closeDelay = closeDelay; }
     public Boolean getJmx() { return jmx; }
