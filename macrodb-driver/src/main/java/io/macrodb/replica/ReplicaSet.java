@@ -578,12 +578,18 @@ public final class ReplicaSet {
 
     /**
      * A content checksum of every replica, primary first (FAILED replicas report null). Meaningful
-     * when no update transaction is running and {@link #awaitCaughtUp} returned true.
+     * when no update transaction is running. Each active secondary is first awaited (10 s at most) up
+     * to the primary's version: one that joined after {@link #awaitCaughtUp} returned (a secondary
+     * added after a promotion, a rebuilt one) may still be applying the log.
      */
     public List<String> checksums() throws SQLException {
         List<String> out = new ArrayList<>();
+        long target = version();
         out.add(checksum(primary));
-        for (Replica r : secondaries) out.add(r.isActive() ? checksum(r) : null);
+        for (Replica r : secondaries) {
+            if (r.isActive()) r.gate().await(target, TimeUnit.SECONDS.toNanos(10), r::isActive);
+            out.add(r.isActive() ? checksum(r) : null);
+        }
         return out;
     }
 
