@@ -11,11 +11,6 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,32 +40,17 @@ class ConvergenceTest {
             AtomicInteger committed = new AtomicInteger();
             AtomicInteger refused = new AtomicInteger();
             AtomicInteger rolledBack = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int thread = t;
-                futures.add(pool.submit(() -> {
-                    Random rnd = new Random(seed + thread);
-                    try (Connection c = open(engine, url)) {
-                        c.setAutoCommit(false);
-                        for (int i = 0; i < TRANSACTIONS; i++) {
-                            if (thread == 0 && i % 40 == 20) {
-                                ConvergenceWorkload.ddl(c, i / 40);
-                                continue;
-                            }
-                            if (rnd.nextInt(100) < 20) {
-                                readOnly(c);
-                                continue;
-                            }
-                            if (ConvergenceWorkload.transaction(c, rnd.nextLong(), rowMode, sqlite, refused)) committed.incrementAndGet();
-                            else rolledBack.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            pool.shutdown();
-            for (Future<?> f : futures) f.get(120, TimeUnit.SECONDS);
+            ConvergenceWorkload.runThreads(THREADS, TRANSACTIONS, seed, () -> open(engine, url), (c, thread, i, rnd) -> {
+                if (thread == 0 && i % 40 == 20) {
+                    ConvergenceWorkload.ddl(c, i / 40);
+                } else if (rnd.nextInt(100) < 20) {
+                    readOnly(c);
+                } else if (ConvergenceWorkload.transaction(c, rnd.nextLong(), rowMode, sqlite, refused)) {
+                    committed.incrementAndGet();
+                } else {
+                    rolledBack.incrementAndGet();
+                }
+            }, 120);
             assertTrue(committed.get() > THREADS * TRANSACTIONS / 2, "most transactions should commit: " + committed);
             assertTrue(rolledBack.get() > 0, "some transactions should roll back");
             List<String> sums = TestDb.assertConverged(admin);

@@ -58,6 +58,46 @@ public final class ConvergenceWorkload {
         }
     }
 
+    /** One iteration of a workload thread: {@code i} counts the thread's iterations, {@code rnd} is its own. */
+    @FunctionalInterface
+    public interface Step {
+        void run(Connection c, int thread, int i, Random rnd) throws Exception;
+    }
+
+    /** Opens a workload thread's connection. */
+    @FunctionalInterface
+    public interface Opener {
+        Connection open() throws SQLException;
+    }
+
+    /**
+     * Runs {@code threads} threads of {@code iterations} steps each, every thread on a connection of its
+     * own (auto-commit off) with a Random seeded {@code seed + thread}, and waits for them.
+     *
+     * @throws java.util.concurrent.ExecutionException the first thread's failure
+     */
+    public static void runThreads(int threads, int iterations, long seed, Opener open, Step step, long timeoutSeconds)
+            throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            java.util.List<java.util.concurrent.Future<?>> futures = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    Random rnd = new Random(seed + thread);
+                    try (Connection c = open.open()) {
+                        c.setAutoCommit(false);
+                        for (int i = 0; i < iterations; i++) step.run(c, thread, i, rnd);
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : futures) f.get(timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /**
      * One transaction of one to five random statements, retried on 40001; the test rolls back 15%
      * of them itself.

@@ -23,14 +23,7 @@ class WritersOptionTest {
     void withOneWriterASecondUpdateTransactionWaitsForTheFirstToEnd() throws Exception {
         String url = TestDb.url("h2", "replicas=2&writers=one&lockTimeout=300");
         try (Connection a = TestDb.open(url); Connection b = TestDb.open(url)) {
-            try (Statement s = a.createStatement()) {
-                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
-                s.execute("INSERT INTO t VALUES (1, 0), (2, 0)");
-            }
-            a.setAutoCommit(false);
-            try (Statement s = a.createStatement()) {
-                s.executeUpdate("UPDATE t SET v = 1 WHERE id = 1");
-            }
+            openUpdateOnRowOne(a);
             long started = System.nanoTime();
             SQLException e = assertThrows(SQLException.class, () -> {
                 try (Statement s = b.createStatement()) {
@@ -51,19 +44,24 @@ class WritersOptionTest {
     void concurrentWritersRunSideBySide() throws Exception {
         String url = TestDb.url("h2", "replicas=2&writers=concurrent&lockTimeout=300");
         try (Connection a = TestDb.open(url); Connection b = TestDb.open(url)) {
-            try (Statement s = a.createStatement()) {
-                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
-                s.execute("INSERT INTO t VALUES (1, 0), (2, 0)");
-            }
-            a.setAutoCommit(false);
-            try (Statement s = a.createStatement()) {
-                s.executeUpdate("UPDATE t SET v = 1 WHERE id = 1");
-            }
+            openUpdateOnRowOne(a);
             try (Statement s = b.createStatement()) {
                 assertEquals(1, s.executeUpdate("UPDATE t SET v = 2 WHERE id = 2"));
             }
             a.commit();
             TestDb.assertConverged(a);
+        }
+    }
+
+    /** Table t with rows 1 and 2, and on {@code a} an open update transaction that wrote row 1. */
+    private static void openUpdateOnRowOne(Connection a) throws SQLException {
+        try (Statement s = a.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+            s.execute("INSERT INTO t VALUES (1, 0), (2, 0)");
+        }
+        a.setAutoCommit(false);
+        try (Statement s = a.createStatement()) {
+            s.executeUpdate("UPDATE t SET v = 1 WHERE id = 1");
         }
     }
 

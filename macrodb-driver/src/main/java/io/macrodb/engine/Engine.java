@@ -256,12 +256,13 @@ public interface Engine {
      * restarts past the largest value in its table.
      */
     default void alignIdentities(Connection c, Map<String, Long> positions) throws SQLException {
+        Map<String, Long> counters = positions.isEmpty() ? Map.of() : identityPositions(c);
         for (io.macrodb.log.TableShape t : tables(c)) {
             if (t.identityColumn() == null) continue;
             String col = io.macrodb.log.TableShape.quote(t.identityColumn());
             Long shipped = positions.get(identityKey(t.qualifiedName()));
             if (shipped != null) {
-                Long now = identityPositions(c).get(identityKey(t.qualifiedName()));
+                Long now = counters.get(identityKey(t.qualifiedName()));
                 if (now == null || now < shipped) {
                     try (java.sql.Statement s = c.createStatement()) {
                         s.execute("ALTER TABLE " + t.qualifiedName() + " ALTER COLUMN " + col + " RESTART WITH " + shipped);

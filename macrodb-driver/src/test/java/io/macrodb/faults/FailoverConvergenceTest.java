@@ -14,13 +14,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -101,26 +95,12 @@ public class FailoverConvergenceTest {
             AtomicInteger committed = new AtomicInteger();
             AtomicInteger refused = new AtomicInteger();
             AtomicInteger madeDivergences = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int thread = t;
-                futures.add(pool.submit(() -> {
-                    Random rnd = new Random(seed + thread);
-                    try (Connection c = TestDb.open(url)) {
-                        c.setAutoCommit(false);
-                        for (int i = 0; i < TRANSACTIONS; i++) {
-                            if (thread == 0 && i == TRANSACTIONS / 3) madeDivergences.set(failure.fail(c, oldPrimaryUrl));
-                            if (thread == 0 && i % 40 == 20) ConvergenceWorkload.ddl(c, i / 40);
-                            if (ConvergenceWorkload.transaction(c, rnd.nextLong(), rowMode, false, refused)) committed.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            pool.shutdown();
             try {
-                for (Future<?> f : futures) f.get(180, TimeUnit.SECONDS);
+                ConvergenceWorkload.runThreads(THREADS, TRANSACTIONS, seed, () -> TestDb.open(url), (c, thread, i, rnd) -> {
+                    if (thread == 0 && i == TRANSACTIONS / 3) madeDivergences.set(failure.fail(c, oldPrimaryUrl));
+                    if (thread == 0 && i % 40 == 20) ConvergenceWorkload.ddl(c, i / 40);
+                    if (ConvergenceWorkload.transaction(c, rnd.nextLong(), rowMode, false, refused)) committed.incrementAndGet();
+                }, 180);
                 System.out.println("failover convergence " + engine + " " + propagation + ": " + committed + " commits, "
                         + (TransactionChanges.divergences() - divergencesBefore - madeDivergences.get()) + " divergences flagged; " + mc.replicaStatus());
                 assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
