@@ -78,7 +78,7 @@ class WritersOptionTest {
         try (Connection a = TestDb.open("jdbc:macrodb:h2:mem:" + name + "?replicas=2&writers=one")) {
             SQLException e = assertThrows(SQLException.class,
                     () -> TestDb.open("jdbc:macrodb:h2:mem:" + name + "?replicas=2&writers=concurrent").close());
-            assertTrue(e.getMessage().contains("already open"), e::getMessage);
+            assertTrue(e.getMessage().contains("already open") && e.getMessage().contains("writers=one"), e::getMessage);
         }
     }
 

@@ -391,7 +391,7 @@ public final class ReplicaSet {
             throw new SQLException("MacroDB: " + config.url().jdbcUrl() + " is already open with replicas="
                     + config.replicas() + "&propagation=" + config.propagation().name().toLowerCase(java.util.Locale.ROOT)
                     + "&lockTimeout=" + config.lockTimeoutMillis() + "&applyGroup=" + config.applyGroup()
-                    + "&applyThreads=" + config.applyThreads()
+                    + "&applyThreads=" + config.applyThreads() + (config.oneWriter() ? "&writers=one" : "")
                     + (config.durability() == null ? "" : "&durability=log:" + config.durability().directory())
                     + " (options of the database, not of one connection); connect with the same values, or close every"
                     + " connection to it first", "08001");
