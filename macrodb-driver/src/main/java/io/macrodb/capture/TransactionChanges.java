@@ -88,6 +88,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     /** Whether trusted images are checked against the rows read back before they are shipped. */
     private final boolean checkImages;
     private boolean imagesTrusted;
+    /** Appended to the read-back query ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()}). */
+    private final String readBackSuffix;
     /** Numbers the statements: {@link #mark()} starts a new one. */
     private int statement;
     private int statementStart;
@@ -116,16 +118,20 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      *              (its commits take a version all the same)
      */
     public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships) {
-        this(propagation, shapes, trustImages, ships, false);
+        this(propagation, shapes, trustImages, ships, false, "");
     }
 
     /**
      * @param checkImages whether the engine's isolation can fail, so that every trusted image is
      *                    checked against the row read back before it is shipped
      *                    ({@link io.macrodb.engine.Engine#checksCaptureImages()})
+     * @param readBackSuffix what the engine appends to the query that reads the transaction's own changed rows back
+     *                       ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()})
      */
-    public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships, boolean checkImages) {
+    public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships, boolean checkImages,
+                              String readBackSuffix) {
         this.checkImages = checkImages;
+        this.readBackSuffix = readBackSuffix;
         this.propagation = propagation;
         this.shapes = shapes;
         this.ships = ships;
@@ -396,7 +402,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             }
             List<Object[]> images;
             if (!imagesTrusted || t.moved) {
-                images = readImages(c, cache, shape, t.existed.keySet());
+                images = readImages(c, cache, shape, t.existed.keySet(), readBackSuffix);
                 READ_BACK.increment();
             } else {
                 FROM_TRIGGERS.increment();
@@ -407,7 +413,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 }
                 if (checkImages || VERIFY_IMAGES) {
                     try {
-                        verify(shape, images, readImages(c, cache, shape, t.existed.keySet()), checkImages);
+                        verify(shape, images, readImages(c, cache, shape, t.existed.keySet(), readBackSuffix), checkImages);
                     } catch (io.macrodb.engine.EngineDiverged | IllegalStateException e) {
                         // what the triggers reported, in order, for whoever explains it
                         StringBuilder sb = new StringBuilder(e.getMessage()).append(" [events of ").append(shape).append(':');
@@ -508,10 +514,11 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private static final int IN_CHUNK = 16;
 
     private static List<Object[]> readImages(Connection c, StatementCache cache, TableShape shape,
-                                             java.util.Collection<RowKey> keys) throws SQLException {
+                                             java.util.Collection<RowKey> keys, String suffix) throws SQLException {
         List<Object[]> rows = new ArrayList<>(keys.size());
         int chunk = keys.size() == 1 ? 1 : IN_CHUNK;
-        String sql = shape.selectByKeySql(chunk);
+        // without a key a row is found by its values, and an unlocked read could count another writer's equal row
+        String sql = shape.selectByKeySql(chunk) + (shape.hasKey() ? suffix : "");
         PreparedStatement ps = cache.prepare(sql);
         try {
             if (shape.keyCount() == 1) {

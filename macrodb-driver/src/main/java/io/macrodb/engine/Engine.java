@@ -352,6 +352,23 @@ public interface Engine {
      */
     default boolean checksCaptureImages() { return false; }
 
+    /**
+     * Appended to the query with which an update transaction reads its own changed rows back at commit (rows whose
+     * images the capture could not give, and the image check). The transaction holds those rows locked, so an
+     * engine that locks on read (Derby) must read them without taking locks: its optimizer may scan the table, and a
+     * scan waits for the rows other writers hold, which can deadlock two committing writers. Empty for engines that
+     * read without locks.
+     */
+    default String ownRowsReadSuffix() { return ""; }
+
+    /**
+     * Whether the engine's readers take row locks that its writers wait for, and wait for its writers' locks
+     * (Derby: no row versions). Then a secondary's read-only transactions and its applier take turns
+     * ({@code io.macrodb.replica.ReadApplyGate}) instead of meeting on rows in the engine, where they would wait for
+     * each other and could deadlock, and where a {@code READ COMMITTED} scan could read part of an apply group.
+     */
+    default boolean readsTakeLocks() { return false; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

@@ -310,6 +310,7 @@ class MacroStatement implements Statement {
             Session s = session;
             session = null;
             transaction.holds().release(s);
+            if (s.isPrimary()) transaction.primaryResultClosed();
         }
     }
 
@@ -336,6 +337,7 @@ class MacroStatement implements Statement {
             currentResult = null;
             // a query on a secondary is done: let its session go back to the pool now
             if (session != null && !session.isPrimary()) detach();
+            else if (session != null) transaction.primaryResultClosed();
         }
         if (closeOnCompletion && currentResult == null) close();
     }

@@ -25,6 +25,11 @@ import java.util.Map;
  * it breaks), since another connection must not inherit its settings. The primary session is never
  * counted: the connection owns it for its whole life.
  *
+ * <p>On an engine whose reads take locks (Derby) a held session also holds its secondary's turn beside the applier
+ * ({@link Replica#enterRead}): taken before the first hold, given back after the last, once the session's engine
+ * transaction has ended. So the applier writes nothing there while anything can still read from the session, and
+ * an autocommit query's result set, read after its transaction has ended, reads one committed state too.
+ *
  * <p>Used by the connection's thread only, except {@link #all()}, which {@code abort} reads from
  * another thread while tolerating a race.
  */
@@ -36,6 +41,8 @@ final class SessionHolds {
 
     private static final class Holders {
         int count;
+        /** Whether these holders hold the replica's turn beside its applier ({@link Replica#enterRead}). */
+        boolean turn;
     }
 
     /**
@@ -44,7 +51,22 @@ final class SessionHolds {
      * broken, given back) and the error rethrown: nothing ran on it.
      */
     Session borrow(Replica r, Session.Settings settings, boolean autoCommit) throws SQLException {
+        Session s = borrow(r, settings, autoCommit, Long.MAX_VALUE);
+        if (s == null) throw new IllegalStateException("no turn on " + r + " without a timeout");
+        return s;
+    }
+
+    /**
+     * As {@link #borrow(Replica, Session.Settings, boolean)}, first taking the replica's turn beside its applier where
+     * its engine's reads take locks (unless this connection's session there holds it already).
+     *
+     * @return null if the applier kept the turn for {@code turnTimeoutMillis}: nothing was borrowed
+     */
+    Session borrow(Replica r, Session.Settings settings, boolean autoCommit, long turnTimeoutMillis) throws SQLException {
         Session s = dedicated.get(r);
+        Holders already = s == null ? null : holds.get(s);
+        boolean turn = already == null || !already.turn;
+        if (turn && !r.enterRead(turnTimeoutMillis)) return null;
         try {
             if (s == null) s = r.borrow();
             s.sync(settings, autoCommit);
@@ -54,10 +76,12 @@ final class SessionHolds {
                 s.markBroken();
                 r.release(s);
             }
+            if (turn) r.leaveRead();
             throw e;
         }
         if (s.isDedicated()) dedicated.put(r, s);
         hold(s);
+        if (turn) holds.get(s).turn = true;
         return s;
     }
 
@@ -81,6 +105,7 @@ final class SessionHolds {
         } catch (SQLException e) {
             s.markBroken();
         }
+        if (h.turn) s.replica().leaveRead(); // nothing reads from the session any more
         if (dedicated.get(s.replica()) != s || s.isBroken()) {
             dedicated.remove(s.replica(), s);
             s.replica().release(s);
@@ -94,12 +119,13 @@ final class SessionHolds {
         }
         dedicated.clear();
         for (Session s : new ArrayList<>(holds.keySet())) {
-            holds.remove(s);
+            Holders h = holds.remove(s);
             try {
                 if (!s.connection().getAutoCommit()) s.connection().rollback();
             } catch (SQLException e) {
                 s.markBroken();
             }
+            if (h.turn) s.replica().leaveRead();
             s.replica().release(s);
         }
     }

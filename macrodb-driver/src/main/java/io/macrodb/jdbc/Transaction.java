@@ -482,6 +482,23 @@ final class Transaction {
         return done.result();
     }
 
+    /**
+     * A statement's result on the primary was closed. A read on the primary ends its engine transaction as soon as
+     * MacroDB ends the read (an autocommit query: right after it executes), and rows read from a held result after
+     * that run in a new engine transaction. On an engine whose reads take locks (Derby) that transaction's locks
+     * would stay until this connection's next transaction on the primary, holding every writer of those rows back:
+     * with no transaction of this connection open, it is ended here. Anything the engine fails to end so is the
+     * primary's failure, not this connection's: nothing of the application's was written in it.
+     */
+    void primaryResultClosed() {
+        if (state != State.NONE || primary == null || !db.engine().readsTakeLocks()) return;
+        try {
+            primary.connection().commit();
+        } catch (SQLException e) {
+            if (db.replicaFailed(primary.replica(), e, "a session ending a read")) primary.markBroken();
+        }
+    }
+
     // ================================================================= failures
 
     /**
@@ -489,7 +506,19 @@ final class Transaction {
      * is gone, the secondary leaves the rotation, the transaction ends, and the error is 40001.
      */
     SQLException resultFailure(Replica source, SQLException e) {
-        if (source == null || source.isPrimary() || !db.replicaFailed(source, e, "a reader")) return e;
+        if (source == null) return e;
+        if (source.isPrimary() || !db.replicaFailed(source, e, "a reader")) {
+            // A lock wait that ended in a deadlock or a timeout while rows were fetched (an engine that streams
+            // results and locks on read: Derby) rolled the engine's transaction back: so does this one, as when a
+            // statement fails so, or its commit would ship the changes of a transaction the engine undid.
+            boolean ours = state == State.READ ? readSession != null && readSession.replica() == source
+                    : state == State.UPDATE && source.isPrimary();
+            if (!ours || !db.engine().isRetryable(e)) return e;
+            rollbackQuietly();
+            if (SqlState.SERIALIZATION_FAILURE.getState().equals(e.getSQLState())) return e;
+            return SqlStates.retryable("the transaction was rolled back because " + e.getMessage()
+                    + " while its rows were read; retry it (lockTimeout bounds lock waits)", e);
+        }
         if (state == State.READ && readSession != null && readSession.replica() == source) rollbackQuietly();
         return SqlStates.retryable("the secondary this result was read from left the rotation (" + source.stateReason()
                 + "); nothing was changed, retry the transaction", e);
@@ -563,12 +592,14 @@ final class Transaction {
             ReadRouter.Choice choice = router.route(Math.max(lastCommitVersion, seenVersion));
             Replica r = choice.replica();
             readWaitNanos += router.lastWaitNanos();
+            boolean turnTimedOut = false;
             Session s;
             if (r.isPrimary()) {
                 s = primarySession();
             } else {
+                long started = System.nanoTime();
                 try {
-                    s = holds.borrow(r, settings, autoCommit);
+                    s = holds.borrow(r, settings, autoCommit, db.config().lockTimeoutMillis());
                 } catch (SQLException e) {
                     choice.permit().close();
                     // Nothing ran yet: if the secondary is out of service, the transaction moves, untouched, to another.
@@ -579,9 +610,20 @@ final class Transaction {
                     }
                     continue;
                 }
+                if (s == null) {
+                    // On an engine whose reads take locks a secondary's readers and applier take turns; an applier that
+                    // kept the turn for lockTimeout (behind a read-only transaction left open there) sends this read to
+                    // the primary, as a secondary that does not catch up does.
+                    choice.permit().close();
+                    readWaitNanos += System.nanoTime() - started;
+                    r = db.primary();
+                    choice = new ReadRouter.Choice(r, r.admission().enter(db.config().lockTimeoutMillis(), "the primary"));
+                    s = primarySession();
+                    turnTimedOut = true;
+                }
             }
             r.readerStarted();
-            Route why = switch (router.lastDecision()) {
+            Route why = turnTimedOut ? Route.PRIMARY_WAIT_TIMED_OUT : switch (router.lastDecision()) {
                 case FRESH -> Route.SECONDARY_FRESH;
                 case WAITED -> Route.SECONDARY_AFTER_WAIT;
                 case WAIT_TIMED_OUT -> Route.PRIMARY_WAIT_TIMED_OUT;
@@ -656,7 +698,7 @@ final class Transaction {
         counters.began(why);
         began = why;
         changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges(),
-                CHECK_IMAGES && db.engine().checksCaptureImages());
+                CHECK_IMAGES && db.engine().checksCaptureImages(), db.engine().ownRowsReadSuffix());
         state = State.UPDATE;
         savepointGeneration++;
         namedSavepoints.clear();

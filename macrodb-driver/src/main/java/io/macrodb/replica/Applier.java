@@ -223,6 +223,17 @@ final class Applier implements Runnable {
                 ChangeRecord first = cursor.awaitNext(TimeUnit.MILLISECONDS.toNanos(200));
                 if (first == null) continue;
                 if (durable != null && !durable.await(first.version(), TimeUnit.MILLISECONDS.toNanos(200), () -> running)) continue;
+                // On an engine whose reads take locks, the readers in the engine leave first (and new ones wait).
+                // Taken before applyLock, so that holdStill (a promotion, a snapshot) never waits for a reader.
+                ReadApplyGate turns = isPaused() ? null : replica.readApplyGate();
+                if (turns != null) {
+                    try {
+                        turns.enterApply();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt(); // seen at the top of the loop
+                        continue;
+                    }
+                }
                 applyLock.lock();
                 try {
                     if (isPaused()) {
@@ -238,6 +249,7 @@ final class Applier implements Runnable {
                     if (!applyWithRetries(first, last)) return;
                 } finally {
                     applyLock.unlock();
+                    if (turns != null) turns.exitApply();
                 }
             }
         } finally {

@@ -35,6 +35,8 @@ public final class Replica {
     private volatile String stateReason = "starting";
     private volatile Applier applier;
     private volatile Admission admission = Admission.unlimited();
+    /** Readers and the applier take turns here on an engine whose reads take locks; null elsewhere. */
+    private final ReadApplyGate readApplyGate;
 
     /**
      * @param index   the replica's number, its own among the set's replicas: 0 for the first primary,
@@ -50,6 +52,7 @@ public final class Replica {
         this.lockTimeoutMillis = lockTimeoutMillis;
         this.gate = new VersionGate(version);
         this.primaryRole = primary;
+        this.readApplyGate = engine.readsTakeLocks() ? new ReadApplyGate() : null;
     }
 
     /** The replica's own number (see the constructor); not its role, which {@link #isPrimary} tells. */
@@ -70,6 +73,33 @@ public final class Replica {
     public int activeReaders() { return activeReaders.get(); }
     public void readerStarted() { activeReaders.incrementAndGet(); }
     public void readerEnded() { activeReaders.decrementAndGet(); }
+
+    /**
+     * A read-only transaction about to run on this secondary takes its turn beside the applier, on an engine whose
+     * reads take locks ({@link ReadApplyGate}); elsewhere it enters at once. Every {@code true} must be matched by
+     * one {@link #leaveRead()} when the transaction's engine transaction has ended.
+     *
+     * @return false if the applier held the turn for {@code timeoutMillis}: the reader should run elsewhere
+     */
+    public boolean enterRead(long timeoutMillis) throws SQLException {
+        if (readApplyGate == null) return true;
+        try {
+            return readApplyGate.enterRead(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("MacroDB: the thread was interrupted while waiting for " + this + "'s applier to let a"
+                    + " read-only transaction in; nothing ran and the connection remains usable",
+                    io.macrodb.sql.SqlState.QUERY_CANCELED.getState(), e);
+        }
+    }
+
+    /** A reader that {@link #enterRead entered} has ended its engine transaction. */
+    public void leaveRead() {
+        if (readApplyGate != null) readApplyGate.exitRead();
+    }
+
+    /** The readers' and applier's turns, or null where readers and the applier run side by side. */
+    ReadApplyGate readApplyGate() { return readApplyGate; }
 
     /** Applied-but-unpublished work aside, how far behind the newest committed record this replica's data is. */
     public long stalenessNanos() {

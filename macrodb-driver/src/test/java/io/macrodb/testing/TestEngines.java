@@ -20,7 +20,7 @@ public final class TestEngines {
     // once they do. TestDb.url already builds its URL, and withPropagation leaves out its statement mode.
     // PostgreSQL runs over the servers PgCluster starts from Debian's binaries (skipped with the reason when they
     // are missing); its primary and secondaries are separate servers, so it also shows MacroDB over the network.
-    public static final List<String> ENGINES = selected(List.of("h2", "hsqldb", "sqlite", "postgresql"));
+    public static final List<String> ENGINES = selected(List.of("h2", "hsqldb", "sqlite", "derby", "postgresql"));
 
     /**
      * {@code -Dmacrodb.testEngines=postgresql,h2} runs the suites over those engines only (to work on one
