@@ -128,6 +128,12 @@ final class PgSession {
     private int statementsInBlock;
     private long reportedCommit = -1;
     private volatile Statement running;
+    /**
+     * A CancelRequest arrived while the session was busy (PostgreSQL's QueryCancelPending): the statement running
+     * then, or the next one started before the session goes idle, fails with 57014. Cleared when the session goes
+     * idle; a CancelRequest for an idle session does nothing, as in PostgreSQL.
+     */
+    private volatile boolean cancelPending;
     private long lastActivity = System.nanoTime();
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
@@ -153,8 +159,16 @@ final class PgSession {
 
     int secret() { return secret; }
 
-    /** Cancels the statement running now, if any (from a CancelRequest or shutdown; any thread). */
+    /**
+     * Cancels the statement running now, or the next one this busy session starts (from a CancelRequest or
+     * shutdown; any thread). The statement fails with 57014, as in PostgreSQL, whatever state the engine gives a
+     * cancelled statement (HSQLDB's is an aborted transaction).
+     */
     void cancel() {
+        synchronized (inbox) {
+            if (!draining) return; // idle: nothing to cancel
+            cancelPending = true;
+        }
         Statement s = running;
         if (s != null) {
             try {
@@ -196,6 +210,7 @@ final class PgSession {
                 msg = inbox.poll();
                 if (msg == null) {
                     draining = false;
+                    cancelPending = false;
                     if (!channel.config().isAutoRead() && phase != Phase.CLOSED) channel.config().setAutoRead(true);
                     return;
                 }
@@ -469,9 +484,11 @@ final class PgSession {
                     continue;
                 }
                 Portal p = new Portal(prepare(sql, new int[0], false), new Object[0], new short[0]);
-                run(p, 0, true);
-                if (p.rs != null) p.rs.close();
-                if (p.owner != null) p.owner.close();
+                try {
+                    run(p, 0, true);
+                } finally {
+                    release(p);
+                }
             } catch (SQLException e) {
                 error(e);
                 ok = false;
@@ -576,6 +593,7 @@ final class PgSession {
         }
         long count = 0;
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            running = ps;
             ParameterMetaData md = safeParameterMetaData(ps);
             int[] oids = new int[cols.size()];
             for (int i = 0; i < oids.length; i++) oids[i] = md == null ? PgTypes.TEXT : inferred(md, i + 1);
@@ -591,14 +609,19 @@ final class PgSession {
                     }
                 }
                 ps.addBatch();
-                if (count % 1000 == 0) ps.executeBatch();
+                if (count % 1000 == 0) {
+                    throwIfCancelled();
+                    ps.executeBatch();
+                }
             }
+            throwIfCancelled();
             ps.executeBatch();
             if (own) conn.commit();
         } catch (SQLException e) {
             if (own) conn.rollback();
-            throw e;
+            throw cancelled(e);
         } finally {
+            running = null;
             if (own) conn.setAutoCommit(true);
         }
         BackendMessages.commandComplete(out, "COPY " + count);
@@ -636,6 +659,7 @@ final class PgSession {
         long count = 0;
         try (Statement s = conn.createStatement()) {
             running = s;
+            throwIfCancelled();
             try (ResultSet rs = s.executeQuery(sql)) {
                 ResultSetMetaData md = rs.getMetaData();
                 int n = md.getColumnCount();
@@ -648,6 +672,7 @@ final class PgSession {
                     BackendMessages.copyData(out, copy.format(names).getBytes(StandardCharsets.UTF_8));
                 }
                 while (rs.next()) {
+                    throwIfCancelled();
                     String[] v = new String[n];
                     for (int i = 0; i < n; i++) {
                         byte[] b = PgTypes.encode(rs, i + 1, oids[i], false, zone);
@@ -658,6 +683,8 @@ final class PgSession {
                     if (out.readableBytes() > FLUSH_AT) flushWithBackPressure();
                 }
             }
+        } catch (SQLException e) {
+            throw cancelled(e);
         } finally {
             running = null;
         }
@@ -1028,14 +1055,23 @@ final class PgSession {
                     for (int j = 0; j < order.length; j++) ps.setObject(j + 1, p.args[order[j] - 1]);
                     s = ps;
                     running = s;
+                    throwIfCancelled();
                     hasRows = ps.execute();
                 } else {
                     s = conn.createStatement();
                     running = s;
-                    List<String> parts = PgCompat.expand(p.statement.jdbcSql);
-                    hasRows = false;
-                    for (String part : parts) hasRows = s.execute(part);
+                    try {
+                        throwIfCancelled();
+                        List<String> parts = PgCompat.expand(p.statement.jdbcSql);
+                        hasRows = false;
+                        for (String part : parts) hasRows = s.execute(part);
+                    } catch (SQLException e) {
+                        closeQuietly(s);
+                        throw e;
+                    }
                 }
+            } catch (SQLException e) {
+                throw cancelled(e);
             } finally {
                 running = null;
             }
@@ -1058,6 +1094,7 @@ final class PgSession {
         long sentNow = 0;
         int n = p.columnOids.length;
         while (maxRows == 0 || sentNow < maxRows) {
+            throwIfCancelled(); // a cancel while rows are sent stops the result, as PostgreSQL's executor does
             if (!p.rs.next()) {
                 p.done = true;
                 p.tag = c.tag(p.rowsSent);
@@ -1348,6 +1385,24 @@ final class PgSession {
         }
     }
 
+    // ---- cancel ----------------------------------------------------------------------------------------------
+
+    /** Fails with 57014 if a CancelRequest is pending: the statement about to start (or the result being sent) stops. */
+    private void throwIfCancelled() throws SQLException {
+        if (cancelPending) throw cancelled(null);
+    }
+
+    /**
+     * The error of a statement a CancelRequest stopped, as PostgreSQL reports it (57014), whatever the engine said
+     * (H2: 57014; HSQLDB: "statement execution aborted", which MacroDB reports as a rolled-back transaction,
+     * 40001); {@code e} itself when no cancel is pending.
+     */
+    private SQLException cancelled(SQLException e) {
+        if (!cancelPending) return e;
+        cancelPending = false;
+        return new SQLException("canceling statement due to user request", "57014", e);
+    }
+
     // ---- errors, output, end ----------------------------------------------------------------------------------
 
     private void error(SQLException e) {
@@ -1397,7 +1452,11 @@ final class PgSession {
 
     private void closePortal(String name) {
         Portal p = portals.remove(name);
-        if (p == null) return;
+        if (p != null) release(p);
+    }
+
+    /** Closes a portal's result, and its statement when the portal owns it. */
+    private static void release(Portal p) {
         try {
             if (p.rs != null) p.rs.close();
             if (p.owner != null && (p.statement.ps == null || p.ownsStatement)) p.owner.close();
