@@ -58,6 +58,9 @@ final class PgSession {
         PreparedStatement ps;
         /** The portal whose rows are still open on {@link #ps}, if any: another portal then gets a statement of its own. */
         Portal openOn;
+        /** PostgreSQL's names for the result's columns ({@link ColumnNames}), read at first need; null: the engine's labels. */
+        List<String> columnNames;
+        boolean columnNamesRead;
 
         Prepared(String sql, Command command, String jdbcSql, int[] order, int[] oids) {
             this.sql = sql;
@@ -667,8 +670,9 @@ final class PgSession {
                 for (int i = 0; i < n; i++) oids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
                 BackendMessages.copyResponse(out, 'H', n);
                 if (copy.header) {
+                    List<String> pgNames = ColumnNames.of(sql);
                     String[] names = new String[n];
-                    for (int i = 0; i < n; i++) names[i] = label(md, i + 1);
+                    for (int i = 0; i < n; i++) names[i] = name(md, i + 1, pgNames);
                     BackendMessages.copyData(out, copy.format(names).getBytes(StandardCharsets.UTF_8));
                 }
                 while (rs.next()) {
@@ -872,7 +876,7 @@ final class PgSession {
             return;
         }
         if (st.command.kind == Command.Kind.SHOW) {
-            rowDescription(List.of(new BackendMessages.Field(st.command.name, 0, 0, PgTypes.TEXT, -1, -1, 0)));
+            rowDescription(List.of(new BackendMessages.Field(showName(st.command.name), 0, 0, PgTypes.TEXT, -1, -1, 0)));
             return;
         }
         ResultSetMetaData md = p != null && p.rs != null ? p.rs.getMetaData() : st.ps == null ? null : st.ps.getMetaData();
@@ -880,10 +884,25 @@ final class PgSession {
             BackendMessages.noData(out);
             return;
         }
-        rowDescription(fields(md, p == null ? new short[0] : p.resultFormats));
+        rowDescription(fields(md, p == null ? new short[0] : p.resultFormats, columnNames(st)));
     }
 
     private void rowDescription(List<BackendMessages.Field> f) { BackendMessages.rowDescription(out, f); }
+
+    /** PostgreSQL's names for a query's result columns (null where the engine's labels stand). */
+    private static List<String> columnNames(Prepared st) {
+        if (!st.columnNamesRead) {
+            st.columnNames = st.command.kind == Command.Kind.ENGINE ? ColumnNames.of(st.sql) : null;
+            st.columnNamesRead = true;
+        }
+        return st.columnNames;
+    }
+
+    /** Column {@code i}'s name: PostgreSQL's from the query's text where known, else the engine's label. */
+    private String name(ResultSetMetaData md, int i, List<String> names) throws SQLException {
+        String n = names != null && names.size() == md.getColumnCount() ? names.get(i - 1) : null;
+        return n != null ? n : label(md, i);
+    }
 
     /**
      * A result column's name as PostgreSQL would give it: an engine that folds unquoted names to upper case
@@ -953,11 +972,11 @@ final class PgSession {
         return sent;
     }
 
-    private List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats) throws SQLException {
+    private List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats, List<String> names) throws SQLException {
         List<BackendMessages.Field> f = new ArrayList<>();
         for (int i = 1; i <= md.getColumnCount(); i++) {
             int oid = PgTypes.oidOf(md.getColumnType(i), md.getColumnTypeName(i));
-            f.add(new BackendMessages.Field(label(md, i), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
+            f.add(new BackendMessages.Field(name(md, i, names), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
         }
         return f;
     }
@@ -1089,7 +1108,7 @@ final class PgSession {
             ResultSetMetaData md = p.rs.getMetaData();
             p.columnOids = new int[md.getColumnCount()];
             for (int i = 0; i < p.columnOids.length; i++) p.columnOids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
-            if (describe) rowDescription(fields(md, new short[0]));
+            if (describe) rowDescription(fields(md, new short[0], columnNames(p.statement)));
         }
         long sentNow = 0;
         int n = p.columnOids.length;
@@ -1353,9 +1372,19 @@ final class PgSession {
                 v = settings.get(name);
                 if (v == null) throw new SQLException("unrecognized configuration parameter \"" + name + "\"", "42704");
         }
-        if (describe) rowDescription(List.of(new BackendMessages.Field(name, 0, 0, PgTypes.TEXT, -1, -1, 0)));
+        if (describe) rowDescription(List.of(new BackendMessages.Field(showName(name), 0, 0, PgTypes.TEXT, -1, -1, 0)));
         BackendMessages.dataRow(out, new byte[][] {v.getBytes(StandardCharsets.UTF_8)});
         BackendMessages.commandComplete(out, "SHOW");
+    }
+
+    /** The column SHOW names: the setting as PostgreSQL spells it (SHOW timezone answers a column TimeZone). */
+    private static String showName(String name) {
+        switch (name) {
+            case "timezone": return "TimeZone";
+            case "datestyle": return "DateStyle";
+            case "intervalstyle": return "IntervalStyle";
+            default: return name;
+        }
     }
 
     private static String isolationName(int level) {
