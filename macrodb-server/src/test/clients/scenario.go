@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgconn"
 	"github.com/jackc/pgx/v4"
@@ -62,6 +63,31 @@ func count(q interface {
 	var n int64
 	must(q.QueryRow(ctx, sql).Scan(&n))
 	return n
+}
+
+type execer interface {
+	Exec(context.Context, string, ...interface{}) (pgconn.CommandTag, error)
+}
+
+// cancelled runs sql through q (the connection or a transaction on it) and cancels it after a second with
+// PgConn.CancelRequest from another goroutine: a CancelRequest on a connection of its own, read to its end (it
+// fails if the server answers anything but closing that connection, as PostgreSQL does). A cancelled context
+// would send a CancelRequest too, but pgx v4 then closes the connection. Returns the SQLSTATE and whether the
+// statement ended within 10 s.
+func cancelled(conn *pgx.Conn, q execer, sql string) (string, string) {
+	start := time.Now()
+	sent := make(chan error, 1)
+	timer := time.AfterFunc(time.Second, func() { sent <- conn.PgConn().CancelRequest(ctx) })
+	_, err := q.Exec(ctx, sql)
+	if timer.Stop() {
+		sent <- nil // the statement ended before the cancel was due
+	}
+	must(<-sent)
+	inTime := "False"
+	if time.Since(start) < 10*time.Second {
+		inTime = "True"
+	}
+	return sqlState(err), inTime
 }
 
 func main() {
@@ -152,5 +178,27 @@ func main() {
 		reported = "True"
 	}
 	fmt.Println("last commit reported", reported)
+
+	// cancel: a statement that runs for long on the engine (a 12-way cross join of items) fails with 57014 and
+	// the session serves on; inside a transaction the cancel fails the transaction until ROLLBACK
+	var from, sum []string
+	for i := 0; i < 12; i++ {
+		from = append(from, fmt.Sprintf("items t%d", i))
+		sum = append(sum, fmt.Sprintf("t%d.id", i))
+	}
+	long := "SELECT count(*) AS n FROM " + strings.Join(from, ", ") + " WHERE " + strings.Join(sum, " + ") + " = -1"
+	state, inTime := cancelled(conn, conn, long)
+	fmt.Println("cancel", state, "in time", inTime)
+	fmt.Println("after cancel", count(conn, "SELECT count(*) AS n FROM items"))
+	tx, err = conn.Begin(ctx)
+	must(err)
+	_, err = tx.Exec(ctx, "INSERT INTO items (id, name) VALUES (30, 'thirty')")
+	must(err)
+	state, inTime = cancelled(conn, tx, long)
+	fmt.Println("cancel in transaction", state, "in time", inTime)
+	_, err = tx.Exec(ctx, "SELECT 1")
+	fmt.Println("after cancel in transaction", sqlState(err))
+	must(tx.Rollback(ctx))
+	fmt.Println("thirty rolled back", count(conn, "SELECT count(*) AS n FROM items WHERE id = 30"))
 	fmt.Println("done")
 }

@@ -1,5 +1,5 @@
 // The shared client scenario over node-postgres (ClientScenarioTest): prints one line a step; psycopg prints the same.
-const { Client, types } = require('pg');
+const { Client, Query, types } = require('pg');
 const { from: copyFrom, to: copyTo } = require('pg-copy-streams');
 
 // values as PostgreSQL's text, like the other clients print them
@@ -20,6 +20,30 @@ async function state(client, sql, params) {
   } catch (e) {
     return e.code;
   }
+}
+
+// Client.cancel reads the deprecated Client.activeQuery, whose warning would go to stderr, into the output
+process.noDeprecation = true;
+
+// a statement that runs for long on the engine: a 12-way cross join of items
+const tables = [...Array(12).keys()];
+const LONG = `SELECT count(*) AS n FROM ${tables.map((i) => `items t${i}`).join(', ')} WHERE ${tables.map((i) => `t${i}.id`).join(' + ')} = -1`;
+
+// Runs sql on client c and cancels it after a second with node-postgres's own cancel: a second Client, never
+// connected, opens a connection and sends a CancelRequest with c's process ID and secret key. Resolves to the
+// SQLSTATE and whether the statement ended within 10 s.
+function cancelled(c, sql) {
+  return new Promise((resolve) => {
+    const start = Date.now();
+    const q = c.query(new Query(sql));
+    const timer = setTimeout(() => new Client({ host, port: Number(port) }).cancel(c, q), 1000);
+    const done = (code) => {
+      clearTimeout(timer);
+      resolve([code, Date.now() - start < 10000 ? 'True' : 'False']);
+    };
+    q.on('error', (e) => done(e.code));
+    q.on('end', () => done('none'));
+  });
 }
 
 async function main() {
@@ -88,6 +112,19 @@ async function main() {
   await c.query('ROLLBACK');
   r = await c.query('SHOW macrodb.last_commit');
   console.log('last commit reported', Number(r.rows[0]['macrodb.last_commit']) > 0 ? 'True' : 'False');
+
+  let [code, inTime] = await cancelled(c, LONG);
+  console.log('cancel', code, 'in time', inTime);
+  r = await c.query('SELECT count(*) AS n FROM items');
+  console.log('after cancel', r.rows[0].n);
+  await c.query('BEGIN');
+  await c.query("INSERT INTO items (id, name) VALUES (30, 'thirty')");
+  [code, inTime] = await cancelled(c, LONG);
+  console.log('cancel in transaction', code, 'in time', inTime);
+  console.log('after cancel in transaction', await state(c, 'SELECT 1'));
+  await c.query('ROLLBACK');
+  r = await c.query('SELECT count(*) AS n FROM items WHERE id = 30');
+  console.log('thirty rolled back', r.rows[0].n);
   await c.end();
   console.log('done');
 }

@@ -2,6 +2,8 @@
 import datetime
 import decimal
 import sys
+import threading
+import time
 
 import psycopg
 
@@ -100,5 +102,43 @@ conn.rollback()
 conn.autocommit = True
 cur.execute("SHOW macrodb.last_commit")
 print("last commit reported", int(cur.fetchone()[0]) > 0)
+
+# cancel: a statement that runs for long on the engine (a 12-way cross join of items), cancelled by psycopg's
+# conn.cancel() (a CancelRequest) from another thread after a second, fails with 57014 within a few seconds and
+# the session serves on; inside a transaction the cancel fails the transaction until ROLLBACK
+LONG = ("SELECT count(*) AS n FROM " + ", ".join("items t%d" % i for i in range(12))
+        + " WHERE " + " + ".join("t%d.id" % i for i in range(12)) + " = -1")
+
+
+def cancelled(sql):
+    """Runs sql, cancelled after a second: its SQLSTATE and whether it ended within 10 s."""
+    timer = threading.Timer(1.0, conn.cancel)
+    start = time.monotonic()
+    timer.start()
+    try:
+        cur.execute(sql)
+        state = "none"
+    except psycopg.Error as e:
+        state = e.sqlstate
+    timer.join()
+    return state, time.monotonic() - start < 10
+
+
+state, in_time = cancelled(LONG)
+print("cancel", state, "in time", in_time)
+cur.execute("SELECT count(*) AS n FROM items")
+print("after cancel", cur.fetchone()[0])
+conn.autocommit = False
+cur.execute("INSERT INTO items (id, name) VALUES (30, 'thirty')")
+state, in_time = cancelled(LONG)
+print("cancel in transaction", state, "in time", in_time)
+try:
+    cur.execute("SELECT 1")
+except psycopg.Error as e:
+    print("after cancel in transaction", e.sqlstate)
+conn.rollback()
+conn.autocommit = True
+cur.execute("SELECT count(*) AS n FROM items WHERE id = 30")
+print("thirty rolled back", cur.fetchone()[0])
 conn.close()
 print("done")

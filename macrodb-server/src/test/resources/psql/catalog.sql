@@ -17,4 +17,6 @@ CREATE VIEW big_orders AS SELECT id, total FROM orders WHERE total > 100;
 \du
 \d+ big_orders
 \dx
+\df
+\dT
 \d nosuch

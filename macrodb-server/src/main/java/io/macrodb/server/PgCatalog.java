@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -31,7 +32,9 @@ import java.util.regex.PatternSyntaxException;
  *   {@code \d NAME} (the lookup, the table's kind, its columns with types, defaults and not-null, its indexes
  *   with the primary key and unique ones, its foreign keys and the foreign keys referencing it, a view's
  *   definition for {@code \d+}; policies, rules, triggers, statistics, publications and inheritance are answered
- *   as empty), {@code \dn}, {@code \l}, {@code \du} and {@code \dx} (no extensions);</li>
+ *   as empty), {@code \dn}, {@code \l}, {@code \du}, {@code \dx} (no extensions), {@code \df} (the functions,
+ *   procedures and aggregates users created, from INFORMATION_SCHEMA.ROUTINES and PARAMETERS) and {@code \dT} (the
+ *   domains, from INFORMATION_SCHEMA.DOMAINS, and the types of JDBC's getUDTs);</li>
  *   <li>pgjdbc's {@code DatabaseMetaData}: {@code getTables}, {@code getColumns}, {@code getPrimaryKeys},
  *   {@code getIndexInfo}, {@code getImportedKeys}/{@code getExportedKeys}/{@code getCrossReference},
  *   {@code getSchemas}.</li>
@@ -97,6 +100,8 @@ final class PgCatalog {
         if (s.contains("FROM pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_am a")) return PgCatalog::psqlIndexInfo;
         if (s.contains("FROM pg_catalog.pg_constraint r WHERE r.conrelid = '") && s.contains("r.contype = 'f'")) return PgCatalog::psqlForeignKeys;
         if (s.contains("confrelid IN (SELECT pg_catalog.pg_partition_ancestors(") || s.matches(".*WHERE c\\.confrelid = '\\d+' AND c\\.contype = 'f'.*")) return PgCatalog::psqlReferencedBy;
+        if (s.contains("FROM pg_catalog.pg_proc p") && s.contains("as \"Result data type\"")) return PgCatalog::psqlFunctions;
+        if (s.contains("FROM pg_catalog.pg_type t") && s.contains("pg_catalog.format_type(t.oid, NULL) AS \"Name\"")) return PgCatalog::psqlTypes;
         if (s.contains("FROM pg_catalog.pg_class c") && s.contains("as \"Owner\"") && RELKINDS.matcher(s).find()) return PgCatalog::psqlRelations;
         if (s.contains("FROM pg_catalog.pg_namespace n") && s.contains("AS \"Name\"")) return PgCatalog::psqlSchemas;
         if (s.contains("FROM pg_catalog.pg_database d") && s.contains("as \"Name\"")) return PgCatalog::psqlDatabases;
@@ -153,6 +158,13 @@ final class PgCatalog {
                           boolean identity, boolean generated, String remarks) { }
 
     private record Index(Rel rel, Rel table, boolean unique, boolean primary, List<String> columns, List<Boolean> descending) { }
+
+    /** A function ('f'), procedure ('p') or aggregate ('a'); its result and arguments as psql's {@code \df} shows them. */
+    private record Routine(String schema, String rawSchema, String name, char kind, String result, String args, String language,
+                           String source, String remarks) { }
+
+    /** A domain or a distinct or structured type, with the OID of the type it is based on. */
+    private record UserType(String schema, String rawSchema, String name, int baseOid, String remarks) { }
 
     private record ForeignKey(String name, Rel table, List<String> columns, Rel refTable, List<String> refColumns,
                               int updateRule, int deleteRule, int deferrability, String pkName) { }
@@ -351,8 +363,86 @@ final class PgCatalog {
 
         /** Whether a relation is on the search path (psql's pg_table_is_visible): in the session's schema. */
         boolean visible(Rel r) throws SQLException {
+            return visible(r.rawSchema, r.schema);
+        }
+
+        /** Whether what a schema holds is on the search path: the session's schema, or public. */
+        boolean visible(String rawSchema, String schema) throws SQLException {
             String current = cx.conn().getSchema();
-            return current == null ? r.schema.equals("public") : r.rawSchema.equals(current) || r.schema.equals("public");
+            return current == null ? schema.equals("public") : rawSchema.equals(current) || schema.equals("public");
+        }
+
+        /**
+         * The functions, procedures and aggregates users created (H2's CREATE ALIAS and CREATE AGGREGATE, HSQLDB's
+         * CREATE FUNCTION and CREATE PROCEDURE), with their parameters, from the standard INFORMATION_SCHEMA.ROUTINES
+         * and PARAMETERS (JDBC's metadata does not tell an aggregate from a function, nor give HSQLDB's result types).
+         */
+        List<Routine> routines() throws SQLException {
+            Map<String, List<String[]>> params = new HashMap<>();
+            try (Statement st = cx.conn().createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM INFORMATION_SCHEMA.PARAMETERS")) {
+                while (rs.next()) {
+                    String sch = rs.getString("SPECIFIC_SCHEMA");
+                    if (sch == null || isSystem(show(sch))) continue;
+                    params.computeIfAbsent(sch + "\0" + rs.getString("SPECIFIC_NAME"), k -> new ArrayList<>()).add(new String[] {
+                        rs.getString("ORDINAL_POSITION"), rs.getString("PARAMETER_MODE"), rs.getString("PARAMETER_NAME"), rs.getString("DATA_TYPE")});
+                }
+            }
+            List<Routine> l = new ArrayList<>();
+            try (Statement st = cx.conn().createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM INFORMATION_SCHEMA.ROUTINES")) {
+                while (rs.next()) {
+                    String sch = rs.getString("ROUTINE_SCHEMA");
+                    String name = rs.getString("ROUTINE_NAME");
+                    if (sch == null || name == null || isSystem(show(sch))) continue;
+                    String type = String.valueOf(rs.getString("ROUTINE_TYPE")).toUpperCase(Locale.ROOT);
+                    char kind = type.equals("PROCEDURE") ? 'p' : type.equals("AGGREGATE") ? 'a' : 'f';
+                    List<String[]> ps = new ArrayList<>(params.getOrDefault(sch + "\0" + rs.getString("SPECIFIC_NAME"), List.of()));
+                    ps.sort(Comparator.comparingInt(p -> intOr(p[0], 0)));
+                    List<String> args = new ArrayList<>();
+                    for (String[] p : ps) {
+                        String mode = p[1] == null ? "IN" : p[1].toUpperCase(Locale.ROOT);
+                        // H2 names a Java method's parameters P1, P2 ...: PostgreSQL shows an unnamed parameter by its type
+                        boolean named = p[2] != null && !p[2].isEmpty() && !p[2].equals("P" + p[0]);
+                        args.add((mode.equals("IN") ? "" : mode + " ") + (named ? quoteIdent(show(p[2])) + " " : "") + standardType(p[3]));
+                    }
+                    String body = optional(rs, "ROUTINE_BODY");
+                    String language = body != null && body.equalsIgnoreCase("SQL") ? "sql"
+                            : optional(rs, "EXTERNAL_LANGUAGE") == null ? null : optional(rs, "EXTERNAL_LANGUAGE").toLowerCase(Locale.ROOT);
+                    String dataType = rs.getString("DATA_TYPE");
+                    // H2 gives its aggregates' result type as NULL: it asks the aggregate at each call
+                    String result = kind == 'p' || dataType == null || dataType.equalsIgnoreCase("NULL") ? null : standardType(dataType);
+                    l.add(new Routine(show(sch), sch, show(name), kind, result, String.join(", ", args), language,
+                            optional(rs, "ROUTINE_DEFINITION"), optional(rs, "REMARKS")));
+                }
+            }
+            l.sort(Comparator.comparing(Routine::schema).thenComparing(Routine::name).thenComparing(Routine::args));
+            return l;
+        }
+
+        /**
+         * The types users created: domains (the standard INFORMATION_SCHEMA.DOMAINS; H2 and HSQLDB have CREATE
+         * DOMAIN) and distinct or structured types (JDBC's getUDTs; HSQLDB's CREATE TYPE), by schema then name.
+         */
+        List<UserType> types() throws SQLException {
+            TreeMap<String, UserType> m = new TreeMap<>();
+            try (Statement st = cx.conn().createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM INFORMATION_SCHEMA.DOMAINS")) {
+                while (rs.next()) {
+                    String sch = rs.getString("DOMAIN_SCHEMA");
+                    String name = rs.getString("DOMAIN_NAME");
+                    if (sch == null || name == null || isSystem(show(sch))) continue;
+                    m.put(show(sch) + "\0" + show(name), new UserType(show(sch), sch, show(name), standardOid(rs.getString("DATA_TYPE")), optional(rs, "REMARKS")));
+                }
+            }
+            try (ResultSet rs = md.getUDTs(null, null, "%", null)) {
+                while (rs.next()) {
+                    String sch = rs.getString("TYPE_SCHEM");
+                    String name = rs.getString("TYPE_NAME");
+                    if (sch == null || name == null || isSystem(show(sch))) continue;
+                    int base = rs.getInt("BASE_TYPE");
+                    int oid = rs.wasNull() || rs.getInt("DATA_TYPE") == Types.STRUCT ? PgTypes.TEXT : PgTypes.oidOf(base, null);
+                    m.putIfAbsent(show(sch) + "\0" + show(name), new UserType(show(sch), sch, show(name), oid, rs.getString("REMARKS")));
+                }
+            }
+            return new ArrayList<>(m.values());
         }
 
         /** A relation's name as regclass prints it: qualified when not visible. */
@@ -406,6 +496,42 @@ final class PgCatalog {
             case PgTypes.JSON: return "json";
             default: return typeName == null ? "text" : typeName.toLowerCase(Locale.ROOT);
         }
+    }
+
+    /** The JDBC type of a data type named as INFORMATION_SCHEMA names it (H2: integer, HSQLDB: INTEGER, CHARACTER VARYING). */
+    static int standardJdbcType(String name) {
+        String n = name == null ? "" : name.replaceAll("\\(.*", "").strip().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT);
+        switch (n) {
+            case "BOOLEAN": case "BIT": return Types.BOOLEAN;
+            case "TINYINT": return Types.TINYINT;
+            case "SMALLINT": return Types.SMALLINT;
+            case "INTEGER": case "INT": return Types.INTEGER;
+            case "BIGINT": return Types.BIGINT;
+            case "REAL": return Types.REAL;
+            case "FLOAT": case "DOUBLE": case "DOUBLE PRECISION": return Types.DOUBLE;
+            case "NUMERIC": case "DECIMAL": case "DEC": case "DECFLOAT": return Types.NUMERIC;
+            case "CHARACTER": case "CHAR": return Types.CHAR;
+            case "CHARACTER VARYING": case "VARCHAR": case "VARCHAR_IGNORECASE": return Types.VARCHAR;
+            case "CHARACTER LARGE OBJECT": case "CLOB": case "LONGVARCHAR": return Types.CLOB;
+            case "BINARY": case "BINARY VARYING": case "VARBINARY": case "BINARY LARGE OBJECT": case "BLOB": case "LONGVARBINARY": return Types.VARBINARY;
+            case "DATE": return Types.DATE;
+            case "TIME": case "TIME WITHOUT TIME ZONE": return Types.TIME;
+            case "TIME WITH TIME ZONE": return Types.TIME_WITH_TIMEZONE;
+            case "TIMESTAMP": case "TIMESTAMP WITHOUT TIME ZONE": return Types.TIMESTAMP;
+            case "TIMESTAMP WITH TIME ZONE": return Types.TIMESTAMP_WITH_TIMEZONE;
+            default: return Types.OTHER;
+        }
+    }
+
+    /** The PostgreSQL type OID of a data type named as INFORMATION_SCHEMA names it. */
+    static int standardOid(String name) {
+        return PgTypes.oidOf(standardJdbcType(name), name);
+    }
+
+    /** A data type named as INFORMATION_SCHEMA names it, as format_type(oid, NULL) spells it (no length or precision). */
+    static String standardType(String name) {
+        int jdbc = standardJdbcType(name);
+        return formatType(PgTypes.oidOf(jdbc, name), jdbc, name, 0, 0);
     }
 
     /** atttypmod: the declared length or precision as PostgreSQL stores it, -1 when none. */
@@ -780,6 +906,75 @@ final class PgCatalog {
                 case "rolsuper": case "rolcreaterole": case "rolcreatedb": case "rolreplication": case "rolbypassrls": return "f";
                 case "rolconnlimit": return "-1";
                 case "memberof": return "{}";
+                default: return null;
+            }
+        });
+    }
+
+    /**
+     * psql's {@code \df} (and {@code \df+}, {@code \dfa}, {@code \dfn}, {@code \dfp}, {@code \dfw}, patterns): the
+     * functions, procedures and aggregates users created; none is a window or trigger function.
+     */
+    private static Answer psqlFunctions(String s, List<String> params, Context cx) throws SQLException {
+        Meta meta = new Meta(cx);
+        Pattern name = psqlPattern(s, "p.proname");
+        Pattern schema = psqlPattern(s, "n.nspname");
+        // \dfa, \dfp ...: kinds asked for ("p.prokind = 'a'"), or kinds left out ("p.prokind <> 'a'", "!= 'a'")
+        Set<Character> wanted = new java.util.HashSet<>();
+        Set<Character> unwanted = new java.util.HashSet<>();
+        Matcher k = Pattern.compile("p\\.prokind (=|<>|!=) '(.)'").matcher(s);
+        while (k.find()) (k.group(1).equals("=") ? wanted : unwanted).add(k.group(2).charAt(0));
+        boolean onlyTriggers = wanted.isEmpty() && s.contains("p.prorettype = 'pg_catalog.trigger'");
+        List<Routine> found = new ArrayList<>();
+        for (Routine r : meta.routines()) {
+            if (schema == null ? !meta.visible(r.rawSchema(), r.schema()) : !schema.matcher(r.schema()).matches()) continue;
+            if (name != null && !name.matcher(r.name()).matches()) continue;
+            if (onlyTriggers || !wanted.isEmpty() && !wanted.contains(r.kind()) || unwanted.contains(r.kind())) continue;
+            found.add(r);
+        }
+        return byItems(s, found, (item, r) -> {
+            switch (itemName(item)) {
+                case "Schema": return r.schema();
+                case "Name": return r.name();
+                case "Result data type": return r.result();
+                case "Argument data types": return r.args();
+                case "Type": return r.kind() == 'a' ? "agg" : r.kind() == 'p' ? "proc" : "func";
+                case "Volatility": return "volatile";
+                case "Parallel": return "unsafe";
+                case "Owner": return cx.user();
+                case "Security": return "invoker";
+                case "Language": return r.language();
+                case "Source code": return r.source();
+                case "Description": return r.remarks();
+                default: return null;
+            }
+        });
+    }
+
+    /** psql's {@code \dT} (and {@code \dT+}, patterns): the domains and types users created. */
+    private static Answer psqlTypes(String s, List<String> params, Context cx) throws SQLException {
+        Meta meta = new Meta(cx);
+        Pattern name = psqlPattern(s, "t.typname");
+        Pattern schema = psqlPattern(s, "n.nspname");
+        List<UserType> found = new ArrayList<>();
+        Map<UserType, String> shown = new HashMap<>();
+        for (UserType t : meta.types()) {
+            boolean visible = meta.visible(t.rawSchema(), t.schema());
+            if (schema == null ? !visible : !schema.matcher(t.schema()).matches()) continue;
+            String formatted = visible ? quoteIdent(t.name()) : quoteIdent(t.schema()) + "." + quoteIdent(t.name());
+            if (name != null && !name.matcher(t.name()).matches() && !name.matcher(formatted).matches()) continue;
+            found.add(t);
+            shown.put(t, formatted);
+        }
+        return byItems(s, found, (item, t) -> {
+            switch (itemName(item)) {
+                case "Schema": return t.schema();
+                case "Name": return shown.get(t);
+                case "Internal name": return t.name();
+                case "Size": return PgTypes.typeSize(t.baseOid()) < 0 ? "var" : Integer.toString(PgTypes.typeSize(t.baseOid()));
+                case "Elements": return "";
+                case "Owner": return cx.user();
+                case "Description": return t.remarks();
                 default: return null;
             }
         });

@@ -58,6 +58,9 @@ final class PgSession {
         PreparedStatement ps;
         /** The portal whose rows are still open on {@link #ps}, if any: another portal then gets a statement of its own. */
         Portal openOn;
+        /** PostgreSQL's names for the result's columns ({@link ColumnNames}), read at first need; null: the engine's labels. */
+        List<String> columnNames;
+        boolean columnNamesRead;
 
         Prepared(String sql, Command command, String jdbcSql, int[] order, int[] oids) {
             this.sql = sql;
@@ -128,6 +131,12 @@ final class PgSession {
     private int statementsInBlock;
     private long reportedCommit = -1;
     private volatile Statement running;
+    /**
+     * A CancelRequest arrived while the session was busy (PostgreSQL's QueryCancelPending): the statement running
+     * then, or the next one started before the session goes idle, fails with 57014. Cleared when the session goes
+     * idle; a CancelRequest for an idle session does nothing, as in PostgreSQL.
+     */
+    private volatile boolean cancelPending;
     private long lastActivity = System.nanoTime();
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
@@ -153,8 +162,16 @@ final class PgSession {
 
     int secret() { return secret; }
 
-    /** Cancels the statement running now, if any (from a CancelRequest or shutdown; any thread). */
+    /**
+     * Cancels the statement running now, or the next one this busy session starts (from a CancelRequest or
+     * shutdown; any thread). The statement fails with 57014, as in PostgreSQL, whatever state the engine gives a
+     * cancelled statement (HSQLDB's is an aborted transaction).
+     */
     void cancel() {
+        synchronized (inbox) {
+            if (!draining) return; // idle: nothing to cancel
+            cancelPending = true;
+        }
         Statement s = running;
         if (s != null) {
             try {
@@ -196,6 +213,7 @@ final class PgSession {
                 msg = inbox.poll();
                 if (msg == null) {
                     draining = false;
+                    cancelPending = false;
                     if (!channel.config().isAutoRead() && phase != Phase.CLOSED) channel.config().setAutoRead(true);
                     return;
                 }
@@ -469,9 +487,11 @@ final class PgSession {
                     continue;
                 }
                 Portal p = new Portal(prepare(sql, new int[0], false), new Object[0], new short[0]);
-                run(p, 0, true);
-                if (p.rs != null) p.rs.close();
-                if (p.owner != null) p.owner.close();
+                try {
+                    run(p, 0, true);
+                } finally {
+                    release(p);
+                }
             } catch (SQLException e) {
                 error(e);
                 ok = false;
@@ -576,6 +596,7 @@ final class PgSession {
         }
         long count = 0;
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            running = ps;
             ParameterMetaData md = safeParameterMetaData(ps);
             int[] oids = new int[cols.size()];
             for (int i = 0; i < oids.length; i++) oids[i] = md == null ? PgTypes.TEXT : inferred(md, i + 1);
@@ -591,14 +612,19 @@ final class PgSession {
                     }
                 }
                 ps.addBatch();
-                if (count % 1000 == 0) ps.executeBatch();
+                if (count % 1000 == 0) {
+                    throwIfCancelled();
+                    ps.executeBatch();
+                }
             }
+            throwIfCancelled();
             ps.executeBatch();
             if (own) conn.commit();
         } catch (SQLException e) {
             if (own) conn.rollback();
-            throw e;
+            throw cancelled(e);
         } finally {
+            running = null;
             if (own) conn.setAutoCommit(true);
         }
         BackendMessages.commandComplete(out, "COPY " + count);
@@ -636,6 +662,7 @@ final class PgSession {
         long count = 0;
         try (Statement s = conn.createStatement()) {
             running = s;
+            throwIfCancelled();
             try (ResultSet rs = s.executeQuery(sql)) {
                 ResultSetMetaData md = rs.getMetaData();
                 int n = md.getColumnCount();
@@ -643,11 +670,13 @@ final class PgSession {
                 for (int i = 0; i < n; i++) oids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
                 BackendMessages.copyResponse(out, 'H', n);
                 if (copy.header) {
+                    List<String> pgNames = ColumnNames.of(sql);
                     String[] names = new String[n];
-                    for (int i = 0; i < n; i++) names[i] = label(md, i + 1);
+                    for (int i = 0; i < n; i++) names[i] = name(md, i + 1, pgNames);
                     BackendMessages.copyData(out, copy.format(names).getBytes(StandardCharsets.UTF_8));
                 }
                 while (rs.next()) {
+                    throwIfCancelled();
                     String[] v = new String[n];
                     for (int i = 0; i < n; i++) {
                         byte[] b = PgTypes.encode(rs, i + 1, oids[i], false, zone);
@@ -658,6 +687,8 @@ final class PgSession {
                     if (out.readableBytes() > FLUSH_AT) flushWithBackPressure();
                 }
             }
+        } catch (SQLException e) {
+            throw cancelled(e);
         } finally {
             running = null;
         }
@@ -845,7 +876,7 @@ final class PgSession {
             return;
         }
         if (st.command.kind == Command.Kind.SHOW) {
-            rowDescription(List.of(new BackendMessages.Field(st.command.name, 0, 0, PgTypes.TEXT, -1, -1, 0)));
+            rowDescription(List.of(new BackendMessages.Field(showName(st.command.name), 0, 0, PgTypes.TEXT, -1, -1, 0)));
             return;
         }
         ResultSetMetaData md = p != null && p.rs != null ? p.rs.getMetaData() : st.ps == null ? null : st.ps.getMetaData();
@@ -853,10 +884,25 @@ final class PgSession {
             BackendMessages.noData(out);
             return;
         }
-        rowDescription(fields(md, p == null ? new short[0] : p.resultFormats));
+        rowDescription(fields(md, p == null ? new short[0] : p.resultFormats, columnNames(st)));
     }
 
     private void rowDescription(List<BackendMessages.Field> f) { BackendMessages.rowDescription(out, f); }
+
+    /** PostgreSQL's names for a query's result columns (null where the engine's labels stand). */
+    private static List<String> columnNames(Prepared st) {
+        if (!st.columnNamesRead) {
+            st.columnNames = st.command.kind == Command.Kind.ENGINE ? ColumnNames.of(st.sql) : null;
+            st.columnNamesRead = true;
+        }
+        return st.columnNames;
+    }
+
+    /** Column {@code i}'s name: PostgreSQL's from the query's text where known, else the engine's label. */
+    private String name(ResultSetMetaData md, int i, List<String> names) throws SQLException {
+        String n = names != null && names.size() == md.getColumnCount() ? names.get(i - 1) : null;
+        return n != null ? n : label(md, i);
+    }
 
     /**
      * A result column's name as PostgreSQL would give it: an engine that folds unquoted names to upper case
@@ -926,11 +972,11 @@ final class PgSession {
         return sent;
     }
 
-    private List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats) throws SQLException {
+    private List<BackendMessages.Field> fields(ResultSetMetaData md, short[] formats, List<String> names) throws SQLException {
         List<BackendMessages.Field> f = new ArrayList<>();
         for (int i = 1; i <= md.getColumnCount(); i++) {
             int oid = PgTypes.oidOf(md.getColumnType(i), md.getColumnTypeName(i));
-            f.add(new BackendMessages.Field(label(md, i), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
+            f.add(new BackendMessages.Field(name(md, i, names), 0, 0, oid, PgTypes.typeSize(oid), -1, format(formats, i - 1, oid)));
         }
         return f;
     }
@@ -1028,14 +1074,23 @@ final class PgSession {
                     for (int j = 0; j < order.length; j++) ps.setObject(j + 1, p.args[order[j] - 1]);
                     s = ps;
                     running = s;
+                    throwIfCancelled();
                     hasRows = ps.execute();
                 } else {
                     s = conn.createStatement();
                     running = s;
-                    List<String> parts = PgCompat.expand(p.statement.jdbcSql);
-                    hasRows = false;
-                    for (String part : parts) hasRows = s.execute(part);
+                    try {
+                        throwIfCancelled();
+                        List<String> parts = PgCompat.expand(p.statement.jdbcSql);
+                        hasRows = false;
+                        for (String part : parts) hasRows = s.execute(part);
+                    } catch (SQLException e) {
+                        closeQuietly(s);
+                        throw e;
+                    }
                 }
+            } catch (SQLException e) {
+                throw cancelled(e);
             } finally {
                 running = null;
             }
@@ -1053,11 +1108,12 @@ final class PgSession {
             ResultSetMetaData md = p.rs.getMetaData();
             p.columnOids = new int[md.getColumnCount()];
             for (int i = 0; i < p.columnOids.length; i++) p.columnOids[i] = PgTypes.oidOf(md.getColumnType(i + 1), md.getColumnTypeName(i + 1));
-            if (describe) rowDescription(fields(md, new short[0]));
+            if (describe) rowDescription(fields(md, new short[0], columnNames(p.statement)));
         }
         long sentNow = 0;
         int n = p.columnOids.length;
         while (maxRows == 0 || sentNow < maxRows) {
+            throwIfCancelled(); // a cancel while rows are sent stops the result, as PostgreSQL's executor does
             if (!p.rs.next()) {
                 p.done = true;
                 p.tag = c.tag(p.rowsSent);
@@ -1316,9 +1372,19 @@ final class PgSession {
                 v = settings.get(name);
                 if (v == null) throw new SQLException("unrecognized configuration parameter \"" + name + "\"", "42704");
         }
-        if (describe) rowDescription(List.of(new BackendMessages.Field(name, 0, 0, PgTypes.TEXT, -1, -1, 0)));
+        if (describe) rowDescription(List.of(new BackendMessages.Field(showName(name), 0, 0, PgTypes.TEXT, -1, -1, 0)));
         BackendMessages.dataRow(out, new byte[][] {v.getBytes(StandardCharsets.UTF_8)});
         BackendMessages.commandComplete(out, "SHOW");
+    }
+
+    /** The column SHOW names: the setting as PostgreSQL spells it (SHOW timezone answers a column TimeZone). */
+    private static String showName(String name) {
+        switch (name) {
+            case "timezone": return "TimeZone";
+            case "datestyle": return "DateStyle";
+            case "intervalstyle": return "IntervalStyle";
+            default: return name;
+        }
     }
 
     private static String isolationName(int level) {
@@ -1346,6 +1412,24 @@ final class PgSession {
             reportedCommit = v;
             status("macrodb.last_commit", Long.toString(v));
         }
+    }
+
+    // ---- cancel ----------------------------------------------------------------------------------------------
+
+    /** Fails with 57014 if a CancelRequest is pending: the statement about to start (or the result being sent) stops. */
+    private void throwIfCancelled() throws SQLException {
+        if (cancelPending) throw cancelled(null);
+    }
+
+    /**
+     * The error of a statement a CancelRequest stopped, as PostgreSQL reports it (57014), whatever the engine said
+     * (H2: 57014; HSQLDB: "statement execution aborted", which MacroDB reports as a rolled-back transaction,
+     * 40001); {@code e} itself when no cancel is pending.
+     */
+    private SQLException cancelled(SQLException e) {
+        if (!cancelPending) return e;
+        cancelPending = false;
+        return new SQLException("canceling statement due to user request", "57014", e);
     }
 
     // ---- errors, output, end ----------------------------------------------------------------------------------
@@ -1397,7 +1481,11 @@ final class PgSession {
 
     private void closePortal(String name) {
         Portal p = portals.remove(name);
-        if (p == null) return;
+        if (p != null) release(p);
+    }
+
+    /** Closes a portal's result, and its statement when the portal owns it. */
+    private static void release(Portal p) {
         try {
             if (p.rs != null) p.rs.close();
             if (p.owner != null && (p.statement.ps == null || p.ownsStatement)) p.owner.close();

@@ -18,18 +18,34 @@ import java.util.regex.Pattern;
  * verifier in PostgreSQL's own spelling (so one copied from {@code pg_authid.rolpassword} works); blank lines and
  * lines starting with {@code #} are ignored:
  * <ul>
- *   <li>{@code name:SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>}: SCRAM-SHA-256, the default and
- *   the only method {@code macrodb serve --add-user} writes;</li>
+ *   <li>{@code name:SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>}: SCRAM-SHA-256, the default
+ *   ({@code macrodb serve --add-user NAME}, or {@code --auth scram-sha-256});</li>
  *   <li>{@code name:md5<32 hex digits>} (md5 of password then user name, as PostgreSQL stores it): the MD5
- *   challenge, for old clients; only for users whose line has such a verifier;</li>
+ *   challenge, for old clients; only for users whose line has such a verifier ({@code --add-user NAME --auth md5});</li>
  *   <li>{@code name:password:<either verifier>}: the password in clear text (PostgreSQL's {@code password}
- *   method; only over TLS or a trusted network), only for users whose line says so.</li>
+ *   method; only over TLS or a trusted network), only for users whose line says so ({@code --auth password}
+ *   writes it over a SCRAM verifier).</li>
  * </ul>
  * The server picks the method from the user's line; a client cannot ask for a weaker one.
  */
 public final class UserStore {
     /** How a user authenticates. */
-    public enum Method { SCRAM_SHA_256, MD5, PASSWORD }
+    public enum Method {
+        SCRAM_SHA_256("scram-sha-256"), MD5("md5"), PASSWORD("password");
+
+        private final String pgName;
+
+        Method(String pgName) { this.pgName = pgName; }
+
+        /** The method's name as PostgreSQL's pg_hba.conf spells it. */
+        public String pgName() { return pgName; }
+
+        /** The method pg_hba.conf calls {@code name} (any case); an unknown name fails with the names known. */
+        public static Method of(String name) {
+            for (Method m : values()) if (m.pgName.equalsIgnoreCase(name.strip())) return m;
+            throw new IllegalArgumentException("unknown authentication method '" + name + "': expected scram-sha-256, md5 or password");
+        }
+    }
 
     /** A user's line: the method, and a SCRAM verifier or an MD5 one. */
     public record Entry(Method method, Scram.Verifier scram, String md5) { }

@@ -11,6 +11,7 @@
  *   <li>{@link io.macrodb.server.PgSession}: one per client connection, the protocol state machine; owns one
  *       MacroDB JDBC connection and runs on a worker thread, never on the event loop (JDBC blocks);</li>
  *   <li>{@link io.macrodb.server.PgTypes}: JDBC types to PostgreSQL type OIDs, text and binary formats;</li>
+ *   <li>{@link io.macrodb.server.ColumnNames}: the names PostgreSQL gives a query's result columns, from its text;</li>
  *   <li>{@link io.macrodb.server.Scram} and {@link io.macrodb.server.UserStore}: SCRAM-SHA-256 authentication
  *       against stored verifiers (never passwords), MD5 and clear text for the users configured for them;</li>
  *   <li>{@link io.macrodb.server.PgCatalog}: psql's and pgjdbc's {@code pg_catalog} queries answered from the

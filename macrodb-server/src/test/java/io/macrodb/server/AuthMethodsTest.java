@@ -137,5 +137,9 @@ class AuthMethodsTest {
         assertEquals(UserStore.Method.MD5, st.entry("a").method());
         assertEquals(UserStore.Method.PASSWORD, st.entry("b").method());
         assertEquals(List.of("a", "b"), st.names());
+        assertEquals(UserStore.Method.MD5, UserStore.Method.of("MD5"), "pg_hba.conf's names, any case");
+        assertEquals(UserStore.Method.SCRAM_SHA_256, UserStore.Method.of("scram-sha-256"));
+        IllegalArgumentException u = assertThrows(IllegalArgumentException.class, () -> UserStore.Method.of("trust"));
+        assertEquals("unknown authentication method 'trust': expected scram-sha-256, md5 or password", u.getMessage());
     }
 }

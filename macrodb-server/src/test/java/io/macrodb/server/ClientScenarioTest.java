@@ -18,11 +18,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * One scenario (DDL, DML with counts, a transaction rolled back, an error inside a transaction, a statement run
  * again with other parameters, NULLs, the common types, COPY in and out, SQLSTATEs, a read-only transaction,
- * {@code macrodb.last_commit}) run by other languages' clients over SCRAM, each printing the same lines:
- * psycopg 3 (Debian's python3-psycopg), node-postgres with pg-copy-streams (npm, versions in
- * {@code src/test/clients/package.json}, installed under {@code ~/.cache/macrodb-node} by {@code .ci/run})
- * and Go's pgx v4 (Debian's golang-github-jackc-pgx-v4-dev, built in GOPATH mode).
- * A client that is not installed is skipped.
+ * {@code macrodb.last_commit}, a long statement cancelled with the client's own cancel, outside and inside a
+ * transaction) run by the clients of several languages over SCRAM, each printing the same lines: psycopg 3
+ * (Debian's python3-psycopg), node-postgres with pg-copy-streams (npm, versions in
+ * {@code src/test/clients/package.json}, installed under {@code ~/.cache/macrodb-node} by {@code .ci/run}), Go's
+ * pgx v4 (Debian's golang-github-jackc-pgx-v4-dev, built in GOPATH mode) and pgjdbc ({@link PgJdbcScenario}, in
+ * this JVM). A client that is not installed is skipped.
  */
 @Timeout(120)
 class ClientScenarioTest {
@@ -60,10 +61,12 @@ class ClientScenarioTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"psycopg,h2", "node-postgres,h2", "pgx,h2", "psycopg,hsqldb", "node-postgres,hsqldb", "pgx,hsqldb"})
+    @CsvSource({"psycopg,h2", "node-postgres,h2", "pgx,h2", "pgjdbc,h2", "psycopg,hsqldb", "node-postgres,hsqldb", "pgx,hsqldb", "pgjdbc,hsqldb"})
     void theSharedScenarioPrintsTheSameLines(String client, String engine) throws Exception {
-        List<String> command;
-        if (client.equals("pgx")) {
+        List<String> command = null;
+        if (client.equals("pgjdbc")) {
+            // in this JVM
+        } else if (client.equals("pgx")) {
             assumeTrue(runs(List.of("go", "version")) && Files.isDirectory(GOPATH.resolve("src/github.com/jackc/pgx/v4")),
                     "Go's pgx v4 is not installed (apt-get install golang-go golang-github-jackc-pgx-v4-dev)");
             command = List.of(goScenario().toString());
@@ -77,7 +80,16 @@ class ClientScenarioTest {
         }
         String url = engine.equals("h2") ? ServerFixture.h2Url(2)
                 : "jdbc:macrodb:hsqldb:mem:scenario" + System.nanoTime() + ";sql.syntax_pgs=true?replicas=2";
+        String expected;
+        try (InputStream in = getClass().getResourceAsStream("/clients/scenario.expected")) {
+            expected = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
         try (PgServer server = PgServer.start(PgServer.Config.of(url).withUsers(UserStore.of(ServerFixture.USER, ServerFixture.PASSWORD)))) {
+            if (command == null) {
+                assertEquals(expected, PgJdbcScenario.run("127.0.0.1", server.port(), ServerFixture.USER, ServerFixture.PASSWORD),
+                        "pgjdbc's output over " + engine);
+                return;
+            }
             List<String> cmd = new java.util.ArrayList<>(command);
             cmd.addAll(List.of("127.0.0.1", Integer.toString(server.port()), ServerFixture.USER, ServerFixture.PASSWORD));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
@@ -86,10 +98,6 @@ class ClientScenarioTest {
             Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), client + " finished");
-            String expected;
-            try (InputStream in = getClass().getResourceAsStream("/clients/scenario.expected")) {
-                expected = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
             assertEquals(expected, out, client + "'s output over " + engine);
             assertEquals(0, p.exitValue(), out);
         }

@@ -56,6 +56,19 @@ class HsqldbEngineTest {
                 assertEquals("id", rs.getMetaData().getColumnLabel(1));
                 assertEquals("Mixed", rs.getMetaData().getColumnLabel(2));
             }
+            // and unaliased aggregates and functions as PostgreSQL names them (HSQLDB labels them C1, C2 ...), also
+            // at Describe of a server-side prepared statement (prepareThreshold=1)
+            try (PreparedStatement ps = c.prepareStatement("SELECT count(*), max(id), lower(min(name)), max(id) + 1 FROM h WHERE id > ?")) {
+                ps.setInt(1, 0);
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertEquals("count", rs.getMetaData().getColumnLabel(1));
+                    assertEquals("max", rs.getMetaData().getColumnLabel(2));
+                    assertEquals("lower", rs.getMetaData().getColumnLabel(3));
+                    assertEquals("?column?", rs.getMetaData().getColumnLabel(4));
+                    assertTrue(rs.next());
+                    assertEquals(4, rs.getInt("count"), "read by PostgreSQL's name");
+                }
+            }
         }
     }
 }

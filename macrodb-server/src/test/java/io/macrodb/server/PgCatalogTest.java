@@ -51,9 +51,28 @@ class PgCatalogTest {
     }
 
     @Test
+    void informationSchemaTypeNamesAreSpelledAsFormatTypeSpellsThemWithoutATypmod() {
+        assertEquals("integer", PgCatalog.standardType("integer"), "H2's spelling");
+        assertEquals("integer", PgCatalog.standardType("INTEGER"), "HSQLDB's");
+        assertEquals("character varying", PgCatalog.standardType("CHARACTER VARYING"));
+        assertEquals("character varying", PgCatalog.standardType("VARCHAR"));
+        assertEquals("numeric", PgCatalog.standardType("NUMERIC(10,2)"));
+        assertEquals("double precision", PgCatalog.standardType("DOUBLE PRECISION"));
+        assertEquals("timestamp with time zone", PgCatalog.standardType("timestamp with time zone"));
+        assertEquals("character", PgCatalog.standardType("CHARACTER"));
+        assertEquals("uuid", PgCatalog.standardType("UUID"));
+        assertEquals("enum", PgCatalog.standardType("ENUM"), "a type PostgreSQL has no name for keeps the engine's");
+        assertEquals(PgTypes.INT8, PgCatalog.standardOid("BIGINT"));
+    }
+
+    @Test
     void onlyTheKnownShapesAreTakenFromTheEngine() {
         assertTrue(PgCatalog.recognizes("SELECT c.oid,\n  n.nspname,\n  c.relname\nFROM pg_catalog.pg_class c\n"
                 + "     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace\nWHERE c.relname OPERATOR(pg_catalog.~) '^(t)$'"));
+        assertTrue(PgCatalog.recognizes("SELECT n.nspname as \"Schema\",\n  p.proname as \"Name\",\n  pg_catalog.pg_get_function_result(p.oid) as \"Result data type\"\n"
+                + "FROM pg_catalog.pg_proc p\n     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"), "psql's \\df");
+        assertTrue(PgCatalog.recognizes("SELECT n.nspname as \"Schema\",\n  pg_catalog.format_type(t.oid, NULL) AS \"Name\"\n"
+                + "FROM pg_catalog.pg_type t\n     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace"), "psql's \\dT");
         assertFalse(PgCatalog.recognizes("SELECT relname FROM pg_catalog.pg_class"), "other catalog queries go to the engine");
         assertFalse(PgCatalog.recognizes("SELECT * FROM orders"));
     }

@@ -51,8 +51,8 @@ class PsqlTest {
 
     /**
      * The same describe commands over HSQLDB, whose upper-case names psql sees in lower case. HSQLDB numbers the
-     * names it generates (SYS_PK_10099) from a counter that other tests in the JVM advance: the numbers are
-     * compared as N.
+     * names it generates (SYS_PK_10099, and a routine's SPECIFIC ADD_TAX_10097) from a counter that other tests in
+     * the JVM advance: the numbers are compared as N.
      */
     @Test
     void describeCommandsOverHsqldbMatchGoldenOutput() throws Exception {
@@ -60,6 +60,44 @@ class PsqlTest {
         try (PgServer server = PgServer.start(PgServer.Config.of(url).withUsers(UserStore.of(ServerFixture.USER, ServerFixture.PASSWORD)))) {
             assertEquals(0, runScript(server, "catalog", "catalog-hsqldb"));
         }
+    }
+
+    /**
+     * psql's {@code \df} and {@code \dT} (with {@code +}, the {@code \dfa \dfn \dfp} kinds and patterns) over H2:
+     * Java functions (CREATE ALIAS), an aggregate (CREATE AGGREGATE), domains, one in a schema off the search path.
+     */
+    @Test
+    void functionsAndTypesOverH2MatchGoldenOutput() throws Exception {
+        String url = "jdbc:macrodb:h2:mem:psqlroutines;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH?replicas=2";
+        try (PgServer server = PgServer.start(PgServer.Config.of(url).withUsers(UserStore.of(ServerFixture.USER, ServerFixture.PASSWORD)))) {
+            assertEquals(0, runScript(server, "routines-h2", "routines-h2"));
+        }
+    }
+
+    /** The same over HSQLDB: SQL functions and a procedure (CREATE FUNCTION, CREATE PROCEDURE), domains, a distinct type. */
+    @Test
+    void functionsAndTypesOverHsqldbMatchGoldenOutput() throws Exception {
+        String url = "jdbc:macrodb:hsqldb:mem:psqlroutinesh;sql.syntax_pgs=true?replicas=2";
+        try (PgServer server = PgServer.start(PgServer.Config.of(url).withUsers(UserStore.of(ServerFixture.USER, ServerFixture.PASSWORD)))) {
+            assertEquals(0, runScript(server, "routines-hsqldb", "routines-hsqldb"));
+        }
+    }
+
+    /** A user-defined H2 aggregate (routines-h2.sql creates it): the number of rows. */
+    public static final class CountAll implements org.h2.api.AggregateFunction {
+        private long n;
+
+        @Override
+        public void init(java.sql.Connection c) { }
+
+        @Override
+        public int getType(int[] inputTypes) { return java.sql.Types.BIGINT; }
+
+        @Override
+        public void add(Object value) { n++; }
+
+        @Override
+        public Object getResult() { return n; }
     }
 
     /** Runs psql/{script}.sql, compares its output with psql/{expected}.expected; psql's exit status. */
@@ -85,7 +123,9 @@ class PsqlTest {
         byte[] output = p.getInputStream().readAllBytes();
         assertEquals(true, p.waitFor(30, TimeUnit.SECONDS), "psql finished");
         String actual = new String(output, StandardCharsets.UTF_8).replace(file.toString(), "SCRIPT");
-        if (expectedName.endsWith("hsqldb")) actual = actual.replaceAll("\\bsys_(pk|fk|ct|idx)_\\d+", "sys_$1_N");
+        if (expectedName.endsWith("hsqldb")) {
+            actual = actual.replaceAll("\\bsys_(pk|fk|ct|idx)_\\d+", "sys_$1_N").replaceAll("\\b(SPECIFIC \\w+)_\\d+", "$1_N");
+        }
         Files.deleteIfExists(file);
         String expected;
         try (InputStream in = PsqlTest.class.getResourceAsStream("/psql/" + expectedName + ".expected")) {

@@ -152,8 +152,25 @@ class WireTranscriptTest {
                 simple("DISCARD PLANS"), simple("RESET TIME ZONE"), simple("SET TIME ZONE 'Nowhere/Atlantis'"),
                 simple("SET timezone = 'Europe/Paris'"), simple("SHOW timezone")));
         m.put("an unknown message type is fatal", List.of(new Step(1, WireClient.message('y', new byte[0]))));
+        m.put(COLUMN_NAMES, List.of(
+                simple("CREATE TABLE wn (id INT PRIMARY KEY, v INT, s VARCHAR(10), d DATE)"),
+                simple("SELECT count(*), sum(v), max(v), min(s), avg(v), count(DISTINCT v), count(*) AS n, count(*) c FROM wn WHERE id < 0"),
+                simple("SELECT id, wn.v, v AS \"Value\", s AS Label, v + 1, -v, 'x', 1, NULL, true, (v) FROM wn WHERE id < 0"),
+                simple("SELECT lower(s), upper(s), coalesce(s, 'z'), nullif(v, 10), abs(v), length(s), CAST(v AS BIGINT), CAST(1 AS INT),"
+                        + " CASE WHEN v > 10 THEN 'big' ELSE 'small' END, CASE WHEN v > 10 THEN s ELSE s END, CASE WHEN v > 1 THEN 1 END FROM wn WHERE id < 0"),
+                simple("SELECT current_date, (SELECT max(v) FROM wn), EXISTS (SELECT 1 FROM wn), DATE '2024-01-02', CAST(d AS TIMESTAMP),"
+                        + " CAST('1' AS DOUBLE PRECISION), trim(s), s || 'x' FROM wn WHERE id < 0"),
+                simple("SELECT sum(v) + 1, (count(*)), count(*) FILTER (WHERE v > 1) FROM wn WHERE id < 0"),
+                simple("SELECT max(v) FROM wn UNION SELECT min(v) FROM wn WHERE id < 0"),
+                simple("WITH t AS (SELECT v FROM wn) SELECT sum(v), count(*) FROM t WHERE v < 0"),
+                simple("VALUES (1, 'a')"),
+                ext(parse("", "SELECT count(*), max(v) FROM wn WHERE id = $1", PgTypes.INT4), describe('S', ""), SYNC),
+                simple("COPY (SELECT count(*), max(v) FROM wn) TO STDOUT WITH (FORMAT csv, HEADER)")));
         return m;
     }
+
+    /** The case naming result columns, run over HSQLDB too ({@link #hsqldbNamesResultColumnsAsTheRecordedPostgres}). */
+    static final String COLUMN_NAMES = "result columns are named as PostgreSQL names them: aggregates, functions, casts, CASE, expressions";
 
     /** Bind with text parameters and every result column in binary. */
     static byte[] bindBinaryResults(String portal, String stmt, String... textValues) {
@@ -175,7 +192,19 @@ class WireTranscriptTest {
             case 'E': case 'N': return t + " " + m.field('S') + " " + m.field('C');
             case 'C': return "C " + new String(m.body(), 0, m.body().length - 1, StandardCharsets.UTF_8);
             case 'Z': return "Z " + (char) m.body()[0];
-            case 'T': return "T " + b.getShort();
+            case 'T': {
+                // the column count and names (PostgreSQL's FigureColname), not types or table positions
+                StringBuilder s = new StringBuilder("T ");
+                int n = b.getShort();
+                s.append(n);
+                for (int i = 0; i < n; i++) {
+                    int start = b.position();
+                    while (b.get() != 0) { }
+                    s.append(' ').append(new String(m.body(), start, b.position() - start - 1, StandardCharsets.UTF_8));
+                    b.position(b.position() + 18);
+                }
+                return s.toString();
+            }
             case 'd': return "d " + new String(m.body(), StandardCharsets.UTF_8).replace("\n", "\\n").replace("\t", "\\t");
             case 'G': case 'H': return t + " " + b.get() + " " + b.getShort();
             case 't': {
@@ -209,8 +238,14 @@ class WireTranscriptTest {
 
     /** Every scenario against a server (trusting {@code user}), as the transcript file spells them. */
     static String transcripts(int port, String user) throws IOException {
+        return transcripts(port, user, null);
+    }
+
+    /** The scenario named {@code only} (every scenario if null) against a server, as the transcript file spells it. */
+    static String transcripts(int port, String user, String only) throws IOException {
         StringBuilder out = new StringBuilder();
         for (Map.Entry<String, List<Step>> sc : scenarios().entrySet()) {
+            if (only != null && !only.equals(sc.getKey())) continue;
             out.append("## ").append(sc.getKey()).append('\n');
             try (WireClient c = new WireClient(port, 10_000)) {
                 c.send(startup(user));
@@ -248,6 +283,22 @@ class WireTranscriptTest {
             String actual = transcripts(s.port(), "postgres");
             if (!actual.equals(recorded())) Files.writeString(Path.of("target", "transcripts.actual"), actual);
             assertEquals(recorded(), actual, "this server's answers (in target/transcripts.actual) against PostgreSQL's");
+        }
+    }
+
+    /**
+     * The result-column names over HSQLDB, which labels an unaliased expression C1, C2 ... and folds names to upper
+     * case: the same names as the recorded PostgreSQL's.
+     */
+    @Test
+    void hsqldbNamesResultColumnsAsTheRecordedPostgres() throws Exception {
+        String url = "jdbc:macrodb:hsqldb:mem:wirenames" + System.nanoTime() + ";sql.syntax_pgs=true?replicas=2";
+        try (PgServer s = PgServer.start(PgServer.Config.of(url).withTrust(true))) {
+            String recorded = recorded();
+            int at = recorded.indexOf("## " + COLUMN_NAMES + "\n");
+            int end = recorded.indexOf("\n## ", at + 1);
+            String expected = recorded.substring(at, end < 0 ? recorded.length() : end + 1);
+            assertEquals(expected, transcripts(s.port(), "postgres", COLUMN_NAMES), "HSQLDB's result columns named as PostgreSQL's");
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -19,13 +20,16 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code macrodb serve}: a MacroDB database behind the PostgreSQL wire protocol, so that psql, pgjdbc and other
- * PostgreSQL clients connect by host and port. Also {@code --add-user}, which writes a SCRAM-SHA-256 verifier
- * to the users file (the password is read from the console, or from the first line of standard input).
+ * PostgreSQL clients connect by host and port. Also {@code --add-user}, which writes a user's line to the users
+ * file (the password is read from the console, or from the first line of standard input): a SCRAM-SHA-256
+ * verifier, or with {@code --auth md5} PostgreSQL's MD5 verifier, or with {@code --auth password} a line asking
+ * for the password in clear text (see {@link UserStore}).
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Serves a MacroDB database over the PostgreSQL wire protocol (3.0).",
                 "Example: macrodb serve --port 5433 --replicas 4 --users users.conf",
-                "Add a user first: macrodb serve --add-user alice --users users.conf"})
+                "Add a user first: macrodb serve --add-user alice --users users.conf",
+                "An old client's user, with MD5: macrodb serve --add-user legacy --auth md5 --users users.conf"})
 public final class ServeCommand implements Callable<Integer> {
     /** The engines served and their PostgreSQL-compatibility settings. */
     public enum Engine { h2, hsqldb }
@@ -53,7 +57,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--option", description = "a MacroDB URL option, name=value, repeatable (e.g. --option consistency=session)")
     List<String> options = new ArrayList<>();
 
-    @Option(names = "--users", description = "users file (name:SCRAM-SHA-256$... per line)")
+    @Option(names = "--users", description = "users file (name:verifier per line: SCRAM-SHA-256$..., md5..., or password: and either)")
     File users;
 
     @Option(names = "--trust", description = "let every user in without a password (loopback testing only)")
@@ -73,6 +77,23 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--add-user", description = "add USER to the --users file (password from the console or stdin) and exit")
     String addUser;
+
+    @Option(names = "--auth", paramLabel = "METHOD", defaultValue = "scram-sha-256", converter = AuthMethod.class,
+            description = "how the user --add-user adds authenticates: scram-sha-256 (default), md5 (PostgreSQL's MD5"
+                    + " verifier, for old clients) or password (clear text: only over --tls or a trusted network)")
+    UserStore.Method auth;
+
+    /** --auth's value: a method as pg_hba.conf names it. */
+    static final class AuthMethod implements CommandLine.ITypeConverter<UserStore.Method> {
+        @Override
+        public UserStore.Method convert(String value) {
+            try {
+                return UserStore.Method.of(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
 
     /** The MacroDB URL the server opens. */
     public String jdbcUrl() {
@@ -104,11 +125,14 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
         if (addUser != null) {
-            if (users == null) throw new IllegalArgumentException("--add-user needs --users FILE");
+            if (users == null) throw new CommandLine.ParameterException(spec.commandLine(), "--add-user needs --users FILE");
             String password = readPassword(addUser);
-            UserStore.addUser(Path.of(users.getPath()), addUser, password);
-            out.println("added " + addUser + " to " + users);
+            UserStore.addUser(Path.of(users.getPath()), addUser, password, auth);
+            out.println("added " + addUser + " to " + users + " (" + auth.pgName() + ")");
             return 0;
+        }
+        if (spec.commandLine().getParseResult().hasMatchedOption("--auth")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--auth applies to --add-user only (a user's method is in its line of the users file)");
         }
         PgServer server = startServer();
         CountDownLatch stopped = new CountDownLatch(1);

@@ -1,0 +1,18 @@
+CREATE FUNCTION add_tax(price NUMERIC(10,2)) RETURNS NUMERIC(10,2) RETURN price * 1.2;
+CREATE FUNCTION greet(who VARCHAR(20), times INT) RETURNS VARCHAR(100) RETURN 'hello ' || who;
+CREATE TABLE log (msg VARCHAR(100));
+CREATE PROCEDURE note(IN msg VARCHAR(100)) MODIFIES SQL DATA INSERT INTO log VALUES (msg);
+CREATE DOMAIN email AS VARCHAR(80) CHECK (VALUE LIKE '%@%');
+CREATE TYPE money2 AS NUMERIC(10,2);
+CREATE SCHEMA other;
+CREATE DOMAIN other.code AS CHAR(3);
+\df
+\df+
+\df add*
+\dfa
+\dfn
+\dfp
+\dT
+\dT+
+\dT other.*
+\dT e*
