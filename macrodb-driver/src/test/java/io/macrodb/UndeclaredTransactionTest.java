@@ -167,7 +167,15 @@ class UndeclaredTransactionTest {
         try (Connection c = open(TestDb.url(engine, "replicas=2"))) {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE big (id INT PRIMARY KEY)");
-                s.execute(switch (engine) {
+                if (engine.equals("derby")) { // no row generator in Derby's SQL
+                    try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO big VALUES (?)")) {
+                        for (int i = 1; i <= 10001; i++) {
+                            ps.setInt(1, i);
+                            ps.addBatch();
+                        }
+                        ps.executeBatch();
+                    }
+                } else s.execute(switch (engine) {
                     case "h2" -> "INSERT INTO big SELECT X FROM SYSTEM_RANGE(1, 10001)";
                     case "postgresql" -> "INSERT INTO big SELECT generate_series(1, 10001)";
                     case "sqlite" -> "INSERT INTO big WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 10001)"

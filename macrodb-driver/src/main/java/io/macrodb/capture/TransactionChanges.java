@@ -87,6 +87,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private final boolean ships;
     /** Whether trusted images are checked against the rows read back before they are shipped. */
     private final boolean checkImages;
+    /** The engine's trigger images may be older than the rows: read every changed row back ({@link #build}). */
+    private final boolean staleImages;
     private boolean imagesTrusted;
     /** Appended to the read-back query ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()}). */
     private final String readBackSuffix;
@@ -118,7 +120,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      *              (its commits take a version all the same)
      */
     public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships) {
-        this(propagation, shapes, trustImages, ships, false, "");
+        this(propagation, shapes, trustImages, ships, false, "", false);
     }
 
     /**
@@ -127,11 +129,14 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      *                    ({@link io.macrodb.engine.Engine#checksCaptureImages()})
      * @param readBackSuffix what the engine appends to the query that reads the transaction's own changed rows back
      *                       ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()})
+     * @param staleImages whether the engine's trigger images can be older than the rows
+     *                    ({@link io.macrodb.engine.Engine#triggerImagesMayBeStale()}): every changed row is then read back
      */
     public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships, boolean checkImages,
-                              String readBackSuffix) {
+                              String readBackSuffix, boolean staleImages) {
         this.checkImages = checkImages;
         this.readBackSuffix = readBackSuffix;
+        this.staleImages = staleImages;
         this.propagation = propagation;
         this.shapes = shapes;
         this.ships = ships;
@@ -401,9 +406,10 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 continue;
             }
             List<Object[]> images;
-            if (!imagesTrusted || t.moved) {
+            if (!imagesTrusted || t.moved || staleImages) {
                 images = readImages(c, cache, shape, t.existed.keySet(), readBackSuffix);
                 READ_BACK.increment();
+                if (staleImages && imagesTrusted && !t.moved) checkSameRows(shape, t, images);
             } else {
                 FROM_TRIGGERS.increment();
                 images = new ArrayList<>(t.existed.size());
@@ -509,6 +515,28 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             }
         }
         return out;
+    }
+
+    /**
+     * On an engine whose trigger images can be stale, the rows read back must be the rows the triggers left: the
+     * non-key values come from the read, but a row is found by the key its trigger reported. If another writer moved
+     * that row's key before this transaction changed it, the trigger reported the old key, the read finds nothing
+     * there, and shipping "absent" would lose the row on the secondaries: the commit fails with 40001 instead (the
+     * retry reads the moved row afresh).
+     */
+    private static void checkSameRows(TableShape shape, TableEvents t, List<Object[]> images) throws SQLException {
+        java.util.Set<RowKey> read = new java.util.HashSet<>();
+        for (Object[] row : images) read.add(key(shape, row));
+        for (RowKey k : t.existed.keySet()) {
+            boolean triggersSayPresent = t.rows.get(k) != ABSENT;
+            if (triggersSayPresent != read.contains(k)) {
+                throw new java.sql.SQLTransactionRollbackException("MacroDB: the engine's capture triggers reported row " + k
+                        + " of " + shape + " as " + (triggersSayPresent ? "present" : "absent") + " and it is "
+                        + (triggersSayPresent ? "absent" : "present") + ": another writer changed the row's key while this"
+                        + " transaction waited for it; nothing was committed, retry the transaction",
+                        SqlState.SERIALIZATION_FAILURE.getState());
+            }
+        }
     }
 
     private static final int IN_CHUNK = 16;

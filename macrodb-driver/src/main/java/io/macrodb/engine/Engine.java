@@ -369,6 +369,15 @@ public interface Engine {
      */
     default boolean readsTakeLocks() { return false; }
 
+    /**
+     * Whether a row trigger's old and new values can be older than the row it changed. Derby's can: an {@code UPDATE}
+     * at {@code READ COMMITTED} that reads a row, waits for another writer's lock on it and then changes it fires its
+     * triggers with the values it read before the wait (the row itself is right: only the columns it sets are
+     * written). Row capture then ships no trigger image: every changed row is read back at commit, and a row the
+     * triggers report under a key the read does not find there fails the commit with 40001.
+     */
+    default boolean triggerImagesMayBeStale() { return false; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

@@ -310,7 +310,7 @@ class MacroStatement implements Statement {
             Session s = session;
             session = null;
             transaction.holds().release(s);
-            if (s.isPrimary()) transaction.primaryResultClosed();
+            transaction.primaryResultClosed(s);
         }
     }
 
@@ -337,7 +337,7 @@ class MacroStatement implements Statement {
             currentResult = null;
             // a query on a secondary is done: let its session go back to the pool now
             if (session != null && !session.isPrimary()) detach();
-            else if (session != null) transaction.primaryResultClosed();
+            else if (session != null) transaction.primaryResultClosed(session);
         }
         if (closeOnCompletion && currentResult == null) close();
     }

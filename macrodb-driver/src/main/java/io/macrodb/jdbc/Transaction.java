@@ -490,12 +490,13 @@ final class Transaction {
      * with no transaction of this connection open, it is ended here. Anything the engine fails to end so is the
      * primary's failure, not this connection's: nothing of the application's was written in it.
      */
-    void primaryResultClosed() {
-        if (state != State.NONE || primary == null || !db.engine().readsTakeLocks()) return;
+    void primaryResultClosed(Session s) {
+        if (s != primary || state != State.NONE || !db.engine().readsTakeLocks()) return;
         try {
-            primary.connection().commit();
+            if (!s.connection().isClosed()) s.connection().commit();
         } catch (SQLException e) {
-            if (db.replicaFailed(primary.replica(), e, "a session ending a read")) primary.markBroken();
+            // The next statement opens a session afresh, and finds out there whether the engine is gone.
+            dropPrimarySession();
         }
     }
 
@@ -678,8 +679,9 @@ final class Transaction {
             // Ending a read-only transaction loses nothing: what it read stands even if the replica
             // has gone since (a secondary, or the primary a read ran on). Its engine is gone, so it leaves
             // the rotation (the primary fails over); the application carries on.
-            if (!db.replicaFailed(s.replica(), e, "a reader ending its transaction")) throw e;
-            s.markBroken();
+            if (!db.replicaFailed(s.replica(), e, "a reader ending its transaction") && !isClosed(s)) throw e;
+            s.markBroken(); // its engine is gone, or the engine closed this session (it opens afresh next time)
+            if (s == primary) dropPrimarySession();
         } finally {
             holds.release(s, ended);
         }
@@ -698,7 +700,8 @@ final class Transaction {
         counters.began(why);
         began = why;
         changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges(),
-                CHECK_IMAGES && db.engine().checksCaptureImages(), db.engine().ownRowsReadSuffix());
+                CHECK_IMAGES && db.engine().checksCaptureImages(), db.engine().ownRowsReadSuffix(),
+                db.engine().triggerImagesMayBeStale());
         state = State.UPDATE;
         savepointGeneration++;
         namedSavepoints.clear();
@@ -777,6 +780,17 @@ final class Transaction {
             rollback();
         } catch (SQLException ignored) {
             // the failure that made us roll back is what the caller sees
+        }
+        // An error of the engine's that ends the session (Derby closes a connection after an error of session
+        // severity) leaves the engine up: the next transaction starts on a session opened afresh.
+        if (primary != null && isClosed(primary)) dropPrimarySession();
+    }
+
+    private static boolean isClosed(Session s) {
+        try {
+            return s.connection().isClosed();
+        } catch (SQLException e) {
+            return true;
         }
     }
 
