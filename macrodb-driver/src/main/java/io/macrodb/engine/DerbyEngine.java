@@ -87,26 +87,20 @@ public final class DerbyEngine implements Engine {
         return "jdbc:derby:memory:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
     }
 
-    /**
-     * Refused at connect with 0AM00: {@code propagation=statement} (Derby's clock, random and sequence
-     * functions are not rewritten for replay, and a Derby secondary, which locks rather than keeps
-     * versions, was seen to let one read-only transaction read two states under replay).
-     */
     /** The system property that lets an application use Derby before its known problems are fixed. */
     public static final String EXPERIMENTAL = "macrodb.experimental";
 
     /**
-     * Refused unless {@code -Dmacrodb.experimental=derby}: with concurrent writers the capture triggers'
-     * images were once seen to differ from the rows (a divergence the image check caught), and readers
-     * and the applier of a secondary wait for each other's row locks (README, "Derby").
+     * Refused at connect with 0AM00: Derby as a whole unless {@code -Dmacrodb.experimental=derby} (a promotion under a
+     * running workload is not reliable yet: README, "Derby"); and {@code propagation=statement} (Derby's clock, random
+     * and sequence functions are not rewritten for replay).
      */
     @Override public void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {
         String experimental = System.getProperty(EXPERIMENTAL, "");
         if (!java.util.Arrays.asList(experimental.toLowerCase(java.util.Locale.ROOT).split("[,\\s]+")).contains("derby")) {
-            throw new SQLException("MacroDB: Derby is not offered yet: under concurrent writers its captured rows were seen to differ"
-                    + " from the rows written, and a secondary's readers and applier wait for each other's row locks; start the"
-                    + " JVM with -D" + EXPERIMENTAL + "=derby to try it anyway (not for data you need)",
-                    SqlState.FEATURE_NOT_OFFERED.getState());
+            throw new SQLException("MacroDB: Derby is not offered yet: promoting a secondary while a workload runs is not"
+                    + " reliable yet (README, \"Derby\"); start the JVM with -D" + EXPERIMENTAL + "=derby to try it anyway"
+                    + " (not for data you need)", SqlState.FEATURE_NOT_OFFERED.getState());
         }
         if (propagation != Propagation.ROW) {
             throw new SQLException("MacroDB: propagation=statement is not offered on Derby: its functions that read the clock or"
@@ -582,12 +576,56 @@ public final class DerbyEngine implements Engine {
         return out;
     }
 
-    /** Derby has no ALTER SEQUENCE ... RESTART: the sequence cannot be moved, so MacroDB says so. */
+    /**
+     * Derby has no {@code ALTER SEQUENCE ... RESTART}: the sequence is dropped and created again, with its type,
+     * increment, bounds and cycling as they were, starting at {@code next} (a promoted secondary's or a recovered
+     * primary's sequences must go on past every value the old primary handed out). A sequence something depends on (a
+     * trigger that draws from it) cannot be dropped: that is refused with 0AM00 and a message that says so.
+     */
     @Override public void restartSequence(Connection c, String sequence, long next) throws SQLException {
         Long now = sequencePositions(c).get(sequence);
         if (now != null && now >= next) return;
-        throw new SQLException("MacroDB: Derby cannot restart sequence " + sequence + " at " + next + " (it has no ALTER SEQUENCE);"
-                + " use an identity column instead of a sequence on Derby", SqlState.FEATURE_NOT_OFFERED.getState());
+        String[] parts = splitQualified(sequence);
+        String type;
+        long increment;
+        long min;
+        long max;
+        boolean cycle;
+        try (PreparedStatement ps = c.prepareStatement("SELECT CAST(Q.SEQUENCEDATATYPE AS VARCHAR(128)), Q.INCREMENT,"
+                + " Q.MINIMUMVALUE, Q.MAXIMUMVALUE, Q.CYCLEOPTION FROM SYS.SYSSEQUENCES Q JOIN SYS.SYSSCHEMAS S"
+                + " ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME = ? AND Q.SEQUENCENAME = ?")) {
+            ps.setString(1, parts[0]);
+            ps.setString(2, parts[1]);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("MacroDB: sequence " + sequence + " does not exist on this Derby replica",
+                            SqlState.INTERNAL_ERROR.getState());
+                }
+                type = rs.getString(1).replace(" NOT NULL", "").trim();
+                increment = rs.getLong(2);
+                min = rs.getLong(3);
+                max = rs.getLong(4);
+                cycle = "Y".equals(rs.getString(5));
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("DROP SEQUENCE " + sequence + " RESTRICT");
+            s.execute("CREATE SEQUENCE " + sequence + " AS " + type + " START WITH " + next + " INCREMENT BY " + increment
+                    + " MINVALUE " + min + " MAXVALUE " + max + (cycle ? " CYCLE" : " NO CYCLE"));
+        } catch (SQLException e) {
+            throw new SQLException("MacroDB: Derby cannot restart sequence " + sequence + " at " + next + " (it has no ALTER"
+                    + " SEQUENCE, and dropping it to create it again failed: " + e.getMessage() + "); on Derby, draw keys"
+                    + " from an identity column, or from a sequence nothing else depends on", SqlState.FEATURE_NOT_OFFERED.getState(), e);
+        }
+    }
+
+    /** {@code "S"."NAME"} (as {@link TableShape#quote} writes it) into its schema and name. */
+    private static String[] splitQualified(String quoted) {
+        int dot = quoted.indexOf("\".\"");
+        if (dot < 0 || !quoted.startsWith("\"") || !quoted.endsWith("\"")) {
+            throw new IllegalArgumentException("not a quoted qualified name: " + quoted);
+        }
+        return new String[] {quoted.substring(1, dot).replace("\"\"", "\""), quoted.substring(dot + 3, quoted.length() - 1).replace("\"\"", "\"")};
     }
 
     /**

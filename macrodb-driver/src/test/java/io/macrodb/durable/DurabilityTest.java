@@ -35,8 +35,9 @@ class DurabilityTest {
         org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("postgresql"), "durability=log makes in-memory engines durable;"
                 + " PostgreSQL servers keep their data durable themselves and MacroDB refuses durability=log over them with 0AM00"
                 + " (PostgresEngineTest.badUrlsAreRefusedWithPreciseStates)");
-        return "jdbc:macrodb:" + engine + ":mem:durable_" + Math.abs(dir.hashCode()) + "?replicas=2&durability=log:" + dir
-                + (more.isEmpty() ? "" : "&" + more);
+        String name = "durable_" + Math.abs(dir.hashCode());
+        String engineUrl = engine.equals("derby") ? "derby:memory:" + name + ";create=true" : engine + ":mem:" + name;
+        return "jdbc:macrodb:" + engineUrl + "?replicas=2&durability=log:" + dir + (more.isEmpty() ? "" : "&" + more);
     }
 
     private static void workload(Connection c, int from, int to) throws SQLException {

@@ -14,8 +14,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public final class Failovers {
     private Failovers() {}
 
-    /** Stops an embedded H2 or HSQLDB engine from outside, the way a crash of its database would look. */
+    /**
+     * Stops an embedded engine from outside, the way a crash of its database would look: H2's and HSQLDB's
+     * {@code SHUTDOWN IMMEDIATELY}; an in-memory Derby database is dropped (Derby boots one that was only shut down
+     * again on the next connection, so a shut-down one is no gone engine).
+     */
     public static void shutDown(String engineUrl) {
+        if (engineUrl.startsWith("jdbc:derby:")) {
+            String dropped = engineUrl.replace(";create=true", "") + ";drop=true";
+            try (Connection ignored = DriverManager.getConnection(dropped)) {
+                throw new AssertionError("Derby did not drop " + engineUrl);
+            } catch (SQLException expected) {
+                // 08006: the database was dropped
+            }
+            return;
+        }
         try (Connection k = DriverManager.getConnection(engineUrl, "sa", ""); Statement s = k.createStatement()) {
             s.execute("SHUTDOWN IMMEDIATELY");
         } catch (SQLException expectedClose) {

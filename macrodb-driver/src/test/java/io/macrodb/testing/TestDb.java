@@ -31,6 +31,7 @@ public final class TestDb {
         if (engine.equalsIgnoreCase("hsqldb") && !o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
         if (engine.equalsIgnoreCase("postgresql")) return postgresUrl(o);
         if (engine.equalsIgnoreCase("derby")) { // an in-memory Derby database lives until dropped, like HSQLDB's
+            System.setProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL, "derby"); // Derby is offered as experimental
             if (!o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
             return "jdbc:macrodb:derby:memory:" + name + ";create=true" + (o.isEmpty() ? "" : "?" + o);
         }
