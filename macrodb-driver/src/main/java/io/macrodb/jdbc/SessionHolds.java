@@ -48,17 +48,9 @@ final class SessionHolds {
     /**
      * A session on secondary {@code r} for a read-only transaction, synced to {@code settings} and
      * held once for the transaction. If it cannot be started, the session is discarded (marked
-     * broken, given back) and the error rethrown: nothing ran on it.
-     */
-    Session borrow(Replica r, Session.Settings settings, boolean autoCommit) throws SQLException {
-        Session s = borrow(r, settings, autoCommit, Long.MAX_VALUE);
-        if (s == null) throw new IllegalStateException("no turn on " + r + " without a timeout");
-        return s;
-    }
-
-    /**
-     * As {@link #borrow(Replica, Session.Settings, boolean)}, first taking the replica's turn beside its applier where
-     * its engine's reads take locks (unless this connection's session there holds it already).
+     * broken, given back) and the error rethrown: nothing ran on it. Where the engine's reads take
+     * locks, the replica's turn beside its applier is taken first (unless this connection's session
+     * there holds it already).
      *
      * @return null if the applier kept the turn for {@code turnTimeoutMillis}: nothing was borrowed
      */

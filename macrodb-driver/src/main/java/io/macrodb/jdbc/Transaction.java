@@ -487,15 +487,15 @@ final class Transaction {
      * MacroDB ends the read (an autocommit query: right after it executes), and rows read from a held result after
      * that run in a new engine transaction. On an engine whose reads take locks (Derby) that transaction's locks
      * would stay until this connection's next transaction on the primary, holding every writer of those rows back:
-     * with no transaction of this connection open, it is ended here. Anything the engine fails to end so is the
-     * primary's failure, not this connection's: nothing of the application's was written in it.
+     * with no transaction of this connection open, it is ended here. If that fails, the session is given up (nothing
+     * of the application's was written in it) and the next statement opens another, which tells whether the engine
+     * is gone.
      */
     void primaryResultClosed(Session s) {
         if (s != primary || state != State.NONE || !db.engine().readsTakeLocks()) return;
         try {
             if (!s.connection().isClosed()) s.connection().commit();
         } catch (SQLException e) {
-            // The next statement opens a session afresh, and finds out there whether the engine is gone.
             dropPrimarySession();
         }
     }
