@@ -73,7 +73,11 @@ final class SessionHolds {
         }
         if (s.isDedicated()) dedicated.put(r, s);
         hold(s);
-        if (turn) holds.get(s).turn = true;
+        if (turn) {
+            Holders h = holds.get(s);
+            if (h != null) h.turn = true;
+            else r.leaveRead(); // r was promoted meanwhile: a primary's session is not counted, and needs no turn
+        }
         return s;
     }
 
