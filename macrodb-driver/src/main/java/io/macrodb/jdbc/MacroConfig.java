@@ -79,9 +79,9 @@ public final class MacroConfig {
         int threads = intOption(o, MacroProperty.APPLY_THREADS, defaultApplyThreads(engine, replicas));
         if (threads > engine.maxApplySessions()) {
             if (o.containsKey(MacroProperty.APPLY_THREADS.optionName())) {
-                throw SqlStates.unsupported("applyThreads=" + threads + " is not offered on " + engine.name() + ", which writes"
-                        + " with one session at a time per database; leave applyThreads out or set it to "
-                        + engine.maxApplySessions());
+                throw SqlStates.unsupported("applyThreads=" + threads + " is not offered on " + engine.name() + ", whose"
+                        + " secondaries apply the log with at most " + engine.maxApplySessions() + " session(s) (README, the"
+                        + " engine's section); leave applyThreads out or set it to " + engine.maxApplySessions());
             }
             threads = engine.maxApplySessions(); // a default (or the test suites' override) the engine cannot use
         }
