@@ -598,30 +598,27 @@ public final class DerbyEngine implements Engine {
      * trigger that draws from it) cannot be dropped: that is refused with 0AM00 and a message that says so.
      */
     @Override public void restartSequence(Connection c, String sequence, long next) throws SQLException {
-        Long now = sequencePositions(c).get(sequence);
-        if (now != null && now >= next) return;
-        String[] parts = splitQualified(sequence);
-        String type;
-        long increment;
-        long min;
-        long max;
-        boolean cycle;
-        try (PreparedStatement ps = c.prepareStatement("SELECT CAST(Q.SEQUENCEDATATYPE AS VARCHAR(128)), Q.INCREMENT,"
-                + " Q.MINIMUMVALUE, Q.MAXIMUMVALUE, Q.CYCLEOPTION FROM SYS.SYSSEQUENCES Q JOIN SYS.SYSSCHEMAS S"
-                + " ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME = ? AND Q.SEQUENCENAME = ?")) {
-            ps.setString(1, parts[0]);
-            ps.setString(2, parts[1]);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("MacroDB: sequence " + sequence + " does not exist on this Derby replica",
-                            SqlState.INTERNAL_ERROR.getState());
-                }
-                type = rs.getString(1).replace(" NOT NULL", "").trim();
-                increment = rs.getLong(2);
-                min = rs.getLong(3);
-                max = rs.getLong(4);
-                cycle = "Y".equals(rs.getString(5));
+        String type = null;
+        long increment = 0;
+        long min = 0;
+        long max = 0;
+        boolean cycle = false;
+        // found by the name sequencePositions gives it, so that nothing splits a quoted name back into its parts
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, Q.SEQUENCENAME, CAST(Q.SEQUENCEDATATYPE AS VARCHAR(128)),"
+                     + " Q.INCREMENT, Q.MINIMUMVALUE, Q.MAXIMUMVALUE, Q.CYCLEOPTION FROM SYS.SYSSEQUENCES Q JOIN SYS.SYSSCHEMAS S"
+                     + " ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME <> 'SYS' WITH UR")) {
+            while (rs.next() && type == null) {
+                if (!sequence.equals(TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)))) continue;
+                type = rs.getString(3).replace(" NOT NULL", "").trim();
+                increment = rs.getLong(4);
+                min = rs.getLong(5);
+                max = rs.getLong(6);
+                cycle = "Y".equals(rs.getString(7));
             }
+        }
+        if (type == null) {
+            throw new SQLException("MacroDB: sequence " + sequence + " does not exist on this Derby replica", SqlState.INTERNAL_ERROR.getState());
         }
         try (Statement s = c.createStatement()) {
             s.execute("DROP SEQUENCE " + sequence + " RESTRICT");
@@ -632,15 +629,6 @@ public final class DerbyEngine implements Engine {
                     + " SEQUENCE, and dropping it to create it again failed: " + e.getMessage() + "); on Derby, draw keys"
                     + " from an identity column, or from a sequence nothing else depends on", SqlState.FEATURE_NOT_OFFERED.getState(), e);
         }
-    }
-
-    /** {@code "S"."NAME"} (as {@link TableShape#quote} writes it) into its schema and name. */
-    private static String[] splitQualified(String quoted) {
-        int dot = quoted.indexOf("\".\"");
-        if (dot < 0 || !quoted.startsWith("\"") || !quoted.endsWith("\"")) {
-            throw new IllegalArgumentException("not a quoted qualified name: " + quoted);
-        }
-        return new String[] {quoted.substring(1, dot).replace("\"\"", "\""), quoted.substring(dot + 3, quoted.length() - 1).replace("\"\"", "\"")};
     }
 
     /**
