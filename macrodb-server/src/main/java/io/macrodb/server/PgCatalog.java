@@ -163,6 +163,10 @@ final class PgCatalog {
     private record Routine(String schema, String rawSchema, String name, char kind, String result, String args, String language,
                            String source, String remarks) { }
 
+    /** One routine as INFORMATION_SCHEMA gives it, gathering its parameters' rows. */
+    private record RoutineRow(String rawSchema, String name, char kind, String dataType, String language, String definition,
+                              String remarks, List<String[]> params) { }
+
     /** A domain or a distinct or structured type, with the OID of the type it is based on. */
     private record UserType(String schema, String rawSchema, String name, int baseOid, String remarks) { }
 
@@ -378,41 +382,48 @@ final class PgCatalog {
          * and PARAMETERS (JDBC's metadata does not tell an aggregate from a function, nor give HSQLDB's result types).
          */
         List<Routine> routines() throws SQLException {
-            Map<String, List<String[]>> params = new HashMap<>();
-            try (Statement st = cx.conn().createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM INFORMATION_SCHEMA.PARAMETERS")) {
-                while (rs.next()) {
-                    String sch = rs.getString("SPECIFIC_SCHEMA");
-                    if (sch == null || isSystem(show(sch))) continue;
-                    params.computeIfAbsent(sch + "\0" + rs.getString("SPECIFIC_NAME"), k -> new ArrayList<>()).add(new String[] {
-                        rs.getString("ORDINAL_POSITION"), rs.getString("PARAMETER_MODE"), rs.getString("PARAMETER_NAME"), rs.getString("DATA_TYPE")});
-                }
-            }
-            List<Routine> l = new ArrayList<>();
-            try (Statement st = cx.conn().createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM INFORMATION_SCHEMA.ROUTINES")) {
+            // One statement, so one replica answers it: an engine names a routine's SPECIFIC_NAME itself (HSQLDB adds a
+            // counter), so two replicas may name the same routine differently, and two statements in autocommit may be
+            // routed to two replicas.
+            Map<String, RoutineRow> rows = new LinkedHashMap<>();
+            try (Statement st = cx.conn().createStatement(); ResultSet rs = st.executeQuery(
+                    "SELECT R.*, P.ORDINAL_POSITION AS P_POSITION, P.PARAMETER_MODE AS P_MODE, P.PARAMETER_NAME AS P_NAME,"
+                            + " P.DATA_TYPE AS P_TYPE FROM INFORMATION_SCHEMA.ROUTINES R LEFT JOIN INFORMATION_SCHEMA.PARAMETERS P"
+                            + " ON P.SPECIFIC_SCHEMA = R.ROUTINE_SCHEMA AND P.SPECIFIC_NAME = R.SPECIFIC_NAME")) {
                 while (rs.next()) {
                     String sch = rs.getString("ROUTINE_SCHEMA");
                     String name = rs.getString("ROUTINE_NAME");
                     if (sch == null || name == null || isSystem(show(sch))) continue;
-                    String type = String.valueOf(rs.getString("ROUTINE_TYPE")).toUpperCase(Locale.ROOT);
-                    char kind = type.equals("PROCEDURE") ? 'p' : type.equals("AGGREGATE") ? 'a' : 'f';
-                    List<String[]> ps = new ArrayList<>(params.getOrDefault(sch + "\0" + rs.getString("SPECIFIC_NAME"), List.of()));
-                    ps.sort(Comparator.comparingInt(p -> intOr(p[0], 0)));
-                    List<String> args = new ArrayList<>();
-                    for (String[] p : ps) {
-                        String mode = p[1] == null ? "IN" : p[1].toUpperCase(Locale.ROOT);
-                        // H2 names a Java method's parameters P1, P2 ...: PostgreSQL shows an unnamed parameter by its type
-                        boolean named = p[2] != null && !p[2].isEmpty() && !p[2].equals("P" + p[0]);
-                        args.add((mode.equals("IN") ? "" : mode + " ") + (named ? quoteIdent(show(p[2])) + " " : "") + standardType(p[3]));
+                    RoutineRow row = rows.get(sch + "\0" + rs.getString("SPECIFIC_NAME"));
+                    if (row == null) {
+                        String type = String.valueOf(rs.getString("ROUTINE_TYPE")).toUpperCase(Locale.ROOT);
+                        String body = optional(rs, "ROUTINE_BODY");
+                        row = new RoutineRow(sch, name, type.equals("PROCEDURE") ? 'p' : type.equals("AGGREGATE") ? 'a' : 'f',
+                                rs.getString("DATA_TYPE"), body != null && body.equalsIgnoreCase("SQL") ? "sql"
+                                        : optional(rs, "EXTERNAL_LANGUAGE") == null ? null : optional(rs, "EXTERNAL_LANGUAGE").toLowerCase(Locale.ROOT),
+                                optional(rs, "ROUTINE_DEFINITION"), optional(rs, "REMARKS"), new ArrayList<>());
+                        rows.put(sch + "\0" + rs.getString("SPECIFIC_NAME"), row);
                     }
-                    String body = optional(rs, "ROUTINE_BODY");
-                    String language = body != null && body.equalsIgnoreCase("SQL") ? "sql"
-                            : optional(rs, "EXTERNAL_LANGUAGE") == null ? null : optional(rs, "EXTERNAL_LANGUAGE").toLowerCase(Locale.ROOT);
-                    String dataType = rs.getString("DATA_TYPE");
-                    // H2 gives its aggregates' result type as NULL: it asks the aggregate at each call
-                    String result = kind == 'p' || dataType == null || dataType.equalsIgnoreCase("NULL") ? null : standardType(dataType);
-                    l.add(new Routine(show(sch), sch, show(name), kind, result, String.join(", ", args), language,
-                            optional(rs, "ROUTINE_DEFINITION"), optional(rs, "REMARKS")));
+                    if (rs.getString("P_POSITION") != null) {
+                        row.params().add(new String[] {rs.getString("P_POSITION"), rs.getString("P_MODE"), rs.getString("P_NAME"), rs.getString("P_TYPE")});
+                    }
                 }
+            }
+            List<Routine> l = new ArrayList<>();
+            for (RoutineRow r : rows.values()) {
+                List<String[]> ps = r.params();
+                ps.sort(Comparator.comparingInt(p -> intOr(p[0], 0)));
+                List<String> args = new ArrayList<>();
+                for (String[] p : ps) {
+                    String mode = p[1] == null ? "IN" : p[1].toUpperCase(Locale.ROOT);
+                    // H2 names a Java method's parameters P1, P2 ...: PostgreSQL shows an unnamed parameter by its type
+                    boolean named = p[2] != null && !p[2].isEmpty() && !p[2].equals("P" + p[0]);
+                    args.add((mode.equals("IN") ? "" : mode + " ") + (named ? quoteIdent(show(p[2])) + " " : "") + standardType(p[3]));
+                }
+                // H2 gives its aggregates' result type as NULL: it asks the aggregate at each call
+                String result = r.kind() == 'p' || r.dataType() == null || r.dataType().equalsIgnoreCase("NULL") ? null : standardType(r.dataType());
+                l.add(new Routine(show(r.rawSchema()), r.rawSchema(), show(r.name()), r.kind(), result, String.join(", ", args), r.language(),
+                        r.definition(), r.remarks()));
             }
             l.sort(Comparator.comparing(Routine::schema).thenComparing(Routine::name).thenComparing(Routine::args));
             return l;
