@@ -70,6 +70,31 @@ public final class RecordCodec {
         return bytes.toByteArray();
     }
 
+    /**
+     * One row of values (any type the log carries) as text: Base64 of the log's own encoding. An
+     * engine's snapshot script uses it for values its SQL text cannot state.
+     */
+    public static String encodeValues(Object[] row) throws SQLException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            writeRow(out, row);
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: cannot encode values for a snapshot: " + e.getMessage(), "XX000", e);
+        }
+        return java.util.Base64.getEncoder().encodeToString(bytes.toByteArray());
+    }
+
+    /** The values {@link #encodeValues} wrote. */
+    public static Object[] decodeValues(String text) throws IOException {
+        byte[] bytes;
+        try {
+            bytes = java.util.Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("not Base64: " + e.getMessage(), e);
+        }
+        return readRow(new DataInputStream(new ByteArrayInputStream(bytes)));
+    }
+
     public static List<Change> decode(byte[] payload) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload));
         int format = in.readUnsignedByte();

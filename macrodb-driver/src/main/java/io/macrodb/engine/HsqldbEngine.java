@@ -155,10 +155,106 @@ public final class HsqldbEngine implements Engine {
         }
     }
 
+    /** A script line MacroDB adds: {@code BIND_LINE <values> <statement with ? markers>}, run by {@link #importScript}. */
+    static final String BIND_LINE = "--MACRODB-BIND ";
+
+    /**
+     * HSQLDB's {@code SCRIPT}, then a {@link #BIND_LINE} for each row whose WITH TIME ZONE value has
+     * an offset with seconds: HSQLDB stores the offset to the second (a value bound through JDBC
+     * before 1893 in Europe/Berlin takes local mean time, +00:53:28), but its script, like every text
+     * form it writes and reads, states hours and minutes only: the script's value has the local time
+     * and the offset cut to the minute, so neither the instant nor the offset as stored. The bound
+     * line puts the stored value back.
+     */
     @Override public void exportScript(Connection c, Path file) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SCRIPT '" + file.toString().replace("'", "''") + "'");
         }
+        List<String> lines = offsetSecondsLines(c);
+        if (lines.isEmpty()) return;
+        try {
+            Files.write(file, lines, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: cannot write the script " + file + ": " + e.getMessage(), SqlState.IO_ERROR.getState(), e);
+        }
+    }
+
+    /**
+     * Column types a row of a table without a key is not matched by: large objects and arrays
+     * cannot be compared, an approximate number (NaN) may not equal itself, and the zoned values
+     * are what the script got wrong. Rows that differ only there take one row's zoned values.
+     */
+    private static final Set<Integer> NOT_MATCHED = Set.of(java.sql.Types.BLOB, java.sql.Types.CLOB, java.sql.Types.NCLOB,
+            java.sql.Types.ARRAY, java.sql.Types.JAVA_OBJECT, java.sql.Types.OTHER, java.sql.Types.DOUBLE, java.sql.Types.FLOAT,
+            java.sql.Types.REAL, java.sql.Types.TIMESTAMP_WITH_TIMEZONE, java.sql.Types.TIME_WITH_TIMEZONE);
+
+    /** The {@link #BIND_LINE}s that restore WITH TIME ZONE offsets with seconds, table by table. */
+    private static List<String> offsetSecondsLines(Connection c) throws SQLException {
+        Map<String, List<String>> zoned = new LinkedHashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT C.TABLE_SCHEMA, C.TABLE_NAME, C.COLUMN_NAME"
+                + " FROM INFORMATION_SCHEMA.COLUMNS C JOIN INFORMATION_SCHEMA.TABLES T ON T.TABLE_SCHEMA = C.TABLE_SCHEMA"
+                + " AND T.TABLE_NAME = C.TABLE_NAME WHERE T.TABLE_TYPE = 'BASE TABLE' AND C.DATA_TYPE LIKE '%WITH TIME ZONE'"
+                + " AND C.GENERATION_EXPRESSION IS NULL AND C.TABLE_SCHEMA NOT IN ('INFORMATION_SCHEMA', 'SYSTEM_LOBS') ORDER BY C.TABLE_SCHEMA, C.TABLE_NAME, C.ORDINAL_POSITION")) {
+            while (rs.next()) zoned.computeIfAbsent(rs.getString(1) + "\0" + rs.getString(2), k -> new ArrayList<>()).add(rs.getString(3));
+        }
+        List<String> out = new ArrayList<>();
+        java.sql.DatabaseMetaData md = c.getMetaData();
+        for (Map.Entry<String, List<String>> e : zoned.entrySet()) {
+            String schema = e.getKey().substring(0, e.getKey().indexOf('\0'));
+            String table = e.getKey().substring(e.getKey().indexOf('\0') + 1);
+            // the row is found by its primary key, or else by every column a comparison can take
+            List<String> match = new ArrayList<>();
+            try (ResultSet rs = md.getPrimaryKeys(null, schema, table)) {
+                java.util.TreeMap<Integer, String> byPosition = new java.util.TreeMap<>();
+                while (rs.next()) byPosition.put(rs.getInt("KEY_SEQ"), rs.getString("COLUMN_NAME"));
+                match.addAll(byPosition.values());
+            }
+            if (match.isEmpty()) {
+                try (ResultSet rs = md.getColumns(null, schema, table, null)) {
+                    while (rs.next()) {
+                        int type = rs.getInt("DATA_TYPE");
+                        if (!NOT_MATCHED.contains(type)) match.add(rs.getString("COLUMN_NAME"));
+                    }
+                }
+            }
+            List<String> cols = e.getValue();
+            String qualified = TableShape.quote(schema) + "." + TableShape.quote(table);
+            StringBuilder set = new StringBuilder("UPDATE ").append(qualified).append(" SET ");
+            for (int i = 0; i < cols.size(); i++) set.append(i == 0 ? "" : ", ").append(TableShape.quote(cols.get(i))).append(" = ?");
+            StringBuilder select = new StringBuilder("SELECT ");
+            List<String> all = new ArrayList<>(cols);
+            all.addAll(match);
+            for (int i = 0; i < all.size(); i++) select.append(i == 0 ? "" : ", ").append(TableShape.quote(all.get(i)));
+            select.append(" FROM ").append(qualified);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(select.toString())) {
+                java.sql.ResultSetMetaData meta = rs.getMetaData();
+                while (rs.next()) {
+                    Object[] values = new Object[all.size()];
+                    boolean seconds = false;
+                    for (int i = 0; i < values.length; i++) {
+                        values[i] = Values.read(rs, i + 1, meta.getColumnType(i + 1), true);
+                        if (i < cols.size()) seconds |= offsetSeconds(values[i]) % 60 != 0;
+                    }
+                    if (!seconds) continue;
+                    // a column that is null is matched by IS NULL, and its value is not bound
+                    StringBuilder update = new StringBuilder(set).append(" WHERE ");
+                    List<Object> bound = new ArrayList<>(List.of(values).subList(0, cols.size()));
+                    for (int i = 0; i < match.size(); i++) {
+                        Object v = values[cols.size() + i];
+                        update.append(i == 0 ? "" : " AND ").append(TableShape.quote(match.get(i))).append(v == null ? " IS NULL" : " = ?");
+                        if (v != null) bound.add(v);
+                    }
+                    out.add(BIND_LINE + io.macrodb.durable.RecordCodec.encodeValues(bound.toArray()) + " " + update);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static int offsetSeconds(Object v) {
+        if (v instanceof java.time.OffsetDateTime t) return t.getOffset().getTotalSeconds();
+        if (v instanceof java.time.OffsetTime t) return t.getOffset().getTotalSeconds();
+        return 0;
     }
 
     /**
@@ -181,9 +277,20 @@ public final class HsqldbEngine implements Engine {
             boolean lobSchema = false;
             String schema = "PUBLIC";
             Map<String, String> rewritten = new java.util.HashMap<>();
+            // the application's triggers are created once the rows are in: HSQLDB's script creates them
+            // before its rows, and rows copied must not fire them (a trigger's own rows are copied too)
+            List<String> triggers = new ArrayList<>();
             for (String raw : lines) {
                 if (raw.isBlank()) continue;
+                if (raw.startsWith(BIND_LINE)) {
+                    runBound(to, raw, file);
+                    continue;
+                }
                 String line = unescape(raw);
+                if (line.startsWith("CREATE TRIGGER ")) {
+                    triggers.add(line);
+                    continue;
+                }
                 if (line.startsWith("SET SCHEMA ")) {
                     // HSQLDB's own LOB store (SYSTEM_LOBS) is written by the engine, not by the script
                     lobSchema = line.startsWith("SET SCHEMA SYSTEM_LOBS");
@@ -200,9 +307,30 @@ public final class HsqldbEngine implements Engine {
                     }
                 }
             }
+            for (String t : triggers) s.execute(t);
             to.commit();
         } finally {
             to.setAutoCommit(auto);
+        }
+    }
+
+    /** Runs a {@link #BIND_LINE}: its statement, with its values bound; it must change one row at least. */
+    private static void runBound(Connection to, String line, Path file) throws SQLException {
+        int space = line.indexOf(' ', BIND_LINE.length());
+        Object[] values;
+        try {
+            if (space < 0) throw new IOException("no statement");
+            values = io.macrodb.durable.RecordCodec.decodeValues(line.substring(BIND_LINE.length(), space));
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: the script " + file + " has a damaged line (" + e.getMessage() + "): "
+                    + line.substring(0, Math.min(line.length(), 200)), SqlState.DATA_CORRUPTED.getState(), e);
+        }
+        try (PreparedStatement ps = to.prepareStatement(line.substring(space + 1))) {
+            for (int i = 0; i < values.length; i++) Values.bind(ps, i + 1, values[i]);
+            if (ps.executeUpdate() == 0) {
+                throw new SQLException("MacroDB: the script " + file + " restores an offset of a row it does not hold: "
+                        + line.substring(space + 1), SqlState.DATA_CORRUPTED.getState());
+            }
         }
     }
 

@@ -1,6 +1,5 @@
 package io.macrodb.engine;
 
-import io.macrodb.sql.SqlState;
 
 import java.sql.Blob;
 import java.sql.Clob;
@@ -39,17 +38,6 @@ public final class Values {
             return s;
         }
         return v;
-    }
-
-    /** The offset at the end of HSQLDB's text form of a TIMESTAMP WITH TIME ZONE ({@code ...+5:30}). */
-    private static java.time.ZoneOffset hsqldbOffset(String text) throws SQLException {
-        int at = Math.max(text.lastIndexOf('+'), text.lastIndexOf('-'));
-        int colon = text.indexOf(':', at);
-        if (at < 10 || colon < 0) throw new SQLException("MacroDB: no offset in HSQLDB's timestamp " + text, SqlState.INTERNAL_ERROR.getState());
-        int sign = text.charAt(at) == '-' ? -1 : 1;
-        int hours = Integer.parseInt(text.substring(at + 1, colon));
-        int minutes = Integer.parseInt(text.substring(colon + 1, Math.min(text.length(), colon + 3)));
-        return java.time.ZoneOffset.ofHoursMinutes(sign * hours, sign * minutes);
     }
 
     /**
@@ -99,9 +87,12 @@ public final class Values {
                             java.time.ZoneOffset.UTC);
                 }
                 case java.sql.Types.TIMESTAMP_WITH_TIMEZONE: {
-                    // the stored instant, in the stored offset (which only the text form gives back as stored)
+                    // the stored instant, in the stored offset: HSQLDB's OffsetDateTime carries the offset to the
+                    // second (Berlin's local mean time before 1893 is +00:53:28; the text form says +0:53), but
+                    // counts dates before 1582 the Julian way, so its date and time are not taken
                     java.sql.Timestamp t = rs.getTimestamp(i, (java.util.Calendar) UTC.clone());
-                    return t == null ? null : java.time.OffsetDateTime.ofInstant(t.toInstant(), hsqldbOffset(rs.getString(i)));
+                    return t == null ? null
+                            : java.time.OffsetDateTime.ofInstant(t.toInstant(), rs.getObject(i, java.time.OffsetDateTime.class).getOffset());
                 }
                 case java.sql.Types.BIT:
                     // BIT(n) as its bits, as triggers hand it over and setObject takes it back: getObject

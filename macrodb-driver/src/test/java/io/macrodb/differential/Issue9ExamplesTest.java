@@ -111,6 +111,41 @@ class Issue9ExamplesTest {
                 Step.reopenIf(durability)), false);
     }
 
+    @ParameterizedTest(name = "{0} {1} durability={2}")
+    @CsvSource({"h2,row,false", "h2,row,true", "hsqldb,row,false", "hsqldb,row,true", "h2,statement,true", "hsqldb,statement,true"})
+    void localTimestampIntoAZonedColumnTakesAnOffsetWithSeconds(String engine, String propagation, boolean durability) throws SQLException {
+        // found by the properties (a CI run): in a session at LOCAL, with the JVM at Europe/Berlin, a local timestamp
+        // of the year 999 takes Berlin's local mean time, +00:53:28, an offset with seconds
+        Differential.check(DiffConfig.macro(engine, propagation, 3, durability).inJvmZone("Europe/Berlin"), List.of(
+                Step.sql("CREATE TABLE t (id INT PRIMARY KEY, tz TIMESTAMP WITH TIME ZONE)"),
+                Step.sql("SET TIME ZONE LOCAL"),
+                Step.sql("INSERT INTO t VALUES (1, TIMESTAMP '0999-06-01 12:00:00')"),
+                Step.sql("INSERT INTO t VALUES (2, ?)", List.of(java.time.LocalDateTime.of(999, 6, 1, 12, 0))),
+                Step.sql("INSERT INTO t VALUES (3, TIMESTAMP '1850-06-01 12:00:00')"),
+                Step.sql("UPDATE t SET tz = tz + INTERVAL '1' HOUR WHERE id = 3"),
+                Step.reopenIf(durability)), false);
+    }
+
+    @ParameterizedTest(name = "{0} {1} durability={2}")
+    @CsvSource({"h2,row,true", "hsqldb,row,true", "h2,statement,true", "hsqldb,statement,true"})
+    void copiedRowsDoNotFireTheApplicationsTriggers(String engine, String propagation, boolean durability) throws SQLException {
+        check(engine, propagation, durability, Step.sql("CREATE TABLE t (id INT PRIMARY KEY, v INT)"),
+                Step.sql("CREATE TABLE l (id INT PRIMARY KEY)"),
+                Step.sql(engine.equals("h2") ? "CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW CALL \"" + LogTrigger.class.getName() + "\""
+                        : "CREATE TRIGGER tr AFTER INSERT ON t REFERENCING NEW ROW AS n FOR EACH ROW INSERT INTO l VALUES (n.id + 100)"),
+                Step.sql("INSERT INTO t VALUES (1, 1)"), Step.reopenIf(durability), Step.sql("INSERT INTO t VALUES (2, 2)"), Step.reopenIf(durability));
+    }
+
+    /** An H2 trigger that logs each inserted id (plus 100) into L. */
+    public static final class LogTrigger extends org.h2.tools.TriggerAdapter {
+        @Override public void fire(java.sql.Connection c, java.sql.ResultSet oldRow, java.sql.ResultSet newRow) throws SQLException {
+            try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO l VALUES (?)")) {
+                ps.setInt(1, newRow.getInt(1) + 100);
+                ps.executeUpdate();
+            }
+        }
+    }
+
     // (4) the session's time zone decides what a local timestamp means in a WITH TIME ZONE column
 
     @ParameterizedTest(name = "{0} {1}")
