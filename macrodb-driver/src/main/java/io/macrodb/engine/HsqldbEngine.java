@@ -244,7 +244,7 @@ public final class HsqldbEngine implements Engine {
                         update.append(i == 0 ? "" : " AND ").append(TableShape.quote(match.get(i))).append(v == null ? " IS NULL" : " = ?");
                         if (v != null) bound.add(v);
                     }
-                    out.add(BIND_LINE + io.macrodb.durable.RecordCodec.encodeValues(bound.toArray()) + " " + update);
+                    out.add(BIND_LINE + io.macrodb.log.ValueCodec.encodeValues(bound.toArray()) + " " + update);
                 }
             }
         }
@@ -320,7 +320,7 @@ public final class HsqldbEngine implements Engine {
         Object[] values;
         try {
             if (space < 0) throw new IOException("no statement");
-            values = io.macrodb.durable.RecordCodec.decodeValues(line.substring(BIND_LINE.length(), space));
+            values = io.macrodb.log.ValueCodec.decodeValues(line.substring(BIND_LINE.length(), space));
         } catch (IOException e) {
             throw new SQLException("MacroDB: the script " + file + " has a damaged line (" + e.getMessage() + "): "
                     + line.substring(0, Math.min(line.length(), 200)), SqlState.DATA_CORRUPTED.getState(), e);
