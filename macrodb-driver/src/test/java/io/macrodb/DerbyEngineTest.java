@@ -249,6 +249,45 @@ class DerbyEngineTest {
         }
     }
 
+    /**
+     * Derby closes a session that an interrupted thread calls (08000, "Connection closed by unknown interrupt"): the
+     * application's interrupt fails its statement and rolls its transaction back, but the primary stays the primary
+     * (08000 was taken for an engine gone, and every interrupt of an application thread failed the primary over),
+     * and the connection goes on on a new session.
+     */
+    @Test
+    void anApplicationsInterruptDoesNotFailThePrimaryOver() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=2"))) {
+            MacroConnection mc = TestDb.macro(c);
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+                s.executeUpdate("INSERT INTO t VALUES (1, 1)");
+            }
+            String primary = mc.replicaStatus().get(0).url();
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE t SET v = 2 WHERE id = 1");
+                Thread.currentThread().interrupt();
+                SQLException e = assertThrows(SQLException.class, () -> s.executeUpdate("UPDATE t SET v = 3 WHERE id = 1"));
+                assertEquals("08000", e.getSQLState(), e.getMessage());
+            } finally {
+                Thread.interrupted();
+            }
+            c.rollback();
+            c.setAutoCommit(true);
+            assertEquals(primary, mc.replicaStatus().get(0).url(), mc.replicaStatus().toString());
+            assertTrue(mc.replicaStatus().stream().allMatch(r -> r.state() == io.macrodb.replica.ReplicaState.ACTIVE), mc.replicaStatus().toString());
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE t SET v = 4 WHERE id = 1");
+                try (ResultSet rs = s.executeQuery("SELECT v FROM t")) {
+                    assertTrue(rs.next());
+                    assertEquals(4, rs.getInt(1), "the interrupted transaction was rolled back, the next one committed");
+                }
+            }
+            TestDb.assertConverged(c);
+        }
+    }
+
     @Test
     void statementPropagationIsRefusedAtConnect() {
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url("replicas=2&propagation=statement")));

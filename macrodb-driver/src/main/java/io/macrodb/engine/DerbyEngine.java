@@ -713,6 +713,9 @@ public final class DerbyEngine implements Engine {
      */
     @Override public boolean triggerImagesMayBeStale() { return true; }
 
+    /** Dropping or shutting down a database interrupts the threads inside it (Derby's ContextService). */
+    @Override public boolean interruptsThreadsWhenStopped() { return true; }
+
     /**
      * Derby's connection errors (08xxx), a database that is gone or shut down (XJ004, XJ015, 08006, 40XD0/1). A session
      * Derby closed after an error of session severity (08003 on its next use) is taken for a gone engine too: asking
@@ -722,11 +725,32 @@ public final class DerbyEngine implements Engine {
      */
     @Override public boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();
-        return state != null && (state.startsWith("08") || state.equals("XJ004") || state.equals("XJ015")
-                || state.equals("40XD0") || state.equals("40XD1")
-                // a session in the middle of a statement when its database was dropped: "Java exception:
-                // ': org.apache.derby.shared.common.error.ShutdownException'"
-                || state.equals("XJ001") && e.getMessage() != null && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("shutdown"));
+        // 08000 "Connection closed by unknown interrupt": the application interrupted its thread; Derby closed
+        // that one session, the database is there
+        return state != null && (state.startsWith("08") && !state.equals("08000") || state.equals("XJ004") || state.equals("XJ015")
+                || state.equals("40XD0") || state.equals("40XD1"))
+                // a session in the middle of a statement when its database was dropped: XJ001 "Java exception:
+                // ': org.apache.derby.shared.common.error.ShutdownException'", or 38000 when it was drawing an identity value
+                || stoppedUnderAStatement(e);
+    }
+
+    /**
+     * XJ001, a Java exception inside Derby (not the deadlock report {@link #isRetryable} takes): a statement that
+     * was inside a database being dropped also fails with one from Derby's store (a NullPointerException on a page
+     * the drop took away), so a new session asks the database whether it is still there.
+     */
+    @Override public boolean mayBeEngineGone(SQLException e) {
+        return "XJ001".equals(e.getSQLState()) && !isRetryable(e);
+    }
+
+    private static boolean stoppedUnderAStatement(Throwable e) {
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            if (t.getClass().getName().equals("org.apache.derby.shared.common.error.ShutdownException")) return true;
+            if (t instanceof SQLException se && "XJ001".equals(se.getSQLState()) && se.getMessage() != null
+                    && se.getMessage().contains("ShutdownException")) return true;
+        }
+        return false;
     }
 
     /**
@@ -734,11 +758,16 @@ public final class DerbyEngine implements Engine {
      * report Derby fails to build: a trigger's stored statement recompiled after a schema change waits for the data
      * dictionary, Derby finds it in a deadlock, and its {@code Deadlock.buildException} then throws a
      * ClassCastException (Integer to Long), which reaches the application as XJ001 "Java exception". Seen in the
-     * randomized convergence test with DDL beside the writers; the deadlock was broken all the same.
+     * randomized convergence test with DDL beside the writers; the deadlock was broken all the same. And X0Y84, "Too
+     * much contention on sequence": NEXT VALUE FOR updates the sequence's catalog row in a nested transaction that
+     * does not wait; when that row is locked it waits in the writer's own transaction, and a lock wait that ends
+     * there (another writer holding the row while it waits for this one's rows) is reported as X0Y84. Seen in
+     * PrimaryFailoverTest's writers (a sequence, an identity and two account rows each), before any failover.
      */
     @Override public boolean isRetryable(SQLException e) {
         String state = e.getSQLState();
-        return "40001".equals(state) || "40XL1".equals(state) || "40XL2".equals(state) || "XJ001".equals(state) && deadlockReportFailed(e);
+        return "40001".equals(state) || "40XL1".equals(state) || "40XL2".equals(state) || "X0Y84".equals(state)
+                || "XJ001".equals(state) && deadlockReportFailed(e);
     }
 
     private static boolean deadlockReportFailed(Throwable e) {

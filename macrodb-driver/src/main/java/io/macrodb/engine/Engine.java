@@ -378,6 +378,16 @@ public interface Engine {
      */
     default boolean triggerImagesMayBeStale() { return false; }
 
+    /**
+     * Whether the engine interrupts the threads that are inside a database it stops (Derby: dropping or shutting
+     * down a database interrupts them, and the interrupt is still set when the JDBC call returns; and it closes a
+     * session that an interrupted thread calls). Then a failure that made its replica leave the rotation returns
+     * with the interrupt cleared: the application gets a retryable 40001, and neither its retry loop's sleep nor its
+     * next statement on the new primary is cut short by an interrupt nobody in the application sent
+     * ({@code io.macrodb.replica.Failover#replicaFailed}).
+     */
+    default boolean interruptsThreadsWhenStopped() { return false; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

@@ -503,12 +503,13 @@ final class Transaction {
     // ================================================================= failures
 
     /**
-     * What an error from reading a result becomes: if the result came from a secondary whose engine
-     * is gone, the secondary leaves the rotation, the transaction ends, and the error is 40001.
+     * What an error from reading a result becomes: if the result came from a replica whose engine is
+     * gone, the replica leaves the rotation (the primary fails over), the transaction ends, and the
+     * error is 40001.
      */
     SQLException resultFailure(Replica source, SQLException e) {
         if (source == null) return e;
-        if (source.isPrimary() || !db.replicaFailed(source, e, "a reader")) {
+        if (!db.replicaFailed(source, e, "a reader")) {
             // A lock wait that ended in a deadlock or a timeout while rows were fetched (an engine that streams
             // results and locks on read: Derby) rolled the engine's transaction back: so does this one, as when a
             // statement fails so, or its commit would ship the changes of a transaction the engine undid.
@@ -519,6 +520,18 @@ final class Transaction {
             if (SqlState.SERIALIZATION_FAILURE.getState().equals(e.getSQLState())) return e;
             return SqlStates.retryable("the transaction was rolled back because " + e.getMessage()
                     + " while its rows were read; retry it (lockTimeout bounds lock waits)", e);
+        }
+        if (source.isPrimary()) {
+            // the primary failed under the result: the transaction reading it (on the primary) is over, as when a
+            // statement meets a failed primary (afterFailure)
+            if (state == State.UPDATE && primary != null && primary.replica() == source) {
+                primary.markBroken();
+                rollbackQuietly();
+            } else if (state == State.READ && readSession != null && readSession.replica() == source) {
+                rollbackQuietly();
+            }
+            return SqlStates.retryable("the primary failed while this result was read (" + source.stateReason()
+                    + "); the transaction was not committed, retry it once a secondary has taken over", e);
         }
         if (state == State.READ && readSession != null && readSession.replica() == source) rollbackQuietly();
         return SqlStates.retryable("the secondary this result was read from left the rotation (" + source.stateReason()
@@ -553,6 +566,9 @@ final class Transaction {
             return SqlStates.retryable("the transaction was rolled back because " + se.getMessage()
                     + "; retry it (lockTimeout bounds lock waits)", se);
         }
+        // The engine closed the session under its transaction (Derby, when the application's thread was
+        // interrupted: 08000): the transaction is over, and the next one starts on a new session.
+        if (state == State.UPDATE && isClosed(primary)) rollbackQuietly();
         return db.engine().withSqlState(se);
     }
 

@@ -66,13 +66,23 @@ final class Failover {
     /** See {@link ReplicaSet#replicaFailed}: the one place that decides what an engine error means. */
     boolean replicaFailed(Replica r, SQLException e, String who) {
         Engine engine = config.engine();
-        boolean gone = e != null && (engine.isEngineGone(e) || engine.mayBeEngineGone(e) && r.isActive() && !answers(r));
-        if (gone && r.isActive()) {
-            String reason = who + " found its engine gone: " + e.getMessage();
-            if (r.isPrimary()) primaryGone(r, reason);
-            else fail(r, reason);
+        // An engine that interrupts the threads inside a database it stops: the interrupt is set aside while this
+        // decides (the engine closes a session used by an interrupted thread, the probe's too), and dropped if
+        // the replica has left the rotation (the stop sent it), kept otherwise (the application sent it).
+        boolean interrupted = engine.interruptsThreadsWhenStopped() && Thread.interrupted();
+        boolean failed = false;
+        try {
+            boolean gone = e != null && (engine.isEngineGone(e) || engine.mayBeEngineGone(e) && r.isActive() && !answers(r));
+            if (gone && r.isActive()) {
+                String reason = who + " found its engine gone: " + e.getMessage();
+                if (r.isPrimary()) primaryGone(r, reason);
+                else fail(r, reason);
+            }
+            failed = gone || !r.isActive();
+            return failed;
+        } finally {
+            if (interrupted && !failed) Thread.currentThread().interrupt();
         }
-        return gone || !r.isActive();
     }
 
     /**
@@ -142,6 +152,11 @@ final class Failover {
     /** Waits (bounded by lockTimeout) while a promotion runs; fails if there is no working primary. */
     void awaitPrimary() throws SQLException {
         if (set.primary().isActive() && !promoting) return;
+        // An engine that interrupts the threads inside a database it stops (Derby) may have interrupted this one in
+        // its last call on the failed primary, and the interrupt may arrive while it waits here: the wait goes on
+        // (bounded by lockTimeout), and the thread returns uninterrupted (Engine#interruptsThreadsWhenStopped).
+        boolean stopInterrupts = config.engine().interruptsThreadsWhenStopped();
+        if (stopInterrupts) Thread.interrupted();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis());
         synchronized (promotion) {
             while (promoting) {
@@ -150,6 +165,7 @@ final class Failover {
                 try {
                     TimeUnit.NANOSECONDS.timedWait(promotion, left);
                 } catch (InterruptedException e) {
+                    if (stopInterrupts) continue;
                     Thread.currentThread().interrupt();
                     break;
                 }

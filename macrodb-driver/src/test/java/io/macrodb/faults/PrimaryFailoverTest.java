@@ -191,8 +191,8 @@ class PrimaryFailoverTest {
     }
 
     /**
-     * These tests stop the primary's engine from outside with {@code SHUTDOWN}; an embedded SQLite
-     * database has no such statement and no way to be stopped while MacroDB holds it open.
+     * These tests stop the primary's engine from outside with {@code SHUTDOWN} (Derby: by dropping its database);
+     * an embedded SQLite database has no such statement and no way to be stopped while MacroDB holds it open.
      */
     static void assumeEngineCanBeStopped(String engine) {
         org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("sqlite"),
@@ -200,9 +200,5 @@ class PrimaryFailoverTest {
         org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("postgresql"),
                 "a PostgreSQL primary is stopped by stopping its server (pg_ctl), which the suites' shared servers must not"
                         + " be: PostgresFaultTest runs these checks on servers of its own");
-        org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("derby"),
-                "Derby's promotion under a running workload is not reliable yet (writers ran out of 40001 retries while a"
-                        + " secondary was made primary, and Derby refused NEXT VALUE FOR with X0Y84 meanwhile): README, \"Derby\";"
-                        + " DerbyEngineTest.anIdentityKeepsCountingAfterFailover covers one promotion");
     }
 }
