@@ -86,13 +86,15 @@ public final class Differential {
                     }
                     continue;
                 }
-                if (step.kind() == Step.Kind.COMMIT && refusedKeylessCommit(a)) {
+                if ((step.kind() == Step.Kind.COMMIT || sqlCommit(step)) && refusedKeylessCommit(a)) {
                     // MacroDB's documented refusal: a failed statement had changed a table without a key,
                     // and it cannot tell what of it the engine undid. It rolled back; so does the plain engine.
-                    Target.Outcome e = expected.run(Step.rollback());
+                    Step rollback = step.kind() == Step.Kind.COMMIT ? Step.rollback() : Step.sql("ROLLBACK");
+                    Target.Outcome e = expected.run(rollback);
                     // MacroDB's commit() threw before the step turned autocommit back on: end the
                     // transaction there the same way, so both sides are where the step leaves them
-                    Target.Outcome back = actual.run(Step.rollback());
+                    // (a SQL ROLLBACK after a SQL COMMIT MacroDB refused may find no transaction: either is fine)
+                    Target.Outcome back = actual.run(rollback);
                     transcript.add(where + "\n      MacroDB REFUSED THE COMMIT: " + a.message() + "\n      plain: rolled back " + e
                             + "\n      MacroDB: rolled back " + back);
                     refusals.add(step + "  -> " + a.message());
@@ -145,6 +147,13 @@ public final class Differential {
     private static boolean sameFailure(DiffConfig config, Target.Outcome a, Target.Outcome e) {
         if (config.sqlite() && e.sqlState() == null) return a.errorCode() == e.errorCode();
         return java.util.Objects.equals(a.sqlState(), e.sqlState());
+    }
+
+    /** A COMMIT in SQL (SQLite's {@code COMMIT} or {@code END}, where a script began with SQL's {@code BEGIN}). */
+    private static boolean sqlCommit(Step step) {
+        if (step.kind() != Step.Kind.SQL) return false;
+        String s = step.sql().strip().toUpperCase(java.util.Locale.ROOT);
+        return s.equals("COMMIT") || s.equals("END");
     }
 
     /**
