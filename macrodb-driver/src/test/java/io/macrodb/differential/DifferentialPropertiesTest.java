@@ -30,7 +30,8 @@ import static io.macrodb.differential.Scenario.TableSpec;
 
 /**
  * Issue 9's differential test: generated schemas and workloads run through MacroDB (2-3 replicas,
- * sometimes durability=log with close and reopen) and through the plain engine; every replica must
+ * sometimes durability=log with close and reopen; on SQLite also a file database, closed and opened
+ * again) and through the plain engine; every replica must
  * hold the plain engine's rows, and every statement must succeed or fail on both (see
  * {@link Differential}). One property per engine and propagation mode; two more check the harness
  * itself (a plain engine against a plain engine, and MacroDB with one replica).
@@ -39,7 +40,8 @@ import static io.macrodb.differential.Scenario.TableSpec;
  * jqwik prints the seed of a failure and its shrunk script, {@code -Dmacrodb.differential.seed=N}
  * replays one; {@code -Dmacrodb.differential.shrinking=full} shrinks without jqwik's 10 s bound.
  * {@code -Dmacrodb.differential.without=INVISIBLE,NO_KEY,KEY_MOVES,MERGE,TIME_ZONE,FK,PRE_GREGORIAN,DST_GAP,LOCAL_TO_ZONED,JVM_ZONE,GENERATED,DURABILITY,NON_ASCII}
- * leaves features out, to look past a known divergence for the next one.
+ * leaves features out, to look past a known divergence for the next one; SQLite's generator
+ * ({@link SqliteScenario}, row propagation only) also knows NULL_KEY, TRIGGER, REPLACE and ALTER.
  */
 @Tag("differential")
 @Tag("slow") // left out of the fast test command (README); CI runs it
