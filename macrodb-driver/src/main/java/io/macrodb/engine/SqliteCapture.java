@@ -1,5 +1,7 @@
 package io.macrodb.engine;
 
+import io.macrodb.sql.SqlState;
+
 import java.sql.SQLException;
 
 /**
@@ -38,6 +40,11 @@ public final class SqliteCapture extends org.sqlite.Function {
         String schema = value_text(0);
         String table = value_text(1);
         String event = value_text(2);
+        if (event.equals(SqliteEngine.NULL_KEY_EVENT)) {
+            refuseNullKey(schema, table, value_text(3));
+            result();
+            return;
+        }
         int columns = event.equals("U") ? (n - 3) / 2 : n - 3;
         Object[] first = row(3, columns);
         Object[] oldRow = null;
@@ -52,6 +59,20 @@ public final class SqliteCapture extends org.sqlite.Function {
         }
         CaptureContext.fire(schema, table, oldRow, newRow);
         result();
+    }
+
+    /**
+     * A row whose primary key holds NULL (SQLite allows it in a rowid table's key that is not the rowid)
+     * is refused before it is written: a secondary finds a row by its key, and {@code = NULL} finds
+     * none. Applying the log never meets one, since none is ever captured.
+     */
+    private static void refuseNullKey(String schema, String table, String columns) throws SQLException {
+        if (CaptureContext.current() == CaptureContext.APPLYING) return;
+        SQLException e = new SQLException("MacroDB: a row of " + schema + "." + table + " with NULL in its primary key (" + columns
+                + ") cannot be replicated: SQLite allows NULL in the key of a table with a rowid, but a secondary finds a row by"
+                + " its key and NULL matches no row; declare the key columns NOT NULL", SqlState.STATEMENT_NOT_REPLICABLE.getState());
+        CaptureContext.refuse(e);
+        throw e;
     }
 
     private Object[] row(int from, int columns) throws SQLException {

@@ -67,6 +67,53 @@ final class SqliteCatalog {
     }
 
     /**
+     * The primary key's columns that may hold NULL: SQLite enforces NOT NULL on a key only in a
+     * {@code WITHOUT ROWID} table and on the rowid itself ({@code INTEGER PRIMARY KEY}, where NULL means
+     * "pick the next rowid"); any other key column of a rowid table admits NULL, "for compatibility",
+     * as SQLite documents, unless it is declared NOT NULL. Empty for a table without a key.
+     */
+    static List<String> nullableKeyColumns(Connection c, String table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT wr FROM pragma_table_list(?) WHERE schema = 'main'")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || rs.getInt(1) == 1) return List.of();
+            }
+        }
+        List<String> key = new ArrayList<>();
+        List<String> nullable = new ArrayList<>();
+        String onlyType = null;
+        try (PreparedStatement ps = c.prepareStatement("SELECT name, type, \"notnull\" FROM pragma_table_xinfo(?, 'main') WHERE pk > 0 ORDER BY pk")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    key.add(rs.getString(1));
+                    onlyType = rs.getString(2);
+                    if (rs.getInt(3) == 0) nullable.add(rs.getString(1));
+                }
+            }
+        }
+        if (key.size() == 1 && onlyType != null && onlyType.equalsIgnoreCase("INTEGER") && isRowidAlias(c, table, key.get(0))) return List.of();
+        return nullable;
+    }
+
+    /**
+     * Whether a rowid table's INTEGER key column is the rowid itself (it is not when declared
+     * {@code INTEGER PRIMARY KEY DESC}, SQLite's documented quirk): the rowid and the column read the
+     * same in every row then, which an empty table cannot tell; SQLite's own answer is its query plan
+     * for a lookup by the column, a search by rowid ("INTEGER PRIMARY KEY") rather than by an index.
+     */
+    private static boolean isRowidAlias(Connection c, String table, String column) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("EXPLAIN QUERY PLAN SELECT 1 FROM main." + TableShape.quote(table) + " WHERE "
+                     + TableShape.quote(column) + " = 1")) {
+            while (rs.next()) {
+                if (rs.getString("detail").contains("INTEGER PRIMARY KEY")) return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The rowid column of an {@code AUTOINCREMENT} table, whose counter in {@code sqlite_sequence} a
      * commit must record like a sequence's position (a promoted primary restarts it past every value
      * handed out, even of rows deleted since); empty for any other table.

@@ -48,6 +48,11 @@ import java.util.TreeMap;
  */
 public final class SqliteEngine implements Engine {
     static final String TRIGGER_PREFIX = "macrodb_capture:";
+    /**
+     * The capture function's event for a row whose primary key holds NULL (SQLite lets a rowid table's
+     * key that is not the rowid hold NULL): refused, see {@link SqliteCapture}.
+     */
+    static final String NULL_KEY_EVENT = "N";
     private static final String[][] EVENTS = {{"I", "INSERT"}, {"U", "UPDATE"}, {"D", "DELETE"}};
     /** The only schema MacroDB replicates: ATTACHed databases are per connection and refused. */
     public static final String SCHEMA = "main";
@@ -157,7 +162,24 @@ public final class SqliteEngine implements Engine {
     @Override public void installCapture(Connection c, TableShape t) throws SQLException {
         java.util.Set<String> existing = new java.util.HashSet<>(captureTriggers(c).keySet());
         List<String> all = new ArrayList<>(Catalog.columns(c, t.schema(), t.table()).values().stream().map(Catalog.Column::name).toList());
+        List<String> nullableKey = SqliteCatalog.nullableKeyColumns(c, t.table());
         try (Statement s = c.createStatement()) {
+            if (!nullableKey.isEmpty()) {
+                // BEFORE the row is written: a statement that would leave, move or remove a NULL key changes nothing
+                for (String[] ev : EVENTS) {
+                    String name = triggerName(NULL_KEY_EVENT + ev[0], t.table());
+                    if (existing.contains(name)) continue;
+                    List<String> tests = new ArrayList<>();
+                    for (String col : nullableKey) {
+                        if (!ev[0].equals("I")) tests.add("OLD." + TableShape.quote(col) + " IS NULL");
+                        if (!ev[0].equals("D")) tests.add("NEW." + TableShape.quote(col) + " IS NULL");
+                    }
+                    s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(name) + " BEFORE " + ev[1]
+                            + " ON " + TableShape.quote(t.table()) + " WHEN " + String.join(" OR ", tests) + " BEGIN SELECT "
+                            + SqliteCapture.NAME + "(" + literal(t.schema()) + ", " + literal(t.table()) + ", '" + NULL_KEY_EVENT + "', "
+                            + literal(String.join(", ", nullableKey)) + "); END");
+                }
+            }
             for (String[] ev : EVENTS) {
                 String name = triggerName(ev[0], t.table());
                 if (existing.contains(name)) continue;

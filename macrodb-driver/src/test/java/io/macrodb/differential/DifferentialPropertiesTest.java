@@ -30,7 +30,8 @@ import static io.macrodb.differential.Scenario.TableSpec;
 
 /**
  * Issue 9's differential test: generated schemas and workloads run through MacroDB (2-3 replicas,
- * sometimes durability=log with close and reopen) and through the plain engine; every replica must
+ * sometimes durability=log with close and reopen; on SQLite also a file database, closed and opened
+ * again) and through the plain engine; every replica must
  * hold the plain engine's rows, and every statement must succeed or fail on both (see
  * {@link Differential}). One property per engine and propagation mode; two more check the harness
  * itself (a plain engine against a plain engine, and MacroDB with one replica).
@@ -39,7 +40,8 @@ import static io.macrodb.differential.Scenario.TableSpec;
  * jqwik prints the seed of a failure and its shrunk script, {@code -Dmacrodb.differential.seed=N}
  * replays one; {@code -Dmacrodb.differential.shrinking=full} shrinks without jqwik's 10 s bound.
  * {@code -Dmacrodb.differential.without=INVISIBLE,NO_KEY,KEY_MOVES,MERGE,TIME_ZONE,FK,PRE_GREGORIAN,DST_GAP,LOCAL_TO_ZONED,JVM_ZONE,GENERATED,DURABILITY,NON_ASCII}
- * leaves features out, to look past a known divergence for the next one.
+ * leaves features out, to look past a known divergence for the next one; SQLite's generator
+ * ({@link SqliteScenario}, row propagation only) also knows NULL_KEY, TRIGGER, REPLACE and ALTER.
  */
 @Tag("differential")
 @Tag("slow") // left out of the fast test command (README); CI runs it
@@ -64,6 +66,13 @@ class DifferentialPropertiesTest {
     @Property
     void hsqldbStatementModeMatchesThePlainEngine(@ForAll("hsqldbStatement") Scenario s) throws SQLException {
         run(s);
+    }
+
+    @Property
+    void sqliteRowModeMatchesThePlainEngine(@ForAll("sqliteRow") SqliteScenario s) throws SQLException {
+        Differential.Result r = Differential.check(s.config(), s.steps());
+        Statistics.label("durability").collect(s.config().durability() ? "log" : s.config().file() ? "file" : "none");
+        for (String refusal : r.refusals()) Statistics.label("refused by MacroDB (skipped on both)").collect(reason(refusal));
     }
 
     /** The harness's own check: two plain engines fed the same script never differ. */
@@ -100,6 +109,56 @@ class DifferentialPropertiesTest {
     @Provide Arbitrary<Scenario> h2Statement() { return scenarios("h2", "statement"); }
     @Provide Arbitrary<Scenario> hsqldbRow() { return scenarios("hsqldb", "row"); }
     @Provide Arbitrary<Scenario> hsqldbStatement() { return scenarios("hsqldb", "statement"); }
+
+    /**
+     * SQLite (row propagation only): an in-memory database, with durability=log sometimes, or a file
+     * database (then REOPEN closes MacroDB and opens the file again); SQLite has no session time zone.
+     */
+    @Provide Arbitrary<SqliteScenario> sqliteRow() {
+        Arbitrary<DiffConfig> config = Combinators.combine(Arbitraries.integers().between(2, 3),
+                        Arbitraries.frequency(Tuple.of(3, "mem"), Tuple.of(Scenario.without("DURABILITY") ? 0 : 1, "log"), Tuple.of(1, "file")))
+                .as((replicas, storage) -> switch (storage) {
+                    case "file" -> DiffConfig.sqliteFile(replicas);
+                    default -> DiffConfig.macro("sqlite", "row", replicas, storage.equals("log"));
+                });
+        return Combinators.combine(config, sqliteTables(), sqliteOps()).as(SqliteScenario::new);
+    }
+
+    static Arbitrary<List<SqliteScenario.TableSpec>> sqliteTables() {
+        Arbitrary<SqliteScenario.ColumnSpec> column = Combinators.combine(Arbitraries.of(SqliteScenario.ColType.values()),
+                Arbitraries.frequency(Tuple.of(6, SqliteScenario.ColKind.PLAIN), Tuple.of(2, SqliteScenario.ColKind.DEFAULTED),
+                        Tuple.of(1, SqliteScenario.ColKind.UNIQUE), Tuple.of(1, SqliteScenario.ColKind.NOT_NULL), Tuple.of(1, SqliteScenario.ColKind.CHECKED),
+                        Tuple.of(Scenario.without("GENERATED") ? 0 : 1, SqliteScenario.ColKind.VIRTUAL),
+                        Tuple.of(Scenario.without("GENERATED") ? 0 : 1, SqliteScenario.ColKind.STORED)),
+                Arbitraries.integers().between(0, 99)).as(SqliteScenario.ColumnSpec::new);
+        Arbitrary<SqliteScenario.TableSpec> table = Combinators.combine(
+                Arbitraries.frequency(Tuple.of(3, SqliteScenario.KeyShape.ROWID), Tuple.of(1, SqliteScenario.KeyShape.AUTOINCREMENT),
+                        Tuple.of(2, SqliteScenario.KeyShape.INT), Tuple.of(2, SqliteScenario.KeyShape.TEXT), Tuple.of(2, SqliteScenario.KeyShape.COMPOSITE),
+                        Tuple.of(2, SqliteScenario.KeyShape.WITHOUT_ROWID), Tuple.of(Scenario.without("NO_KEY") ? 0 : 2, SqliteScenario.KeyShape.NONE)),
+                column.list().ofMaxSize(4), Arbitraries.integers().between(0, Scenario.without("FK") ? 0 : 3),
+                Arbitraries.frequency(Tuple.of(4, 0), Tuple.of(Scenario.without("TRIGGER") ? 0 : 1, 1), Tuple.of(Scenario.without("TRIGGER") ? 0 : 1, 2),
+                        Tuple.of(Scenario.without("TRIGGER") ? 0 : 1, 3)))
+                .as(SqliteScenario.TableSpec::new);
+        return table.list().ofMinSize(1).ofMaxSize(3);
+    }
+
+    static Arbitrary<List<SqliteScenario.Op>> sqliteOps() {
+        boolean keyMoves = !Scenario.without("KEY_MOVES");
+        boolean replace = !Scenario.without("REPLACE");
+        Arbitrary<SqliteScenario.Kind> kind = Arbitraries.frequency(
+                Tuple.of(8, SqliteScenario.Kind.INSERT), Tuple.of(2, SqliteScenario.Kind.INSERT_AUTO_KEY),
+                Tuple.of(replace ? 3 : 0, SqliteScenario.Kind.CONFLICT_INSERT), Tuple.of(3, SqliteScenario.Kind.UPSERT),
+                Tuple.of(4, SqliteScenario.Kind.UPDATE), Tuple.of(replace ? 1 : 0, SqliteScenario.Kind.UPDATE_OR_REPLACE),
+                Tuple.of(1, SqliteScenario.Kind.UPDATE_FROM), Tuple.of(keyMoves ? 2 : 0, SqliteScenario.Kind.KEY_SHIFT),
+                Tuple.of(keyMoves ? 2 : 0, SqliteScenario.Kind.KEY_SWAP), Tuple.of(2, SqliteScenario.Kind.DELETE),
+                Tuple.of(1, SqliteScenario.Kind.INSERT_SELECT), Tuple.of(Scenario.without("ALTER") ? 0 : 1, SqliteScenario.Kind.ADD_COLUMN),
+                Tuple.of(2, SqliteScenario.Kind.BEGIN), Tuple.of(2, SqliteScenario.Kind.COMMIT), Tuple.of(1, SqliteScenario.Kind.ROLLBACK),
+                Tuple.of(1, SqliteScenario.Kind.SAVEPOINT), Tuple.of(1, SqliteScenario.Kind.ROLLBACK_TO_SAVEPOINT), Tuple.of(1, SqliteScenario.Kind.RELEASE),
+                Tuple.of(1, SqliteScenario.Kind.REOPEN), Tuple.of(1, SqliteScenario.Kind.FAIL));
+        Arbitrary<SqliteScenario.Op> op = Combinators.combine(kind, Arbitraries.integers().between(0, 2), Arbitraries.integers().between(0, 99),
+                Arbitraries.integers().between(0, 999).list().ofMinSize(1).ofMaxSize(16)).as(SqliteScenario.Op::new);
+        return op.list().ofMaxSize(20);
+    }
 
     @Provide Arbitrary<Scenario> plainVsPlain() {
         return Combinators.combine(Arbitraries.of("h2", "hsqldb"), jvmZone(), tables(), ops())

@@ -36,6 +36,7 @@ final class Rows {
 
     /** The tables of schema PUBLIC with every column, invisible ones included, as the reference engine has them. */
     static List<Table> tables(Connection c) throws SQLException {
+        if (sqlite(c)) return sqliteTables(c);
         Map<String, List<Column>> byTable = new TreeMap<>();
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE FROM INFORMATION_SCHEMA.COLUMNS c"
@@ -51,9 +52,85 @@ final class Rows {
         return out;
     }
 
+    static boolean sqlite(Connection c) {
+        return c.getClass().getName().startsWith("org.sqlite.");
+    }
+
+    /**
+     * SQLite's tables (not its own {@code sqlite_%}: {@code sqlite_sequence} differs on secondaries by
+     * design, and what it holds shows in the keys the next inserts get) with every stored column,
+     * generated ones included, by declared type.
+     */
+    private static List<Table> sqliteTables(Connection c) throws SQLException {
+        List<Table> out = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+                     + " ORDER BY name")) {
+            while (rs.next()) names.add(rs.getString(1));
+        }
+        for (String name : names) {
+            List<Column> cols = new ArrayList<>();
+            try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT name, type FROM pragma_table_xinfo(?, 'main') WHERE hidden <> 1 ORDER BY cid")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) cols.add(new Column(rs.getString(1), rs.getString(2)));
+                }
+            }
+            out.add(new Table(name, List.copyOf(cols)));
+        }
+        return out;
+    }
+
+    /**
+     * A SQLite table's rows, each value as its storage class says (SQLite keeps a value's class, not
+     * the column's declared type): integer, real (Java's shortest exact form), text, blob, null, so
+     * that 1 and 1.0 and '1' are three different values.
+     */
+    private static List<String> sqliteRows(Connection c, Table t) throws SQLException {
+        StringBuilder sql = new StringBuilder("SELECT ");
+        for (int i = 0; i < t.columns().size(); i++) {
+            String q = quote(t.columns().get(i).name());
+            sql.append(i > 0 ? ", " : "").append("typeof(").append(q).append("), ").append(q);
+        }
+        sql.append(" FROM main.").append(quote(t.name()));
+        List<String> rows = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.toString())) {
+            while (rs.next()) {
+                StringBuilder row = new StringBuilder("(");
+                for (int i = 0; i < t.columns().size(); i++) {
+                    if (i > 0) row.append(", ");
+                    int at = 2 * i + 2;
+                    row.append(switch (rs.getString(at - 1)) {
+                        case "integer" -> Long.toString(rs.getLong(at));
+                        case "real" -> "real " + rs.getDouble(at);
+                        case "text" -> "'" + rs.getString(at).replace("'", "''") + "'";
+                        case "blob" -> "X'" + hex(rs.getBytes(at) == null ? new byte[0] : rs.getBytes(at)) + "'";
+                        default -> "NULL";
+                    });
+                }
+                rows.add(row.append(')').toString());
+            }
+        }
+        return rows;
+    }
+
     /** Every table's rows, sorted; a table that cannot be read maps to one line saying why. */
     static Map<String, List<String>> read(Connection c, List<Table> tables) {
         Map<String, List<String>> out = new LinkedHashMap<>();
+        if (sqlite(c)) {
+            for (Table t : tables) {
+                List<String> rows;
+                try {
+                    rows = sqliteRows(c, t);
+                } catch (SQLException e) {
+                    rows = new ArrayList<>(List.of("<cannot read " + t.name() + ": " + e.getErrorCode() + " " + firstLine(e.getMessage()) + ">"));
+                }
+                rows.sort(null);
+                out.put(t.name(), rows);
+            }
+            return out;
+        }
         for (Table t : tables) {
             StringBuilder sql = new StringBuilder("SELECT ");
             for (int i = 0; i < t.columns().size(); i++) {

@@ -26,15 +26,21 @@ import java.util.stream.Stream;
 abstract class Target implements AutoCloseable {
     private static final AtomicInteger COUNTER = new AtomicInteger();
 
-    /** What a step did: an update count, or a failure with its SQLState. */
-    record Outcome(boolean ok, long updateCount, String sqlState, String message) {
-        static Outcome ok(long count) { return new Outcome(true, count, null, null); }
-        static Outcome failed(SQLException e) { return new Outcome(false, -1, e.getSQLState(), Rows.firstLine(e.getMessage())); }
+    /** What a step did: an update count, or a failure with its SQLState (and the engine's error code: SQLite's result code). */
+    record Outcome(boolean ok, long updateCount, String sqlState, int errorCode, String message) {
+        static Outcome ok(long count) { return new Outcome(true, count, null, 0, null); }
+        static Outcome failed(SQLException e) {
+            // SQLite's driver reports the primary result code as the error code, its extended one (what MacroDB reports) apart
+            int code = e instanceof org.sqlite.SQLiteException se ? se.getResultCode().code : e.getErrorCode();
+            return new Outcome(false, -1, e.getSQLState(), code, Rows.firstLine(e.getMessage()));
+        }
         /** Not an SQL failure: the driver threw (e.g. macrodb.verifyTriggerImages found a wrong capture image). */
-        static Outcome threw(RuntimeException e) { return new Outcome(false, -1, "<" + e.getClass().getSimpleName() + ">", Rows.firstLine(e.getMessage())); }
+        static Outcome threw(RuntimeException e) { return new Outcome(false, -1, "<" + e.getClass().getSimpleName() + ">", 0, Rows.firstLine(e.getMessage())); }
         /** MacroDB refused it: 0AM01, cannot be replicated safely, or 0AM00, a feature it does not offer. */
         boolean refused() { return !ok && ("0AM01".equals(sqlState) || "0AM00".equals(sqlState)); }
-        @Override public String toString() { return ok ? "ok (" + updateCount + ")" : "FAILED " + sqlState + " " + message; }
+        @Override public String toString() {
+            return ok ? "ok (" + updateCount + ")" : "FAILED " + sqlState + (errorCode != 0 ? " (code " + errorCode + ")" : "") + " " + message;
+        }
     }
 
     protected Connection connection;
@@ -88,19 +94,28 @@ abstract class Target implements AutoCloseable {
 
     @Override public abstract void close() throws SQLException;
 
-    /** The plain engine the results are compared against. */
+    /**
+     * The plain engine the results are compared against. SQLite's is one database file in a
+     * directory of its own, as a user has it (rollback journal, the driver's defaults), with
+     * foreign-key checks on (a connection property, as MacroDB's side has it too).
+     */
     static final class Plain extends Target {
         private final String url;
+        private final Path dir;
 
         Plain(String engine) throws SQLException {
-            url = engine.equals("h2") ? "jdbc:h2:mem:" + uniqueName("plain") + ";DB_CLOSE_DELAY=-1"
-                    : "jdbc:hsqldb:mem:" + uniqueName("plain") + ";hsqldb.tx=mvcc";
-            connection = DriverManager.getConnection(url, "sa", "");
+            dir = engine.equals("sqlite") ? tempDir("macrodb-diff-plain") : null;
+            url = switch (engine) {
+                case "h2" -> "jdbc:h2:mem:" + uniqueName("plain") + ";DB_CLOSE_DELAY=-1";
+                case "sqlite" -> "jdbc:sqlite:" + dir.resolve("plain.db");
+                default -> "jdbc:hsqldb:mem:" + uniqueName("plain") + ";hsqldb.tx=mvcc";
+            };
+            connection = connect(url);
         }
 
         @Override void reopen() throws SQLException {
             Connection old = connection;
-            connection = DriverManager.getConnection(url, "sa", ""); // a new session; the database lives on
+            connection = connect(url); // a new session; the database lives on
             old.close();
         }
 
@@ -109,6 +124,14 @@ abstract class Target implements AutoCloseable {
         }
 
         @Override public void close() throws SQLException {
+            if (dir != null) {
+                try {
+                    connection.close();
+                } finally {
+                    deleteTree(dir);
+                }
+                return;
+            }
             try (Statement s = connection.createStatement()) {
                 s.execute("SHUTDOWN");
             } catch (SQLException ignored) {
@@ -118,21 +141,45 @@ abstract class Target implements AutoCloseable {
         }
     }
 
+    /** A connection as the tests' clients open one: "sa" on H2 and HSQLDB; foreign_keys=true on SQLite (its per-connection setting). */
+    static Connection connect(String url) throws SQLException {
+        if (!url.startsWith("jdbc:sqlite:") && !url.startsWith("jdbc:macrodb:sqlite:")) return DriverManager.getConnection(url, "sa", "");
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("foreign_keys", "true");
+        return DriverManager.getConnection(url, p);
+    }
+
+    static Path tempDir(String prefix) throws SQLException {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new SQLException(e);
+        }
+    }
+
+    static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory
+        }
+    }
+
     /** MacroDB: every replica is read on its own, through its engine URL. */
     static final class Macro extends Target {
         private final DiffConfig config;
         private final String url;
         private final Path logDir;
+        /** The directory of a SQLite file primary ({@link DiffConfig#file()}). */
+        private final Path fileDir;
         private String primaryUrl;
 
         Macro(DiffConfig config) throws SQLException {
             this.config = config;
-            try {
-                logDir = config.durability() ? Files.createTempDirectory("macrodb-diff") : null;
-            } catch (IOException e) {
-                throw new SQLException(e);
-            }
-            url = "jdbc:macrodb:" + config.engine() + ":mem:" + uniqueName("diff") + "?replicas=" + config.replicas()
+            logDir = config.durability() ? tempDir("macrodb-diff") : null;
+            fileDir = config.file() ? tempDir("macrodb-diff-file") : null;
+            String database = fileDir != null ? fileDir.resolve("db.db").toString() : "mem:" + uniqueName("diff");
+            url = "jdbc:macrodb:" + config.engine() + ":" + database + "?replicas=" + config.replicas()
                     + "&propagation=" + config.propagation() + "&lockTimeout=5000"
                     + (logDir == null ? "" : "&durability=log:" + logDir);
             open();
@@ -141,7 +188,7 @@ abstract class Target implements AutoCloseable {
         String url() { return url; }
 
         private void open() throws SQLException {
-            connection = DriverManager.getConnection(url, "sa", "");
+            connection = connect(url);
             primaryUrl = Internals.replicaSet(macro()).primary().url();
         }
 
@@ -150,7 +197,9 @@ abstract class Target implements AutoCloseable {
         }
 
         @Override void reopen() throws SQLException {
-            if (logDir == null) throw new IllegalStateException("reopen needs durability=log: an in-memory database is gone once closed");
+            if (logDir == null && fileDir == null) {
+                throw new IllegalStateException("reopen needs durability=log or a file: an in-memory database is gone once closed");
+            }
             connection.close();
             open();
         }
@@ -193,14 +242,7 @@ abstract class Target implements AutoCloseable {
                     }
                 }
                 if (logDir != null) deleteTree(logDir);
-            }
-        }
-
-        private static void deleteTree(Path dir) {
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException ignored) {
-                // a temporary directory
+                if (fileDir != null) deleteTree(fileDir);
             }
         }
     }

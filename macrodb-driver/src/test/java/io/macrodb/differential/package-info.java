@@ -5,9 +5,12 @@
  * statement must succeed or fail on both. {@link io.macrodb.differential.Differential} is the
  * harness, {@link io.macrodb.differential.Scenario} the generated schema and workload,
  * {@code DifferentialPropertiesTest} the jqwik properties (one per engine and propagation mode, plus
- * two that check the harness itself), {@code Issue9ExamplesTest} the pinned reproductions.
+ * two that check the harness itself), {@code Issue9ExamplesTest} the pinned reproductions. SQLite has
+ * a generator of its own, {@link io.macrodb.differential.SqliteScenario} (its SQL, affinity and
+ * storage classes), compared against a plain SQLite file; {@code SqliteDifferentialExamplesTest}
+ * pins what it found.
  *
- * <p>Both test classes carry the tag {@code differential}. Run them alone with
+ * <p>The test classes carry the tag {@code differential}. Run them alone with
  * {@code mvn -pl macrodb-driver test -Dgroups=differential} (or {@code -Dtest='io/macrodb/differential/*'});
  * longer: {@code -Dmacrodb.differential.tries=2000}; replay a reported seed:
  * {@code -Dmacrodb.differential.seed=N}; smallest shrunk script: {@code -Dmacrodb.differential.shrinking=full};
