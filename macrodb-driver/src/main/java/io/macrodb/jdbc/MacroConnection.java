@@ -74,6 +74,8 @@ public final class MacroConnection implements Connection {
     private final SqlClassifier classifier;
     private final StatementModeWriter statementWriter;
     private final Transaction transaction;
+    /** Whether a SQL BEGIN turned autocommit off for one transaction ({@link #endSqlBegun}). */
+    private boolean sqlBegun;
     private final MacroAdmin admin;
 
     private int isolation;
@@ -187,7 +189,9 @@ public final class MacroConnection implements Connection {
             case ROLLBACK -> rollback();
             case BEGIN -> {
                 if (transaction.isOpen()) commit();
+                boolean wasAutoCommit = transaction.autoCommit();
                 setAutoCommit(false);
+                sqlBegun = wasAutoCommit; // autocommit comes back when this transaction ends (endSqlBegun)
             }
             case AUTOCOMMIT_ON -> setAutoCommit(true);
             case AUTOCOMMIT_OFF -> setAutoCommit(false);
@@ -263,17 +267,35 @@ public final class MacroConnection implements Connection {
         } catch (SQLException e) {
             transaction.counters().failed(e); // MacroDB's own refusals (40001 ...), counted by SQLState
             throw e;
+        } finally {
+            endSqlBegun();
         }
     }
 
     @Override public void rollback() throws SQLException {
         checkOpen();
-        transaction.rollback();
+        try {
+            transaction.rollback();
+        } finally {
+            endSqlBegun();
+        }
     }
 
     @Override public void setAutoCommit(boolean on) throws SQLException {
         checkOpen();
+        sqlBegun = false;
         transaction.setAutoCommit(on);
+    }
+
+    /**
+     * A transaction a SQL {@code BEGIN} started in autocommit has ended: autocommit is back, as in the engines
+     * (H2's {@code BEGIN}, HSQLDB's {@code START TRANSACTION}, SQLite's and PostgreSQL's {@code BEGIN} start one
+     * transaction, not a mode).
+     */
+    private void endSqlBegun() throws SQLException {
+        if (!sqlBegun) return;
+        sqlBegun = false;
+        transaction.setAutoCommit(true);
     }
 
     @Override public boolean getAutoCommit() throws SQLException {

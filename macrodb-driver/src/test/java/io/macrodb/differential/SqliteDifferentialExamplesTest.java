@@ -112,20 +112,15 @@ class SqliteDifferentialExamplesTest {
 
     /**
      * A transaction begun with SQL's {@code BEGIN} ends, in SQLite, with its {@code COMMIT} (or
-     * {@code END}, {@code ROLLBACK}), and the connection is back in autocommit. MacroDB maps
-     * {@code BEGIN} onto {@code setAutoCommit(false)} and {@code COMMIT} onto {@code commit()}, and
-     * leaves autocommit off: the next statement opens a transaction that nothing commits, so its
-     * rows never reach any replica (nor other connections of the primary), here {@code (1)}. Besides,
-     * an {@code END} with no transaction fails on plain SQLite ("cannot commit - no transaction is
-     * active") and succeeds through MacroDB.
-     *
-     * <p>The fix belongs in {@code MacroConnection.transactionControl} (shared code): on a dialect
-     * whose {@code BEGIN} starts one transaction (SQLite; H2's {@code BEGIN} is
-     * {@code setAutoCommit(false)} for good), remember that a SQL {@code BEGIN} turned autocommit off
-     * and turn it back on at that transaction's COMMIT or ROLLBACK.
+     * {@code END}, {@code ROLLBACK}), and the connection is back in autocommit. MacroDB mapped
+     * {@code BEGIN} onto {@code setAutoCommit(false)} for good: the next statement opened a
+     * transaction that nothing committed, so its rows never reached any replica (nor other
+     * connections of the primary), here {@code (1)}. Now autocommit comes back when that
+     * transaction ends ({@code MacroConnection.endSqlBegun}), as in H2 and HSQLDB too
+     * ({@code SqlBeginTest}). Left: an {@code END} with no transaction fails on plain SQLite
+     * ("cannot commit - no transaction is active") and succeeds through MacroDB.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("reason: autocommit after a SQL BEGIN ... COMMIT is MacroConnection's (shared code), see the comment")
     void autocommitReturnsAfterASqlBeginAndCommit() throws SQLException {
         check(false, Step.sql("CREATE TABLE t (k INTEGER PRIMARY KEY)"), Step.sql("BEGIN"), Step.sql("INSERT INTO t VALUES (6), (2)"),
                 Step.sql("COMMIT"), Step.sql("INSERT INTO t VALUES (1)"));

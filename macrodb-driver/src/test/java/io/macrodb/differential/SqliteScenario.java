@@ -63,10 +63,11 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
     public record Op(Kind kind, int table, int variant, List<Integer> seeds) {}
 
     /**
-     * Whether transactions are begun with SQL's {@code BEGIN} too ({@code -Dmacrodb.differential.sqliteSqlTransactions=true}):
-     * off while SqliteDifferentialExamplesTest.autocommitReturnsAfterASqlBeginAndCommit is a known divergence.
+     * Whether transactions are begun with SQL's {@code BEGIN} too (on; {@code
+     * -Dmacrodb.differential.sqliteSqlTransactions=false} turns it off): see
+     * SqliteDifferentialExamplesTest.autocommitReturnsAfterASqlBeginAndCommit.
      */
-    static final boolean SQL_TRANSACTIONS = Boolean.getBoolean("macrodb.differential.sqliteSqlTransactions");
+    static final boolean SQL_TRANSACTIONS = !"false".equals(System.getProperty("macrodb.differential.sqliteSqlTransactions"));
 
     static String tableName(int i) { return "T" + i; }
 
