@@ -388,6 +388,16 @@ public interface Engine {
      */
     default boolean interruptsThreadsWhenStopped() { return false; }
 
+    /**
+     * Called on the primary's session after a statement of an update transaction failed: whether that failure
+     * ended the engine's transaction (then the session is left in a new one). SQLite's {@code INSERT OR ROLLBACK},
+     * a column's {@code ON CONFLICT ROLLBACK} and a trigger's {@code RAISE(ROLLBACK, ...)} roll the whole transaction
+     * back behind the driver: MacroDB then ends its transaction too (its captured changes were undone), instead of
+     * running the next statements outside any transaction, where the engine committed them at once and no
+     * secondary got them. No engine ends its transaction so by default.
+     */
+    default boolean failureEndedTransaction(Connection c) throws SQLException { return false; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

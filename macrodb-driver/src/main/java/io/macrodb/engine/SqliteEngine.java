@@ -281,6 +281,20 @@ public final class SqliteEngine implements Engine {
 
     @Override public String timeZoneReset() { return null; }
 
+    /**
+     * SQLite says whether a transaction is open only through {@code sqlite3_get_autocommit}, which xerial's driver
+     * does not expose: a {@code BEGIN} answers it, failing inside a transaction and, outside one, opening the
+     * transaction the session must be in (MacroDB's sessions run with JDBC autocommit off).
+     */
+    @Override public boolean failureEndedTransaction(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("BEGIN");
+            return true;
+        } catch (SQLException inATransaction) {
+            return false; // "cannot start a transaction within a transaction"
+        }
+    }
+
     /** Nothing to shut down: SQLite closes a database with its last connection ({@link #discard} removes the files). */
     @Override public void shutdownDatabase(Connection c) {
     }

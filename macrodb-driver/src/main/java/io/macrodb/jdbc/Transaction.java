@@ -567,8 +567,9 @@ final class Transaction {
                     + "; retry it (lockTimeout bounds lock waits)", se);
         }
         // The engine closed the session under its transaction (Derby, when the application's thread was
-        // interrupted: 08000): the transaction is over, and the next one starts on a new session.
-        if (state == State.UPDATE && isClosed(primary)) rollbackQuietly();
+        // interrupted: 08000): the transaction is over, and the next one starts on a new session. Or the
+        // failure ended the engine's transaction (SQLite's INSERT OR ROLLBACK): it is over too.
+        if (state == State.UPDATE && (isClosed(primary) || db.engine().failureEndedTransaction(primary.connection()))) rollbackQuietly();
         return db.engine().withSqlState(se);
     }
 

@@ -49,20 +49,44 @@ class SqliteDifferentialExamplesTest {
      * commit then fails ("cannot commit - no transaction is active") and the primary's session is left
      * with no BEGIN: the next statement on it runs in SQLite's own autocommit, is committed on the
      * primary and still reported as failed, so no secondary gets it. Plain SQLite: the statement fails
-     * with the constraint, the next one succeeds.
-     *
-     * <p>The fix belongs in {@code Transaction} (shared code): after a failed statement on the primary,
-     * ask the engine whether the session's engine transaction survived (SQLite:
-     * {@code sqlite3_get_autocommit}, which xerial exposes as {@code DB.getAutocommit()}, or the
-     * rollback hook of {@code SQLiteConnection.addCommitListener}); if it did not, discard the
-     * transaction's captured changes, begin the session again, and report the engine's error as it is.
+     * with the constraint, the next one succeeds. Now, after a failed statement on the primary, MacroDB
+     * asks the engine whether its transaction survived ({@code Engine.failureEndedTransaction}); if not,
+     * its transaction ends too, and the engine's error is reported as it is.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("reason: needs an engine hook in Transaction.afterFailure (shared code), see the comment")
     void insertOrRollbackThatFailsLeavesThePrimarySessionWithoutATransaction() throws SQLException {
         check(false, Step.sql("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)"), Step.sql("INSERT INTO t VALUES (1, 'a')"),
                 Step.sql("INSERT OR ROLLBACK INTO t VALUES (2, 'b'), (1, 'c')"), Step.sql("INSERT INTO t VALUES (3, 'd')"),
                 Step.sql("INSERT INTO t VALUES (4, 'e')"));
+    }
+
+    /**
+     * The same inside a JDBC transaction: the failure ends MacroDB's transaction, the rows before it are gone on
+     * every replica, and the statements after it run in a new transaction that {@code commit()} commits. (Plain
+     * xerial runs them in SQLite's autocommit, one by one, and its {@code commit()} then fails with "cannot commit - no
+     * transaction is active": the rows are the same, the commit's outcome differs, so this is not a differential check.)
+     */
+    @Test
+    void insertOrRollbackThatFailsInsideATransactionEndsIt() throws SQLException {
+        String url = io.macrodb.testing.TestDb.url("sqlite", "replicas=3");
+        try (java.sql.Connection c = io.macrodb.testing.TestDb.open(url); java.sql.Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)");
+            s.execute("INSERT INTO t VALUES (1, 'a')");
+            c.setAutoCommit(false);
+            s.execute("INSERT INTO t VALUES (5, 'x')");
+            SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                    () -> s.execute("INSERT OR ROLLBACK INTO t VALUES (2, 'b'), (1, 'c')"));
+            assertTrue(e.getMessage().contains("UNIQUE"), e.getMessage());
+            s.execute("INSERT INTO t VALUES (3, 'd')");
+            c.commit();
+            c.setAutoCommit(true);
+            StringBuilder keys = new StringBuilder();
+            try (java.sql.ResultSet rs = s.executeQuery("SELECT k FROM t ORDER BY k")) {
+                while (rs.next()) keys.append(rs.getInt(1));
+            }
+            assertEquals("13", keys.toString(), "(5) went with the engine's rollback, (3) was committed after it");
+            io.macrodb.testing.TestDb.assertConverged(c);
+        }
     }
 
     /**
