@@ -399,7 +399,9 @@ class JdbcCompatibilityTableTest {
                   changes are captured as it goes and, at commit, logged with the next version for the secondaries to
                   apply. So does a query that asks for an updatable result set, and a procedure call.
                 - Transaction statements (`COMMIT`, `ROLLBACK`, `BEGIN`, `START TRANSACTION`, `SAVEPOINT`,
-                  `RELEASE`, `ROLLBACK TO`, `SET AUTOCOMMIT`) are mapped onto the `Connection` methods; any other
+                  `RELEASE`, `ROLLBACK TO`, `SET AUTOCOMMIT`) are mapped onto the `Connection` methods (`BEGIN` and
+                  `START TRANSACTION` in autocommit start one transaction, as in the engines: autocommit is back once it
+                  ends, by SQL or by `commit()`/`rollback()`); any other
                   (`LOCK`, `PREPARE COMMIT`, ...) is refused with `SQLFeatureNotSupportedException`.
                 - A session `SET` (`SET SCHEMA`, `SET LOCK_TIMEOUT`, ...) runs on the primary session and on every
                   secondary session the connection uses afterwards.
