@@ -55,6 +55,12 @@ public final class ApplyCapacity {
             if (repetitions < 1) throw new IllegalArgumentException("repetitions must be >= 1");
             if (applyThreads.stream().anyMatch(k -> k < 1 || k > 64)) throw new IllegalArgumentException("applyThreads must be in 1..64");
             if (clients.stream().anyMatch(c -> c < 1)) throw new IllegalArgumentException("clients must be >= 1");
+            int k = applyThreads.stream().max(Integer::compare).orElse(1);
+            for (BenchEngine e : engines) {
+                if (k > e.maxApplyThreads()) throw new IllegalArgumentException("applyThreads " + k + ": MacroDB applies " + e
+                        + " with at most " + e.maxApplyThreads() + " apply thread" + (e.maxApplyThreads() == 1 ? "" : "s")
+                        + " per secondary (it refuses more); measure " + e + " apart with at most that many");
+            }
             options = options == null ? "" : options.trim();
         }
     }

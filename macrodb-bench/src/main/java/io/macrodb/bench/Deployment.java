@@ -49,6 +49,7 @@ public final class Deployment implements AutoCloseable {
                 }
                 case INDEPENDENT -> loadIndependent(base, w, seed);
                 case MACRODB -> {
+                    engine.enable();
                     String plain = engine.primaryLoadUrl(base);
                     try (Connection loader = loadPlain(plain, w, seed)) {
                         String url = engine.macroUrl(base, config.macroOptions(readWaitMillis));
@@ -165,8 +166,9 @@ public final class Deployment implements AutoCloseable {
     @Override public void close() {
         for (Connection k : keepers) {
             try {
-                // H2 in memory ends with its last connection; HSQLDB's must be shut down (MacroDB's primary too).
-                if (engine == BenchEngine.HSQLDB && macro == null) engine.shutdown(k);
+                // H2 in memory ends with its last connection; HSQLDB's must be shut down and Derby's dropped
+                // (MacroDB's primary too, below).
+                if (engine.outlivesConnections() && macro == null) engine.shutdown(k);
                 k.close();
             } catch (SQLException ignored) {
                 // closing is best effort; the database is discarded
@@ -175,9 +177,9 @@ public final class Deployment implements AutoCloseable {
         keepers.clear();
         // SQLite's plain databases are files that outlive their connections
         if (macro == null) for (String url : plainUrls) engine.discard(url);
-        if (engine == BenchEngine.HSQLDB && config.kind() == SystemConfig.Kind.MACRODB) {
+        if (engine.outlivesConnections() && config.kind() == SystemConfig.Kind.MACRODB) {
             for (String url : plainUrls) {
-                try (Connection c = DriverManager.getConnection(url + ";ifexists=true", "sa", "")) {
+                try (Connection c = DriverManager.getConnection(engine.existingUrl(url), "sa", "")) {
                     engine.shutdown(c);
                 } catch (SQLException ignored) {
                     // already gone

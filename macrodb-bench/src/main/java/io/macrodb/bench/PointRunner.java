@@ -306,7 +306,8 @@ public final class PointRunner {
     }
 
     /**
-     * A failure the client is expected to retry: SQLState class 40 (serialization, deadlock), lock timeouts, H2's concurrent
+     * A failure the client is expected to retry: SQLState class 40 (serialization, deadlock; Derby's lock timeouts 40XL1 and
+     * 40XL2 too), lock timeouts, H2's concurrent
      * update, and plain SQLite's SQLITE_BUSY / SQLITE_LOCKED (xerial's driver gives them no SQLState; through MacroDB they
      * arrive as 40001).
      */
@@ -329,7 +330,8 @@ public final class PointRunner {
         String kind;
         if (sqliteBusy(e)) return "busy (" + ((org.sqlite.SQLiteException) e).getResultCode().name() + ")";
         if (m.contains("deadlock")) kind = "deadlock";
-        else if (m.contains("timeout") || m.contains("timed out") || "HYT00".equals(e.getSQLState()) || e.getErrorCode() == 50200) kind = "lock timeout";
+        else if (m.contains("timeout") || m.contains("timed out") || "HYT00".equals(e.getSQLState()) || e.getErrorCode() == 50200
+                || "40XL1".equals(e.getSQLState()) || "40XL2".equals(e.getSQLState())) kind = "lock timeout"; // Derby's: "within the time requested"
         else if (m.contains("concurrent update") || e.getErrorCode() == 90131) kind = "concurrent update";
         else if (m.contains("serializ") || m.contains("conflict")) kind = "serialization";
         else kind = "retryable";

@@ -46,5 +46,8 @@ class BenchApplyCapacityCommandTest {
         assertEquals(2, macrodb(out, err, "bench", "apply-capacity", "-t", "0", "-o", dir.toString()));
         assertEquals(2, macrodb(out, err, "bench", "apply-capacity", "-m", "bogus", "-o", dir.toString()));
         assertEquals(2, macrodb(out, err, "bench", "apply-capacity", "--options", "replicas=3", "-o", dir.toString()));
+        // MacroDB applies Derby with one session per secondary: refused before anything is loaded, not after
+        assertEquals(2, macrodb(out, err, "bench", "apply-capacity", "-e", "derby", "-t", "1,2", "-o", dir.toString()));
+        assertTrue(err.toString().contains("derby"), err.toString());
     }
 }

@@ -86,6 +86,21 @@ class BenchCommandTest {
         assertTrue(err.toString().contains("sqlite"), err.toString());
     }
 
+    /** Derby, experimental in MacroDB, is offered by the benchmark itself (no -Dmacrodb.experimental=derby), and says so. */
+    @Test
+    void derbyRunsSideBySideWithSqlite(@TempDir Path dir) throws Exception {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = macrodb(out, err, "bench", "-e", "sqlite,derby", "-w", "micro", "-m", "80-20", "--scale", "0.01",
+                "-C", "standalone,macrodb:2,independent:2", "-c", "2", "--jvm-warmup", "0", "--warmup", "0", "-d", "0.2",
+                "--repetitions", "1", "--no-progress", "-o", dir.toString());
+        String all = "exit " + rc + "\n" + out + "\n" + err;
+        assertEquals(0, rc, all);
+        assertTrue(out.toString().contains("derby: experimental in MacroDB"), all);
+        String runs = Files.readString(dir.resolve("runs.csv"));
+        assertTrue(runs.contains("sqlite,micro,") && runs.contains("derby,micro,"), runs);
+        assertTrue(runs.contains("derby,micro,80-20,macrodb-2,"), runs);
+    }
+
     @Test
     void badOptionsAreUsageErrors() {
         StringWriter out = new StringWriter(), err = new StringWriter();

@@ -55,7 +55,7 @@ public final class Micro implements Workload {
     @Override public void load(Connection c, BenchEngine engine, long seed) throws SQLException {
         c.setAutoCommit(true);
         try (Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE kv (id INT PRIMARY KEY, val BIGINT NOT NULL, pad VARCHAR(100) NOT NULL)");
+            s.execute("CREATE TABLE kv (id INT PRIMARY KEY, val BIGINT NOT NULL, filler VARCHAR(100) NOT NULL)");
         }
         c.setAutoCommit(false);
         Random r = new Random(seed);
@@ -71,7 +71,7 @@ public final class Micro implements Workload {
         return (t, c, r) -> {
             switch (t.index()) {
                 case 0 -> {
-                    PreparedStatement ps = st.get(c, "SELECT val, pad FROM kv WHERE id = ?");
+                    PreparedStatement ps = st.get(c, "SELECT val, filler FROM kv WHERE id = ?");
                     ps.setInt(1, r.nextInt(rows));
                     Row.one(ps, "kv row");
                 }

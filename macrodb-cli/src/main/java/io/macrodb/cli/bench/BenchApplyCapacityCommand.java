@@ -39,7 +39,9 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
     @Spec private CommandSpec spec;
 
     @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2,hsqldb",
-            description = "h2, hsqldb, sqlite or several (default: ${DEFAULT-VALUE}).")
+            description = "h2, hsqldb, sqlite, derby or several (default: ${DEFAULT-VALUE}). derby: experimental in MacroDB, offered"
+                    + " to this run's own in-memory databases (as -Dmacrodb.experimental=derby would), and applied with one"
+                    + " thread per secondary only: -t 1.")
     private List<String> engines;
 
     @Option(names = {"-m", "--mix"}, paramLabel = "MIX", defaultValue = "8-92",

@@ -81,7 +81,9 @@ public final class BenchCommand implements Callable<Integer> {
     private List<String> mixes = new ArrayList<>();
 
     @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2",
-            description = "Engines, in memory: h2, hsqldb, sqlite (default: ${DEFAULT-VALUE}).")
+            description = "Engines, in memory: h2, hsqldb, sqlite, derby (default: ${DEFAULT-VALUE}). derby (Apache Derby embedded)"
+                    + " is experimental in MacroDB: the benchmark offers it to its own in-memory databases, as"
+                    + " -Dmacrodb.experimental=derby would, and says so.")
     private List<String> engines;
 
     @Option(names = {"-C", "--configs"}, split = ",", paramLabel = "CONFIG",
@@ -169,6 +171,11 @@ public final class BenchCommand implements Callable<Integer> {
                 command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.order().label(),
                 plan.runMillis() / 60_000.0, CORES, dir);
         o.println(builds(io.macrodb.jdbc.MacroDriver.VERSION, BuildCommit.of(io.macrodb.jdbc.MacroDriver.class), BuildCommit.of(Benchmark.class)));
+        if (plan.engines().contains(BenchEngine.DERBY)) {
+            BenchEngine.DERBY.enable();
+            o.println("derby: experimental in MacroDB (README, \"Derby\"); offered to this run's own in-memory databases"
+                    + " (-Dmacrodb.experimental=derby set for this process)");
+        }
         o.flush();
         BenchListener lines = new BenchListener() {
             @Override public void runFinished(RunResult r) {
