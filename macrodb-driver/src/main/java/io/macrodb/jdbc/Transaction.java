@@ -365,6 +365,26 @@ final class Transaction {
         CaptureContext.takeRefusal(); // forget a refusal some earlier, unrelated failure left behind
         Session s = t.session();
         lastReplica = s.replica();
+        boolean interruptedBefore = Thread.currentThread().isInterrupted();
+        try {
+            return runOn(t, s, body);
+        } catch (SQLException | RuntimeException e) {
+            clearStopInterrupt(interruptedBefore, s.replica());
+            throw e;
+        }
+    }
+
+    /**
+     * Clears the interrupt that an engine which {@link io.macrodb.engine.Engine#interruptsThreadsWhenStopped
+     * interrupts the threads inside a database it stops} left on a call that began uninterrupted and failed on a
+     * replica that has left the rotation since: Derby sets it again at the end of every call on a session of the
+     * stopped database (MacroDB's rollback of the dead session too), after {@code Failover.replicaFailed} cleared it.
+     */
+    private void clearStopInterrupt(boolean interruptedBefore, Replica r) {
+        if (!interruptedBefore && r != null && !r.isActive() && db.engine().interruptsThreadsWhenStopped()) Thread.interrupted();
+    }
+
+    private <T> T runOn(Target t, Session s, Exec<T> body) throws SQLException {
         if (t.update()) {
             if (t.mayWrite()) enterGate();
             int mark = changes.mark();
@@ -749,6 +769,17 @@ final class Transaction {
     }
 
     void commit() throws SQLException {
+        boolean interruptedBefore = Thread.currentThread().isInterrupted();
+        Replica on = state == State.UPDATE ? primary.replica() : state == State.READ ? readSession.replica() : null;
+        try {
+            commitOrEnd();
+        } catch (SQLException e) {
+            clearStopInterrupt(interruptedBefore, on);
+            throw e;
+        }
+    }
+
+    private void commitOrEnd() throws SQLException {
         switch (state) {
             case NONE -> { }
             case READ -> endRead(true);
