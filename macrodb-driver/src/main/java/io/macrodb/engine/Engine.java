@@ -398,6 +398,15 @@ public interface Engine {
      */
     default boolean failureEndedTransaction(Connection c) throws SQLException { return false; }
 
+    /**
+     * Whether a statement that fails on a constraint may keep the rows it wrote before the failure, which the
+     * engine's autocommit then commits (SQLite's {@code INSERT OR FAIL}, a constraint's {@code ON CONFLICT FAIL}).
+     * A failed autocommit statement then ends as in the engine: MacroDB commits what it left (a failed statement
+     * makes the commit read its rows back), instead of rolling it back. No engine by default: H2, HSQLDB, Derby
+     * and PostgreSQL undo a failed statement whole.
+     */
+    default boolean failedStatementsMayKeepRows() { return false; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

@@ -286,6 +286,9 @@ public final class SqliteEngine implements Engine {
      * does not expose: a {@code BEGIN} answers it, failing inside a transaction and, outside one, opening the
      * transaction the session must be in (MacroDB's sessions run with JDBC autocommit off).
      */
+    /** {@code INSERT OR FAIL} and {@code ON CONFLICT FAIL} keep the rows written before the failing one. */
+    @Override public boolean failedStatementsMayKeepRows() { return true; }
+
     @Override public boolean failureEndedTransaction(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("BEGIN");

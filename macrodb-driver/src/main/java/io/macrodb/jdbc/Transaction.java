@@ -375,6 +375,24 @@ final class Transaction {
     }
 
     /**
+     * Ends the transaction of an autocommit statement that failed: rolled back, or, where the engine's autocommit
+     * commits what a statement failing on a constraint left ({@link io.macrodb.engine.Engine#failedStatementsMayKeepRows},
+     * SQLite's {@code INSERT OR FAIL}), committed as there; the statement's own failure is what the caller sees.
+     */
+    private void endFailedAutocommitStatement(SQLException failure) {
+        String state23 = failure.getSQLState();
+        if (db.engine().failedStatementsMayKeepRows() && state23 != null && state23.startsWith("23")) {
+            try {
+                commit();
+                return;
+            } catch (SQLException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        rollbackQuietly();
+    }
+
+    /**
      * Clears the interrupt that an engine which {@link io.macrodb.engine.Engine#interruptsThreadsWhenStopped
      * interrupts the threads inside a database it stops} left on a call that began uninterrupted and failed on a
      * replica that has left the rotation since: Derby sets it again at the end of every call on a session of the
@@ -400,7 +418,7 @@ final class Transaction {
                 if (statementMode) changes.rollbackTo(mark);
                 else changes.statementFailed();
                 SQLException failure = afterFailure(e);
-                if (autoCommit && state == State.UPDATE) rollbackQuietly(); // the statement was the transaction
+                if (autoCommit && state == State.UPDATE) endFailedAutocommitStatement(failure); // the statement was the transaction
                 throw failure;
             } finally {
                 CaptureContext.restore(prev);

@@ -122,13 +122,12 @@ class SqliteDifferentialExamplesTest {
      * (here the second UNIQUE violation becomes a primary key violation). Inside a transaction it is
      * right: the failed statement makes the commit read the rows back.
      *
-     * <p>The fix belongs in {@code Transaction} (shared code): an autocommit statement that fails on
-     * an engine whose failed statements may keep rows (SQLite) ends as the engine's own autocommit
-     * does, by committing what the statement left (with the read-back a failed statement forces), not
-     * by rolling back; an engine hook ({@code failedStatementsMayKeepRows()}) would say which engines.
+     * <p>Now an autocommit statement that fails on a constraint, on an engine whose failed statements
+     * may keep rows ({@code Engine.failedStatementsMayKeepRows}, SQLite), ends as the engine's own
+     * autocommit does: MacroDB commits what the statement left (with the read-back a failed
+     * statement forces) instead of rolling it back.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("reason: the autocommit rollback after a failed statement is Transaction's (shared code), see the comment")
     void insertOrFailInAutocommitKeepsTheRowsBeforeTheFailure() throws SQLException {
         check(false, Step.sql("CREATE TABLE t (k INTEGER PRIMARY KEY, u INT UNIQUE)"), Step.sql("INSERT INTO t VALUES (1, 1)"),
                 Step.sql("INSERT OR FAIL INTO t VALUES (2, 2), (3, 1), (4, 4)"), Step.sql("INSERT INTO t VALUES (2, 5), (5, 2)"));
