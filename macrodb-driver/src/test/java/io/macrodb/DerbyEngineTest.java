@@ -189,7 +189,9 @@ class DerbyEngineTest {
      */
     @Test
     void aRebuiltSecondaryDoesNotFireTheApplicationsTriggersForCopiedRows() throws Exception {
-        try (Connection c = TestDb.open(url("replicas=2"))) {
+        // rebuild=manual: the monitor rebuilt the failed secondary itself once in 11 runs, before rebuild(1), which then
+        // refused an active secondary
+        try (Connection c = TestDb.open(url("replicas=2&rebuild=manual"))) {
             MacroConnection mc = TestDb.macro(c);
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE item (id INT PRIMARY KEY, v INT)");

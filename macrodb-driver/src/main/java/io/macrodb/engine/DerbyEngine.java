@@ -775,12 +775,14 @@ public final class DerbyEngine implements Engine {
     }
 
     /**
-     * XJ001, a Java exception inside Derby (not the deadlock report {@link #isRetryable} takes): a statement that
-     * was inside a database being dropped also fails with one from Derby's store (a NullPointerException on a page
-     * the drop took away), so a new session asks the database whether it is still there.
+     * XJ001, a Java exception inside Derby (not the deadlock report {@link #isRetryable} takes), and Derby's store
+     * errors (XS...: "Container 1,185 not found", XSCB1; "Page ... could not be read from disk"): a statement that
+     * was inside a database being dropped fails with these too (a NullPointerException on a page the drop took away),
+     * so a new session asks the database whether it is still there.
      */
     @Override public boolean mayBeEngineGone(SQLException e) {
-        return "XJ001".equals(e.getSQLState()) && !isRetryable(e);
+        String state = e.getSQLState();
+        return state != null && (state.equals("XJ001") || state.startsWith("XS")) && !isRetryable(e);
     }
 
     private static boolean stoppedUnderAStatement(Throwable e) {
