@@ -188,44 +188,39 @@ public final class HsqldbEngine implements Engine {
             java.sql.Types.ARRAY, java.sql.Types.JAVA_OBJECT, java.sql.Types.OTHER, java.sql.Types.DOUBLE, java.sql.Types.FLOAT,
             java.sql.Types.REAL, java.sql.Types.TIMESTAMP_WITH_TIMEZONE, java.sql.Types.TIME_WITH_TIMEZONE);
 
-    /** The {@link #BIND_LINE}s that restore WITH TIME ZONE offsets with seconds, table by table. */
+    /**
+     * The {@link #BIND_LINE}s that restore WITH TIME ZONE offsets with seconds, table by table: the tables that have
+     * such columns are found in INFORMATION_SCHEMA, and their keys, replicated columns and types come from their
+     * {@link TableShape} (generated columns are recomputed by the engine, so never set).
+     */
     private static List<String> offsetSecondsLines(Connection c) throws SQLException {
-        Map<String, List<String>> zoned = new LinkedHashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT C.TABLE_SCHEMA, C.TABLE_NAME, C.COLUMN_NAME"
+        List<String[]> zonedTables = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT DISTINCT C.TABLE_SCHEMA, C.TABLE_NAME"
                 + " FROM INFORMATION_SCHEMA.COLUMNS C JOIN INFORMATION_SCHEMA.TABLES T ON T.TABLE_SCHEMA = C.TABLE_SCHEMA"
                 + " AND T.TABLE_NAME = C.TABLE_NAME WHERE T.TABLE_TYPE = 'BASE TABLE' AND C.DATA_TYPE LIKE '%WITH TIME ZONE'"
-                + " AND C.GENERATION_EXPRESSION IS NULL AND C.TABLE_SCHEMA NOT IN ('INFORMATION_SCHEMA', 'SYSTEM_LOBS') ORDER BY C.TABLE_SCHEMA, C.TABLE_NAME, C.ORDINAL_POSITION")) {
-            while (rs.next()) zoned.computeIfAbsent(rs.getString(1) + "\0" + rs.getString(2), k -> new ArrayList<>()).add(rs.getString(3));
+                + " AND C.TABLE_SCHEMA NOT IN ('INFORMATION_SCHEMA', 'SYSTEM_LOBS') ORDER BY C.TABLE_SCHEMA, C.TABLE_NAME")) {
+            while (rs.next()) zonedTables.add(new String[] {rs.getString(1), rs.getString(2)});
         }
         List<String> out = new ArrayList<>();
-        java.sql.DatabaseMetaData md = c.getMetaData();
-        for (Map.Entry<String, List<String>> e : zoned.entrySet()) {
-            String schema = e.getKey().substring(0, e.getKey().indexOf('\0'));
-            String table = e.getKey().substring(e.getKey().indexOf('\0') + 1);
-            // the row is found by its primary key, or else by every column a comparison can take
-            List<String> match = new ArrayList<>();
-            try (ResultSet rs = md.getPrimaryKeys(null, schema, table)) {
-                java.util.TreeMap<Integer, String> byPosition = new java.util.TreeMap<>();
-                while (rs.next()) byPosition.put(rs.getInt("KEY_SEQ"), rs.getString("COLUMN_NAME"));
-                match.addAll(byPosition.values());
+        for (String[] name : zonedTables) {
+            TableShape t = Catalog.readTable(c, name[0], name[1]);
+            if (t == null) continue;
+            List<String> cols = new ArrayList<>();
+            List<String> match = new ArrayList<>(); // the row is found by its key, or else by every column a comparison can take
+            for (int i = 0; i < t.columns().size(); i++) {
+                int type = t.columnType(i);
+                if (type == java.sql.Types.TIMESTAMP_WITH_TIMEZONE || type == java.sql.Types.TIME_WITH_TIMEZONE) cols.add(t.columns().get(i));
+                if (!t.hasKey() && !NOT_MATCHED.contains(type)) match.add(t.columns().get(i));
             }
-            if (match.isEmpty()) {
-                try (ResultSet rs = md.getColumns(null, schema, table, null)) {
-                    while (rs.next()) {
-                        int type = rs.getInt("DATA_TYPE");
-                        if (!NOT_MATCHED.contains(type)) match.add(rs.getString("COLUMN_NAME"));
-                    }
-                }
-            }
-            List<String> cols = e.getValue();
-            String qualified = TableShape.quote(schema) + "." + TableShape.quote(table);
-            StringBuilder set = new StringBuilder("UPDATE ").append(qualified).append(" SET ");
+            for (int i = 0; i < t.keyCount(); i++) match.add(t.columns().get(t.keyIndex(i)));
+            if (cols.isEmpty()) continue;
+            StringBuilder set = new StringBuilder("UPDATE ").append(t.qualifiedName()).append(" SET ");
             for (int i = 0; i < cols.size(); i++) set.append(i == 0 ? "" : ", ").append(TableShape.quote(cols.get(i))).append(" = ?");
             StringBuilder select = new StringBuilder("SELECT ");
             List<String> all = new ArrayList<>(cols);
             all.addAll(match);
             for (int i = 0; i < all.size(); i++) select.append(i == 0 ? "" : ", ").append(TableShape.quote(all.get(i)));
-            select.append(" FROM ").append(qualified);
+            select.append(" FROM ").append(t.qualifiedName());
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(select.toString())) {
                 java.sql.ResultSetMetaData meta = rs.getMetaData();
                 while (rs.next()) {
