@@ -398,7 +398,21 @@ public final class DerbyEngine implements Engine {
                 // dblook keeps its connection and settings in static fields: two at once (a promotion's new secondary
                 // beside a snapshot) closed each other's connection ("No current connection")
                 synchronized (DBLOOK) {
-                    new org.apache.derby.tools.dblook(new String[] {"-d", url, "-o", ddl.toString()});
+                    // dblook writes its messages to dblook.log in the working directory, an empty file when all went
+                    // well: one it made and left empty is removed, so that an application's directory is left as it was
+                    Path log = Path.of("dblook.log").toAbsolutePath();
+                    boolean hadLog = Files.exists(log);
+                    try {
+                        new org.apache.derby.tools.dblook(new String[] {"-d", url, "-o", ddl.toString()});
+                    } finally {
+                        if (!hadLog) {
+                            try {
+                                if (Files.size(log) == 0) Files.delete(log);
+                            } catch (IOException ignored) {
+                                // not there, or not ours to remove
+                            }
+                        }
+                    }
                 }
             } catch (Exception e) {
                 throw new SQLException("MacroDB: Derby's dblook could not write the DDL of " + url + ": " + e.getMessage(),
