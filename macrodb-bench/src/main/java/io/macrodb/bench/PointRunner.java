@@ -65,7 +65,7 @@ public final class PointRunner {
             started.await();
             sleep(s.warmupMillis());
             t0 = System.nanoTime();
-            cpu0 = processCpuNanos();
+            cpu0 = cpuNanos(d);
             for (Client c : all) c.phase = MEASURE;
             long end = t0 + TimeUnit.MILLISECONDS.toNanos(s.measureMillis());
             while (System.nanoTime() < end) {
@@ -74,7 +74,7 @@ public final class PointRunner {
             }
             for (Client c : all) c.phase = STOP;
             t1 = System.nanoTime();
-            cpu1 = processCpuNanos();
+            cpu1 = cpuNanos(d);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             for (Client c : all) c.phase = STOP;
@@ -102,6 +102,16 @@ public final class PointRunner {
      */
     static long processCpuNanos() {
         return OS instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+    }
+
+    /**
+     * This JVM's CPU time ({@link #processCpuNanos}) plus that of the engine's own processes outside it
+     * (PostgreSQL's servers, which the benchmark started on this machine: {@link BenchEngine#serverCpuNanos}), or
+     * -1 where either cannot be read.
+     */
+    static long cpuNanos(Deployment d) {
+        long jvm = processCpuNanos(), servers = d.engine().serverCpuNanos();
+        return jvm < 0 || servers < 0 ? -1 : jvm + servers;
     }
 
     private static RunResult merge(Deployment d, Workload w, Mix mix, int clients, int rep, double seconds, long cpuNanos,
@@ -307,13 +317,13 @@ public final class PointRunner {
 
     /**
      * A failure the client is expected to retry: SQLState class 40 (serialization, deadlock; Derby's lock timeouts 40XL1 and
-     * 40XL2 too), lock timeouts, H2's concurrent
+     * 40XL2 too), lock timeouts (PostgreSQL's lock_timeout: 55P03), H2's concurrent
      * update, and plain SQLite's SQLITE_BUSY / SQLITE_LOCKED (xerial's driver gives them no SQLState; through MacroDB they
      * arrive as 40001).
      */
     static boolean isAbort(SQLException e) {
         String s = e.getSQLState();
-        return s != null && (s.startsWith("40") || s.equals("HYT00")) || e.getErrorCode() == 90131 || e.getErrorCode() == 50200
+        return s != null && (s.startsWith("40") || s.equals("HYT00") || s.equals("55P03")) || e.getErrorCode() == 90131 || e.getErrorCode() == 50200
                 || sqliteBusy(e);
     }
 

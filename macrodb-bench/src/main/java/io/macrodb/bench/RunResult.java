@@ -15,7 +15,8 @@ import java.util.Map;
  * errors are anything else and mean the benchmark or the database is wrong.
  *
  * <p>{@code cpuUsPerTx} is the CPU time the whole JVM used in the measured window (every thread:
- * clients, MacroDB's appliers and monitor, JIT, GC) per completed transaction, in microseconds, and
+ * clients, MacroDB's appliers and monitor, JIT, GC), on PostgreSQL plus every process of the servers
+ * the benchmark started on this machine ({@link BenchEngine#serverCpuNanos}), per completed transaction, in microseconds, and
  * {@code cpuPct} that time as a share of all cores over the window (NaN where the JVM cannot tell).
  * On a shared machine, where throughput moves with what the neighbours do, CPU time per
  * transaction is the steadier measure of a configuration's cost.
