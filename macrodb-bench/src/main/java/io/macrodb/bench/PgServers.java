@@ -50,7 +50,7 @@ import java.util.stream.Stream;
  *       PostgreSQL has, so MacroDB's costs show at their largest; a durable server would hide part of them
  *       behind the flush (not measured).</li>
  *   <li>{@code shared_buffers = 128MB} (PostgreSQL's default): the benchmark's data at its usual small scales
- *       (TPC-C at {@code --scale 0.1}: about 30 MB a database, a few databases a server) is read from
+ *       (TPC-C at {@code --scale 0.1}: about 20 MB a database when loaded, a few databases a server) is read from
  *       PostgreSQL's buffers, not from the OS page cache.</li>
  *   <li>{@code max_connections = 200}: clients (up to 2 x cores a run) plus MacroDB's own sessions
  *       (one primary session per client connection, appliers and a monitor per secondary, copies) plus the
