@@ -467,46 +467,122 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
+     * The tables the open transaction changed, by first change: their oids only (this runs at every
+     * commit; what MacroDB needs to know of each table is read from the catalog once and kept, see
+     * {@link #describe}). A constant text: pgjdbc prepares it on the server once per session.
+     */
+    private static final String TOUCHED = "SELECT rel FROM pg_temp.macrodb_changes WHERE xid = txid_current_if_assigned()"
+            + " GROUP BY rel ORDER BY min(seq)";
+
+    /**
+     * What {@link #collectTable} needs of tables (by oid, {@code = ANY(?)}): schema, name, the primary key's
+     * column types, names and 1-based positions among the table's columns, and every column's name and type in
+     * {@code attnum} order.
+     */
+    private static final String DESCRIBE;
+
+    static {
+        String keyColumns = " FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_attribute a WHERE i.indrelid = c.oid"
+                + " AND i.indisprimary AND a.attrelid = c.oid AND a.attnum = k.attnum ORDER BY k.ord)";
+        String allColumns = " FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum)";
+        DESCRIBE = "SELECT c.oid, n.nspname, c.relname, ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + keyColumns
+                + ", ARRAY(SELECT a.attname::text" + keyColumns + ", ARRAY(SELECT (SELECT count(*)::int FROM pg_attribute b"
+                + " WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped AND b.attnum <= a.attnum)" + keyColumns
+                + ", ARRAY(SELECT a.attname::text" + allColumns + ", ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + allColumns
+                + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ANY(?::oid[])";
+    }
+
+    /**
+     * Counts the schema changes this database has seen through MacroDB: each ends with {@link #refreshCapture}
+     * on the primary (while no update transaction is open), which moves it on, and every session's
+     * {@link #described} tables are read afresh after that. A table's columns and key can change only by a
+     * schema change, and MacroDB runs every one (DDL from outside MacroDB is outside its contract: the
+     * secondaries would not get it either).
+     */
+    private final java.util.concurrent.atomic.AtomicLong schemaGeneration = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Per primary session (a session stays on the server it was opened on, so oids keep their meaning): the
+     * tables described so far, valid while {@link #schemaGeneration} is what they were read at.
+     */
+    private final Map<Connection, Described> described = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    private static final class Described {
+        long generation = -1;
+        final Map<Long, TouchedTable> tables = new HashMap<>();
+    }
+
+    @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
+        schemaGeneration.incrementAndGet();
+        List<TableShape> tables = tables(c);
+        for (TableShape t : tables) installCapture(c, t);
+        // and again once the triggers are current: a commit that described a table in between reads it again
+        schemaGeneration.incrementAndGet();
+        return tables;
+    }
+
+    @Override public List<TableShape> recreateCapture(Connection c) throws SQLException {
+        schemaGeneration.incrementAndGet();
+        try {
+            removeCapture(c);
+            List<TableShape> tables = tables(c);
+            for (TableShape t : tables) installCapture(c, t);
+            return tables;
+        } finally {
+            schemaGeneration.incrementAndGet();
+        }
+    }
+
+    /**
      * Hands the rows the transaction changed to {@code into}, in capture order, inside the still-open
      * transaction on the primary session {@code c}: per table, the old and new key of each event, cast
      * back from text to the key columns' types, and for an event's new key the table's current row
      * with that key, which is the key's final image (a later event of the same key removes it or
-     * replaces it). One round trip, and one more per table the transaction changed, which also deletes
-     * that table's rows (prepared statements, planned once per session).
+     * replaces it). One round trip for the tables the transaction changed, and one per such table, which
+     * also deletes that table's rows (prepared statements, planned once per session); a table this session
+     * has not described since the last schema change costs one more, to the catalog.
      */
-    /**
-     * The tables the open transaction changed (by first change): oid, schema, name, the primary key's
-     * column types, names and 1-based positions, and every column's name and type in {@code attnum}
-     * order. A constant text: pgjdbc prepares it on the server once per session.
-     */
-    private static final String TOUCHED;
-
-    static {
-        String keyColumns = " FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_attribute a WHERE i.indrelid = r.rel"
-                + " AND i.indisprimary AND a.attrelid = r.rel AND a.attnum = k.attnum ORDER BY k.ord)";
-        String allColumns = " FROM pg_attribute a WHERE a.attrelid = r.rel AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum)";
-        TOUCHED = "SELECT r.rel, n.nspname, c.relname, ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + keyColumns
-                + ", ARRAY(SELECT a.attname::text" + keyColumns + ", ARRAY(SELECT (SELECT count(*)::int FROM pg_attribute b"
-                + " WHERE b.attrelid = r.rel AND b.attnum > 0 AND NOT b.attisdropped AND b.attnum <= a.attnum)" + keyColumns
-                + ", ARRAY(SELECT a.attname::text" + allColumns + ", ARRAY(SELECT format_type(a.atttypid, a.atttypmod)" + allColumns
-                + " FROM (SELECT rel, min(seq) AS first FROM pg_temp.macrodb_changes WHERE xid = txid_current_if_assigned() GROUP BY rel) r"
-                + " JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY r.first";
-    }
-
     @Override public void collectChanges(Connection c, CaptureContext into) throws SQLException {
         if (into == null) return;
-        List<TouchedTable> rels = new ArrayList<>();
+        List<Long> oids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(TOUCHED); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                Integer[] positions = (Integer[]) rs.getArray(6).getArray();
-                int[] ordinals = new int[positions.length];
-                for (int i = 0; i < ordinals.length; i++) ordinals[i] = positions[i] - 1;
-                rels.add(new TouchedTable(rs.getLong(1), rs.getString(2), rs.getString(3), (String[]) rs.getArray(4).getArray(),
-                        (String[]) rs.getArray(5).getArray(), ordinals, (String[]) rs.getArray(7).getArray(),
-                        (String[]) rs.getArray(8).getArray()));
+            while (rs.next()) oids.add(rs.getLong(1));
+        }
+        if (oids.isEmpty()) return;
+        Described known = described.computeIfAbsent(c, k -> new Described());
+        long generation = schemaGeneration.get();
+        if (known.generation != generation) {
+            known.tables.clear();
+            known.generation = generation;
+        }
+        List<Long> unknown = new ArrayList<>();
+        for (Long oid : oids) if (!known.tables.containsKey(oid)) unknown.add(oid);
+        if (!unknown.isEmpty()) describe(c, unknown, known.tables);
+        for (Long oid : oids) {
+            TouchedTable t = known.tables.get(oid);
+            if (t == null) {
+                throw new SQLException("MacroDB: a table this transaction changed (oid " + oid + ") was dropped before its commit;"
+                        + " its rows cannot be replicated. Roll back", SqlState.SERIALIZATION_FAILURE.getState());
+            }
+            collectTable(c, into, t);
+        }
+    }
+
+    /** Reads what {@link #collectTable} needs of the tables {@code oids} into {@code into}, by oid. */
+    private static void describe(Connection c, List<Long> oids, Map<Long, TouchedTable> into) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(DESCRIBE)) {
+            ps.setArray(1, c.createArrayOf("int8", oids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Integer[] positions = (Integer[]) rs.getArray(6).getArray();
+                    int[] ordinals = new int[positions.length];
+                    for (int i = 0; i < ordinals.length; i++) ordinals[i] = positions[i] - 1;
+                    into.put(rs.getLong(1), new TouchedTable(rs.getLong(1), rs.getString(2), rs.getString(3),
+                            (String[]) rs.getArray(4).getArray(), (String[]) rs.getArray(5).getArray(), ordinals,
+                            (String[]) rs.getArray(7).getArray(), (String[]) rs.getArray(8).getArray()));
+                }
             }
         }
-        for (TouchedTable t : rels) collectTable(c, into, t);
     }
 
     /**

@@ -116,6 +116,34 @@ class PostgresEngineTest {
         }
     }
 
+    /**
+     * A primary session keeps what it read of a table's columns and key for its next commits, and must read it again
+     * after a schema change, on its own connection or another's. With the old description the commit's read-back
+     * would cast the wider key back to {@code integer} (22003) and the wider text to {@code varchar(5)}, which
+     * PostgreSQL's explicit cast cuts silently: the secondaries would get {@code 'abcde'}.
+     */
+    @Test
+    void everySessionsNextCommitSeesASchemaChange() throws Exception {
+        String url = TestDb.url("postgresql", "");
+        try (Connection c = TestDb.open(url); Connection other = TestDb.open(url); Statement s = c.createStatement();
+             Statement o = other.createStatement()) {
+            s.execute("CREATE TABLE w (k int PRIMARY KEY, s varchar(5))");
+            s.execute("INSERT INTO w VALUES (1, 'abc')");
+            o.execute("INSERT INTO w VALUES (2, 'de')");
+            o.execute("ALTER TABLE w ALTER COLUMN s TYPE varchar(20)");
+            s.execute("INSERT INTO w VALUES (3, 'abcdefghijklmno')");
+            o.execute("ALTER TABLE w ALTER COLUMN k TYPE bigint");
+            s.execute("INSERT INTO w VALUES (5000000000, 'x')");
+            o.execute("UPDATE w SET s = s || 'xyzxyz' WHERE k = 2");
+            s.execute("ALTER TABLE w ADD COLUMN n int DEFAULT 7");
+            s.execute("UPDATE w SET n = k * 10, s = s || '!' WHERE k = 1");
+            o.execute("ALTER TABLE w DROP COLUMN n");
+            o.execute("UPDATE w SET s = 'after drop' WHERE k = 1");
+            assertSameEverywhere(c, "SELECT * FROM w ORDER BY k", List.of("1|after drop", "2|dexyzxyz", "3|abcdefghijklmno", "5000000000|x"));
+            TestDb.assertConverged(c);
+        }
+    }
+
     @Test
     void valuesKeepTheirTypes() throws Exception {
         String url = TestDb.url("postgresql", "");
