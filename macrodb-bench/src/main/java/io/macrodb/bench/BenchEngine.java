@@ -245,6 +245,7 @@ public enum BenchEngine {
         @Override public long serverCpuNanos() {
             return PgServers.localCount() == 0 ? 0 : PgServers.localCpuNanos();
         }
+        @Override public boolean runsServers() { return true; }
         @Override public String unavailableReason() { return PgServers.unavailableReason(); }
         @Override public void release() { PgServers.stopLocal(); }
         @Override public String describe() {
@@ -311,6 +312,9 @@ public enum BenchEngine {
      * the CPU time per transaction; 0 for the embedded engines, -1 where it cannot be read.
      */
     public long serverCpuNanos() { return 0; }
+
+    /** Whether the engine runs in processes of its own ({@link #serverCpuNanos}): PostgreSQL. */
+    public boolean runsServers() { return false; }
 
     /** Why this engine cannot run here (PostgreSQL without its server binaries), or null. */
     public String unavailableReason() { return null; }

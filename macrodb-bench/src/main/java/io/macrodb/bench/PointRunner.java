@@ -60,12 +60,13 @@ public final class PointRunner {
         }
         threads.forEach(Thread::start);
         Sampler sampler = new Sampler(d.macro());
-        long t0, t1, cpu0, cpu1;
+        long t0, t1, cpu0, cpu1, srv0, srv1;
         try {
             started.await();
             sleep(s.warmupMillis());
             t0 = System.nanoTime();
-            cpu0 = cpuNanos(d);
+            srv0 = d.engine().serverCpuNanos();
+            cpu0 = processCpuNanos();
             for (Client c : all) c.phase = MEASURE;
             long end = t0 + TimeUnit.MILLISECONDS.toNanos(s.measureMillis());
             while (System.nanoTime() < end) {
@@ -74,7 +75,8 @@ public final class PointRunner {
             }
             for (Client c : all) c.phase = STOP;
             t1 = System.nanoTime();
-            cpu1 = cpuNanos(d);
+            cpu1 = processCpuNanos();
+            srv1 = d.engine().serverCpuNanos();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             for (Client c : all) c.phase = STOP;
@@ -90,7 +92,9 @@ public final class PointRunner {
             if (t.isAlive()) stuck.add(t.getName());
         }
         for (Client c : all) c.closeQuietly();
-        return merge(d, w, mix, clients, repetition, (t1 - t0) / 1e9, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, all, sampler, stuck);
+        long servers = srv0 < 0 || srv1 < 0 ? -1 : srv1 - srv0;
+        long cpu = cpu0 < 0 || cpu1 < 0 || servers < 0 ? -1 : cpu1 - cpu0 + servers;
+        return merge(d, w, mix, clients, repetition, (t1 - t0) / 1e9, cpu, d.engine().runsServers() ? servers : -1, all, sampler, stuck);
     }
 
     private static final java.lang.management.OperatingSystemMXBean OS = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
@@ -114,7 +118,7 @@ public final class PointRunner {
         return jvm < 0 || servers < 0 ? -1 : jvm + servers;
     }
 
-    private static RunResult merge(Deployment d, Workload w, Mix mix, int clients, int rep, double seconds, long cpuNanos,
+    private static RunResult merge(Deployment d, Workload w, Mix mix, int clients, int rep, double seconds, long cpuNanos, long serverNanos,
                                    List<Client> all, Sampler sampler, List<String> stuck) {
         Histogram lat = new Histogram(3), roSec = new Histogram(3), roPri = new Histogram(3), roWait = new Histogram(3);
         int nt = w.types().size();
@@ -162,7 +166,8 @@ public final class PointRunner {
                 lat.getTotalCount() == 0 ? 0 : lat.getMaxValue() / 1e6, aborts, causes, errors, samples,
                 ro, onSec, onPri, ms(roSec, 50), ms(roSec, 99), ms(roPri, 50), ms(roPri, 99),
                 waited, fellBack, roWait.getTotalCount() == 0 ? 0 : roWait.getMean() / 1e6, ms(roWait, 99),
-                sampler.meanLag(), sampler.maxLag, sampler.meanStaleness(), types, typeP50, Double.NaN, true);
+                sampler.meanLag(), sampler.maxLag, sampler.meanStaleness(), types, typeP50, Double.NaN, true,
+                serverNanos < 0 || completed == 0 ? Double.NaN : serverNanos / 1e3 / completed);
     }
 
     /** Percentile in milliseconds of a histogram of nanoseconds (0 when empty). */

@@ -64,6 +64,9 @@ class BenchSmokeTest {
             // the JVM reports (CI once saw 100.51%); a unit slip (ns for us, no division by cores)
             // lands far outside it.
             assertTrue(r.cpuUsPerTx() > 0 && r.cpuPct() > 0 && r.cpuPct() <= 115, () -> "CPU time out of range: " + r);
+            // PostgreSQL's servers' share of it (the rest is this JVM); none for the embedded engines
+            if (engine.runsServers()) assertTrue(r.serverCpuUsPerTx() > 0 && r.serverCpuUsPerTx() <= r.cpuUsPerTx(), () -> "servers' CPU: " + r);
+            else assertTrue(Double.isNaN(r.serverCpuUsPerTx()), () -> "no servers: " + r);
             // read waits: counted among the routed read-only transactions, fall-backs among the waits
             assertTrue(r.readOnlyWaited() <= r.readOnlyOnSecondary() + r.readOnlyOnPrimary(), () -> "more waits than reads: " + r);
             assertTrue(r.readOnlyFellBack() <= r.readOnlyWaited() && r.readOnlyFellBack() <= r.readOnlyOnPrimary(), () -> "fall-backs: " + r);
