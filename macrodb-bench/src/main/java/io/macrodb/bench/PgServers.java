@@ -49,9 +49,11 @@ import java.util.stream.Stream;
  *       capture, the read-back at commit, the apply on the secondaries). This is the cheapest commit
  *       PostgreSQL has, so MacroDB's costs show at their largest; a durable server would hide part of them
  *       behind the flush (not measured).</li>
- *   <li>{@code shared_buffers = 128MB} (PostgreSQL's default): the benchmark's data at its usual small scales
- *       (TPC-C at {@code --scale 0.1}: about 20 MB a database when loaded, a few databases a server) is read from
- *       PostgreSQL's buffers, not from the OS page cache.</li>
+ *   <li>{@code shared_buffers = 256MB} (twice PostgreSQL's default): the benchmark's data at its usual small scales
+ *       is read from PostgreSQL's buffers, not from the OS page cache, although configurations taking turns keep
+ *       their databases on the same servers: TPC-C at {@code --scale 0.1} is about 20 MB a database when loaded (7 MB
+ *       of it the empty database's catalog) and grows as it runs, and server 0 holds one database of every
+ *       configuration of a mix (six in {@code -C standalone,macrodb:1,macrodb:2,macrodb:3,independent:2,independent:3}).</li>
  *   <li>{@code max_connections = 200}: clients (up to 2 x cores a run) plus MacroDB's own sessions
  *       (one primary session per client connection, appliers and a monitor per secondary, copies) plus the
  *       keepers of every configuration of a mix, with room.</li>
@@ -71,7 +73,7 @@ public final class PgServers implements AutoCloseable {
             "fsync = off",
             "synchronous_commit = off",
             "full_page_writes = off",
-            "shared_buffers = 128MB",
+            "shared_buffers = 256MB",
             "max_connections = 200",
             "log_min_messages = warning");
 

@@ -43,7 +43,7 @@ class PostgresBenchEngineTest {
             assertEquals("off", show(s, "fsync"));
             assertEquals("off", show(s, "synchronous_commit"));
             assertEquals("off", show(s, "full_page_writes"));
-            assertEquals("128MB", show(s, "shared_buffers"));
+            assertEquals("256MB", show(s, "shared_buffers"));
             assertEquals("200", show(s, "max_connections"));
             assertEquals("10s", show(s, "lock_timeout"), "plain clients wait for locks as long as MacroDB's sessions");
             try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM kv")) {
