@@ -26,6 +26,11 @@ public enum Route {
     PRIMARY_LEARNED("learned"),
     /** Such a transaction whose first result cannot be remembered for a re-check (scrollable, updatable, generated keys). */
     PRIMARY_UNTRACKABLE("untrackable"),
+    /**
+     * A transaction that began with a read of the engine's catalog ({@code INFORMATION_SCHEMA}...), which only the
+     * primary has exactly: the application's triggers, sequence positions, generated names.
+     */
+    PRIMARY_CATALOG("catalog"),
     /** A schema change (DDL and session statements that replicate), always on the primary. */
     PRIMARY_SCHEMA_CHANGE("schema_change"),
     /** An undeclared transaction that started on a secondary and moved to the primary at its first write. */

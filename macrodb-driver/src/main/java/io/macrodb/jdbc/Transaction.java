@@ -318,10 +318,20 @@ final class Transaction {
                 break;
         }
         readWaitNanos = 0; // a new transaction begins here
+        // a read of the catalog runs on the primary: the secondaries' catalogs differ from it (Classification#readsCatalog)
+        boolean catalog = c.readsCatalog() && !forceWrite;
         if (readOnly) {
             if (write) throw SqlStates.readOnly(sql);
-            beginRead();
+            beginRead(catalog);
             return Target.read(readSession);
+        }
+        if (catalog) {
+            if (autoCommit) {
+                beginRead(true);
+                return Target.read(readSession);
+            }
+            beginUpdate(Route.PRIMARY_CATALOG); // it may write next: an update transaction, which enters the gate at its first write
+            return new Target(primary, true, false);
         }
         Route why = Route.PRIMARY_UPDATE;
         if (c.pureRead() && !forceWrite) {
@@ -644,10 +654,24 @@ final class Transaction {
     // ================================================================= beginning and ending
 
     private void beginRead() throws SQLException {
+        beginRead(false);
+    }
+
+    /**
+     * Begins a read-only transaction on a replica the router chooses, or on the primary ({@code onPrimary}: a read of
+     * the catalog, {@link Route#PRIMARY_CATALOG}).
+     */
+    private void beginRead(boolean onPrimary) throws SQLException {
         for (int attempt = 1; ; attempt++) {
-            ReadRouter.Choice choice = router.route(Math.max(lastCommitVersion, seenVersion));
+            ReadRouter.Choice choice;
+            if (onPrimary) {
+                Replica p = db.primary();
+                choice = new ReadRouter.Choice(p, p.admission().enter(db.config().lockTimeoutMillis(), "the primary"));
+            } else {
+                choice = router.route(Math.max(lastCommitVersion, seenVersion));
+                readWaitNanos += router.lastWaitNanos();
+            }
             Replica r = choice.replica();
-            readWaitNanos += router.lastWaitNanos();
             boolean turnTimedOut = false;
             Session s;
             if (r.isPrimary()) {
@@ -679,7 +703,7 @@ final class Transaction {
                 }
             }
             r.readerStarted();
-            Route why = turnTimedOut ? Route.PRIMARY_WAIT_TIMED_OUT : switch (router.lastDecision()) {
+            Route why = onPrimary ? Route.PRIMARY_CATALOG : turnTimedOut ? Route.PRIMARY_WAIT_TIMED_OUT : switch (router.lastDecision()) {
                 case FRESH -> Route.SECONDARY_FRESH;
                 case WAITED -> Route.SECONDARY_AFTER_WAIT;
                 case WAIT_TIMED_OUT -> Route.PRIMARY_WAIT_TIMED_OUT;

@@ -27,10 +27,16 @@ import java.util.Set;
  *                 for a locking clause ({@code FOR UPDATE}, {@code FOR SHARE}, {@code NOWAIT}...), or
  *                 {@link Verb#LOCK_TABLE}; an update transaction may run it before it holds the update
  *                 gate (see {@link #mayWrite})
+ * @param readsCatalog a query that changes nothing and reads the engine's catalog ({@code INFORMATION_SCHEMA},
+ *                 PostgreSQL's {@code pg_catalog}, Derby's {@code SYS}, SQLite's {@code sqlite_schema}), which
+ *                 differs between replicas: only the primary has the application's triggers in row
+ *                 propagation, the sequences' and identities' positions, and the names an engine generates
+ *                 (HSQLDB's {@code SYS_PK_n}, routines' {@code SPECIFIC_NAME}) from counters of each database's own.
+ *                 Not a pure read: it runs on the primary, as a read ({@link #mayWrite} is false)
  */
 public record Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange,
                              Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
-                             String unsafeSchemaChange, boolean locksOnly) {
+                             String unsafeSchemaChange, boolean locksOnly, boolean readsCatalog) {
 
     /**
      * The statements MacroDB does something with beyond what their kind says. Transaction control
@@ -104,6 +110,13 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
         SHUTDOWN
     }
 
+    public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange,
+                          Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
+                          String unsafeSchemaChange, boolean locksOnly) {
+        this(kind, pureRead, tables, reason, runsAsSchemaChange, verb, argument, drawsFromSequence, temporaryTable,
+                unsafeSchemaChange, locksOnly, false);
+    }
+
     public Classification(StatementKind kind, boolean pureRead, Set<String> tables, String reason, boolean runsAsSchemaChange) {
         this(kind, pureRead, tables, reason, runsAsSchemaChange, Verb.OTHER, null, false, false, null, false);
     }
@@ -121,17 +134,20 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
             throw new IllegalArgumentException("locksOnly requires kind READ or LOCK TABLE");
         }
         if (pureRead && locksOnly) throw new IllegalArgumentException("a statement that locks is not a pure read");
+        if (readsCatalog && (pureRead || kind != StatementKind.READ)) {
+            throw new IllegalArgumentException("readsCatalog requires kind READ, and is not a pure read");
+        }
     }
 
     /**
      * Whether the statement may change data (rows, sequences, anything a replica must replay): false
-     * only for a pure read and a statement that only locks. An update transaction enters the update gate before
+     * only for a pure read, a statement that only locks and a read of the catalog. An update transaction enters the update gate before
      * its first such statement, so a transaction that has only read and locked rows does not hold
      * back a schema change on another connection (Flyway holds {@code SELECT ... FOR UPDATE} on its
      * history table while it migrates on another connection; plain engines run that DDL at once).
      */
     public boolean mayWrite() {
-        return !pureRead && !locksOnly;
+        return !pureRead && !locksOnly && !readsCatalog;
     }
 
     static Classification pure(Set<String> tables) {
@@ -142,7 +158,12 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
     Classification with(boolean runsAsSchemaChange, Verb verb, String argument, boolean drawsFromSequence, boolean temporaryTable,
                         String unsafeSchemaChange) {
         return new Classification(kind, pureRead, tables, reason, runsAsSchemaChange, verb, argument, drawsFromSequence,
-                temporaryTable, unsafeSchemaChange, locksOnly || verb == Verb.LOCK_TABLE);
+                temporaryTable, unsafeSchemaChange, locksOnly || verb == Verb.LOCK_TABLE, readsCatalog);
+    }
+
+    /** A query that changes nothing and reads the engine's catalog (see {@link #readsCatalog}). */
+    static Classification catalogRead(Set<String> tables, String reason) {
+        return new Classification(StatementKind.READ, false, tables, reason, false, Verb.OTHER, null, false, false, null, false, true);
     }
 
     /** A query that changes nothing but locks the rows it reads. */

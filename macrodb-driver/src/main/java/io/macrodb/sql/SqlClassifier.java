@@ -137,6 +137,9 @@ public final class SqlClassifier {
         if (scan.locksOnly && st instanceof Select) {
             return Classification.locking(tables, scan.reason);
         }
+        if (scan.catalogOnly && st instanceof Select) {
+            return Classification.catalogRead(tables, scan.reason);
+        }
         if (scan.reason != null) {
             return Classification.notPure(StatementKind.READ, tables, scan.reason);
         }
@@ -409,18 +412,52 @@ public final class SqlClassifier {
      * @param reason     the first thing found that makes the query not a pure read, or null
      * @param write      the query changes data (a data-change statement inside it)
      * @param locksOnly  every such thing found is a locking clause: the query locks rows and changes none
+     * @param catalogOnly every such thing found is a table of the engine's catalog: the query reads it and changes
+     *                   nothing ({@link Classification#readsCatalog})
      */
-    record ScanResult(String reason, boolean write, boolean locksOnly) {}
+    record ScanResult(String reason, boolean write, boolean locksOnly, boolean catalogOnly) {
+        ScanResult(String reason, boolean write, boolean locksOnly) {
+            this(reason, write, locksOnly, false);
+        }
+    }
 
-    /** What a scan found that makes a query not a pure read: the first, and whether only locking clauses. */
+    /**
+     * Schemas of the engines' catalogs, upper-cased: the SQL standard's, PostgreSQL's and Derby's (its
+     * {@code SYSIBM} holds only {@code SYSDUMMY1}, the same on every replica, and is left out).
+     */
+    private static final Set<String> CATALOG_SCHEMAS = Set.of("INFORMATION_SCHEMA", "PG_CATALOG", "SYS");
+
+    /** SQLite's catalog tables, upper-cased. */
+    private static final Set<String> CATALOG_TABLES = Set.of("SQLITE_MASTER", "SQLITE_SCHEMA", "SQLITE_TEMP_MASTER",
+            "SQLITE_TEMP_SCHEMA", "SQLITE_SEQUENCE");
+
+    /**
+     * Whether the name token at {@code i} names a catalog table: a table of one of {@link #CATALOG_SCHEMAS}
+     * ({@code INFORMATION_SCHEMA.TABLES}, quoted or not), one of SQLite's {@link #CATALOG_TABLES}, or an unqualified
+     * {@code pg_...} relation (PostgreSQL's catalog is on the search path). A column of the application named so
+     * only sends its query to the primary.
+     */
+    private static boolean namesCatalog(String name, boolean qualifier, boolean qualified, boolean call, Token next2) {
+        if (call) return false;
+        if (qualifier) return CATALOG_SCHEMAS.contains(name) && next2 != null && next2.isName();
+        return CATALOG_TABLES.contains(name) || !qualified && name.startsWith("PG_") && name.length() > 3;
+    }
+
+    /** What a scan found that makes a query not a pure read: the first, and whether only locking clauses or catalog tables. */
     private static final class Findings {
         String first;
         boolean locks;
+        boolean catalog;
         boolean others;
 
         void lock(String what) {
             if (first == null) first = what;
             locks = true;
+        }
+
+        void catalog(String what) {
+            if (first == null) first = what;
+            catalog = true;
         }
 
         void other(String what) {
@@ -447,6 +484,9 @@ public final class SqlClassifier {
             if (t.type() == Type.QUOTED) {
                 if (call && !isAliasOrCteColumnList(ts, i, from, to)) {
                     found.other("calls quoted function " + t.text() + " (not on the whitelist)");
+                } else if (namesCatalog(t.norm().toUpperCase(java.util.Locale.ROOT), qualifier, qualified, call, next2)) {
+                    found.catalog("reads the catalog (" + t.text() + (qualifier && next2 != null ? "." + next2.text() : "")
+                            + "), which differs between replicas");
                 }
                 continue;
             }
@@ -497,6 +537,11 @@ public final class SqlClassifier {
                 found.other("reads per-session system table INFORMATION_SCHEMA." + next2.norm());
                 continue;
             }
+            if (namesCatalog(w, qualifier, qualified, call, next2)) {
+                found.catalog("reads the catalog (" + t.text() + (qualifier && next2 != null ? "." + next2.text() : "")
+                        + "), which differs between replicas");
+                continue;
+            }
             if (!call) {
                 if (SqlFunctions.SESSION_WORDS.contains(w) && !qualified && !qualifier) {
                     found.other(w + " is session-specific");
@@ -533,7 +578,7 @@ public final class SqlClassifier {
             }
             found.other("function " + w + " is not on the side-effect-free whitelist");
         }
-        return new ScanResult(found.first, false, found.locks && !found.others);
+        return new ScanResult(found.first, false, found.locks && !found.others, found.catalog && !found.locks && !found.others);
     }
 
     private boolean pureFunction(String w) {

@@ -71,7 +71,7 @@ class SqlClassifierTest {
         "SELECT * FROM t FETCH FIRST 10 ROWS ONLY",
         "EXPLAIN SELECT * FROM t",
         "EXPLAIN PLAN FOR SELECT * FROM t",
-        "SELECT * FROM INFORMATION_SCHEMA.TABLES",
+        "SELECT * FROM INFORMATION_SCHEMA_COPY.TABLES",
         "SELECT EXTRACT(YEAR FROM d), TRIM(BOTH ' ' FROM s), POSITION('a' IN s), SUBSTRING(s FROM 1 FOR 2) FROM t",
         "SELECT * FROM UNNEST(ARRAY[1, 2])",
     })
@@ -308,6 +308,43 @@ class SqlClassifierTest {
      * A locking read and LOCK TABLE change nothing (so they run before an update transaction enters the
      * update gate); a locking query that may also write, through a sequence or an unknown function, may write.
      */
+    /**
+     * A query of the engine's catalog, of any engine (PostgreSQL's queries are classified with H2's dialect), is not
+     * a pure read (the secondaries' catalogs differ from the primary's) and changes nothing; a query that also does
+     * something else keeps that classification, and names that only look alike stay pure reads.
+     */
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void readsOfTheCatalog(Dialect d) {
+        SqlClassifier c = of(d);
+        for (String sql : new String[] {"SELECT TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS",
+                "select * from information_schema.columns where table_name = ?", "SELECT * FROM \"INFORMATION_SCHEMA\".\"TABLES\"",
+                "SELECT COUNT(*) FROM t JOIN INFORMATION_SCHEMA.COLUMNS c ON c.TABLE_NAME = t.n", "SELECT * FROM SYS.SYSTRIGGERS",
+                "SELECT name FROM sqlite_master WHERE type = 'trigger'", "SELECT sql FROM main.sqlite_schema", "SELECT * FROM sqlite_sequence",
+                "SELECT relname FROM pg_class", "SELECT * FROM pg_catalog.pg_trigger t WHERE t.tgname = 'x'",
+                "SELECT * FROM t WHERE n IN (SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES)"}) {
+            Classification k = c.classify(sql);
+            assertTrue(k.readsCatalog(), sql);
+            assertFalse(k.pureRead(), sql);
+            assertFalse(k.mayWrite(), sql);
+            assertEquals(StatementKind.READ, k.kind(), sql);
+            assertTrue(k.reason().startsWith("reads the catalog ("), k::reason);
+        }
+        for (String sql : new String[] {"SELECT * FROM INFORMATION_SCHEMA.SESSIONS", "SELECT NEXTVAL('s') FROM INFORMATION_SCHEMA.TABLES",
+                "SELECT myfunc(a) FROM INFORMATION_SCHEMA.TABLES"}) {
+            Classification k = c.classify(sql);
+            assertFalse(k.readsCatalog(), sql);
+            assertTrue(k.mayWrite(), sql);
+        }
+        assertTrue(c.classify("SELECT * FROM INFORMATION_SCHEMA.TABLES FOR UPDATE").locksOnly());
+        for (String sql : new String[] {"SELECT 1 FROM SYSIBM.SYSDUMMY1", "SELECT t.pg_size FROM t", "SELECT * FROM sys_items",
+                "SELECT information_schema FROM t"}) {
+            Classification k = c.classify(sql);
+            assertTrue(k.pureRead(), sql);
+            assertFalse(k.readsCatalog(), sql);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Dialect.class)
     void statementsThatOnlyLock(Dialect d) {

@@ -46,7 +46,7 @@ import java.util.logging.Logger;
  * <tr><th>meter</th><th>type</th><th>tags</th><th>what</th></tr>
  * <tr><td>{@code macrodb.transactions}</td><td>function counter</td><td>{@code target} (secondary, primary),
  *     {@code reason} (fresh, waited, wait_timed_out, no_wait, no_secondary, update, optimistic_off, learned,
- *     untrackable, schema_change, moved)</td><td>transactions by where they began and why (moved: an
+ *     untrackable, catalog, schema_change, moved)</td><td>transactions by where they began and why (moved: an
  *     undeclared transaction that moved to the primary at its first write, also counted where it began)</td></tr>
  * <tr><td>{@code macrodb.replica.reads}</td><td>function counter</td><td>replica, role</td><td>read-only transactions begun there</td></tr>
  * <tr><td>{@code macrodb.replica.applied}</td><td>function counter</td><td>replica, role</td><td>log records applied (its rate is the apply rate)</td></tr>
