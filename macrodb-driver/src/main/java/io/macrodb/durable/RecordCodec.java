@@ -44,12 +44,22 @@ public final class RecordCodec {
                         out.writeLong(e.getValue());
                     }
                 } else if (c instanceof StatementChange sc) {
-                    out.writeByte(sc.zone() == null ? 'S' : 'Z'); // 'Z': with the session's SET TIME ZONE
+                    // 'Z': with the session's SET TIME ZONE; 'N': a schema change with the primary's generated names
+                    out.writeByte(sc.names() != null ? 'N' : sc.zone() == null ? 'S' : 'Z');
                     out.writeUTF(sc.sql());
                     writeRow(out, sc.params());
                     out.writeBoolean(sc.ddl());
                     writeNullableString(out, sc.schema());
-                    if (sc.zone() != null) out.writeUTF(sc.zone());
+                    if (sc.names() != null) {
+                        writeNullableString(out, sc.zone());
+                        out.writeInt(sc.names().size());
+                        for (java.util.Map.Entry<String, String> e : new java.util.TreeMap<>(sc.names()).entrySet()) {
+                            out.writeUTF(e.getKey());
+                            out.writeUTF(e.getValue());
+                        }
+                    } else if (sc.zone() != null) {
+                        out.writeUTF(sc.zone());
+                    }
                 }
             }
         } catch (IOException e) {
@@ -74,12 +84,20 @@ public final class RecordCodec {
                 java.util.Map<String, Long> next = new java.util.HashMap<>();
                 for (int k = 0; k < m; k++) next.put(in.readUTF(), in.readLong());
                 out.add(new io.macrodb.log.SequencePositions(next));
-            } else if (kind == 'S' || kind == 'Z') {
+            } else if (kind == 'S' || kind == 'Z' || kind == 'N') {
                 String sql = in.readUTF();
                 Object[] params = readRow(in);
                 boolean ddl = in.readBoolean();
                 String schema = readNullableString(in);
-                out.add(new StatementChange(sql, params, ddl, schema, kind == 'Z' ? in.readUTF() : null));
+                if (kind == 'N') {
+                    String zone = readNullableString(in);
+                    int m = in.readInt();
+                    java.util.Map<String, String> names = new java.util.HashMap<>();
+                    for (int k = 0; k < m; k++) names.put(in.readUTF(), in.readUTF());
+                    out.add(new StatementChange(sql, params, ddl, schema, zone, names));
+                } else {
+                    out.add(new StatementChange(sql, params, ddl, schema, kind == 'Z' ? in.readUTF() : null));
+                }
             } else {
                 throw new IOException("unknown change kind " + kind);
             }

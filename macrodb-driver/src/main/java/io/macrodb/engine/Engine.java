@@ -152,6 +152,23 @@ public interface Engine {
     default void beforeSchemaChange(Connection c) throws SQLException {}
 
     /**
+     * The names the engine generated for constraints the application did not name, keyed by what each
+     * constrains (its table, kind, columns, clause), where the engine draws them from a counter of each
+     * database's own (HSQLDB's {@code SYS_PK_10105}), so that a replica's differ from the primary's; null
+     * where names do not depend on a database's history. A schema change logs the primary's, and every replica
+     * that runs it renames its own to match ({@link #alignGeneratedNames}): a later statement that names a
+     * constraint by the primary's name ({@code ALTER TABLE t DROP CONSTRAINT SYS_CT_10125}, as a migration
+     * tool writes it after reading the name) then finds the same constraint on every replica.
+     */
+    default Map<String, String> generatedNames(Connection c) throws SQLException { return null; }
+
+    /**
+     * Renames this replica's generated constraint names to {@code primary}'s ({@link #generatedNames} of the
+     * primary), constraint by constraint, matched by what they constrain; one the primary does not name is left.
+     */
+    default void alignGeneratedNames(Connection c, Map<String, String> primary) throws SQLException {}
+
+    /**
      * Closes the database {@code c} is connected to, for good (a secondary leaving the rotation, a set
      * closing): H2 and HSQLDB keep an in-memory database until {@code SHUTDOWN}. An engine whose
      * database goes with its last connection does nothing here.

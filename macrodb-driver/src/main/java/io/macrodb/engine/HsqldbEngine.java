@@ -155,8 +155,88 @@ public final class HsqldbEngine implements Engine {
         }
     }
 
+    /**
+     * Constraints whose names HSQLDB generated ({@code SYS_PK_n}, {@code SYS_CT_n}, {@code SYS_FK_n}, from a counter
+     * of each database's own, which every object it creates moves on; its script leaves them out, so a copy generates
+     * them afresh), keyed by what each constrains: its kind, table, columns, check clause (a NOT NULL is a check), and
+     * for a foreign key what it references and its rules. Two constraints of one key (the same check twice) are left
+     * out: nothing tells them apart.
+     */
+    @Override public Map<String, String> generatedNames(Connection c) throws SQLException {
+        record Constraint(String name, String schema, String table, String type, List<String> columns, String check, String refSchema,
+                          String refName, String rules) {}
+        Map<String, Constraint> byName = new java.util.LinkedHashMap<>(); // schema.name -> constraint
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT TC.CONSTRAINT_SCHEMA, TC.CONSTRAINT_NAME,"
+                + " TC.TABLE_NAME, TC.CONSTRAINT_TYPE, K.COLUMN_NAME, CH.CHECK_CLAUSE, RC.UNIQUE_CONSTRAINT_SCHEMA,"
+                + " RC.UNIQUE_CONSTRAINT_NAME, RC.UPDATE_RULE, RC.DELETE_RULE FROM INFORMATION_SCHEMA.TABLE_CONSTRAINTS TC"
+                + " LEFT JOIN INFORMATION_SCHEMA.KEY_COLUMN_USAGE K ON K.CONSTRAINT_SCHEMA = TC.CONSTRAINT_SCHEMA"
+                + " AND K.CONSTRAINT_NAME = TC.CONSTRAINT_NAME LEFT JOIN INFORMATION_SCHEMA.CHECK_CONSTRAINTS CH"
+                + " ON CH.CONSTRAINT_SCHEMA = TC.CONSTRAINT_SCHEMA AND CH.CONSTRAINT_NAME = TC.CONSTRAINT_NAME"
+                + " LEFT JOIN INFORMATION_SCHEMA.REFERENTIAL_CONSTRAINTS RC ON RC.CONSTRAINT_SCHEMA = TC.CONSTRAINT_SCHEMA"
+                + " AND RC.CONSTRAINT_NAME = TC.CONSTRAINT_NAME WHERE TC.TABLE_SCHEMA NOT IN ('INFORMATION_SCHEMA', 'SYSTEM_LOBS')"
+                + " ORDER BY TC.CONSTRAINT_SCHEMA, TC.CONSTRAINT_NAME, K.ORDINAL_POSITION")) {
+            while (rs.next()) {
+                String key = rs.getString(1) + '.' + rs.getString(2);
+                Constraint k = byName.get(key);
+                if (k == null) {
+                    k = new Constraint(rs.getString(2), rs.getString(1), rs.getString(3), rs.getString(4), new ArrayList<>(),
+                            rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9) + ' ' + rs.getString(10));
+                    byName.put(key, k);
+                }
+                if (rs.getString(5) != null) k.columns().add(rs.getString(5));
+            }
+        }
+        Map<String, String> out = new java.util.HashMap<>();
+        Set<String> twice = new java.util.HashSet<>();
+        for (Constraint k : byName.values()) {
+            if (!k.name().startsWith("SYS_")) continue;
+            // schema first: alignGeneratedNames reads it back
+            StringBuilder what = new StringBuilder(k.schema()).append('\u0000').append(k.table()).append('\u0000').append(k.type())
+                    .append('\u0000').append(k.columns());
+            if (k.check() != null) what.append("\u0000CHECK ").append(k.check());
+            Constraint ref = k.refName() == null ? null : byName.get(k.refSchema() + '.' + k.refName());
+            if (ref != null) {
+                what.append("\u0000REFERENCES ").append(ref.schema()).append('.').append(ref.table()).append(' ').append(ref.columns())
+                        .append(' ').append(k.rules());
+            }
+            if (out.put(what.toString(), k.name()) != null) twice.add(what.toString());
+        }
+        out.keySet().removeAll(twice);
+        return out;
+    }
+
+    /**
+     * Renames constraints so that their generated names are {@code primary}'s: first to names of MacroDB's own, then to
+     * the primary's, so that two that swap names do not collide on the way.
+     */
+    @Override public void alignGeneratedNames(Connection c, Map<String, String> primary) throws SQLException {
+        Map<String, String> local = generatedNames(c);
+        List<String[]> renames = new ArrayList<>(); // schema, local name, primary's name
+        for (Map.Entry<String, String> e : primary.entrySet()) {
+            String mine = local.get(e.getKey());
+            if (mine == null || mine.equals(e.getValue())) continue;
+            renames.add(new String[] {e.getKey().substring(0, e.getKey().indexOf('\u0000')), mine, e.getValue()});
+        }
+        if (renames.isEmpty()) return;
+        try (Statement s = c.createStatement()) {
+            for (int i = 0; i < renames.size(); i++) {
+                String[] r = renames.get(i);
+                s.execute("ALTER CONSTRAINT " + TableShape.quote(r[0]) + "." + TableShape.quote(r[1]) + " RENAME TO "
+                        + TableShape.quote("MACRODB_RENAMING_" + i));
+            }
+            for (int i = 0; i < renames.size(); i++) {
+                String[] r = renames.get(i);
+                s.execute("ALTER CONSTRAINT " + TableShape.quote(r[0]) + "." + TableShape.quote("MACRODB_RENAMING_" + i) + " RENAME TO "
+                        + TableShape.quote(r[2]));
+            }
+        }
+    }
+
     /** A script line MacroDB adds: {@code BIND_LINE <values> <statement with ? markers>}, run by {@link #importScript}. */
     static final String BIND_LINE = "--MACRODB-BIND ";
+
+    /** A script line MacroDB adds: {@code NAMES_LINE <what, name, what, name...>}, {@link #generatedNames} of the copied database. */
+    static final String NAMES_LINE = "--MACRODB-NAMES ";
 
     /**
      * HSQLDB's {@code SCRIPT}, then a {@link #BIND_LINE} for each row whose WITH TIME ZONE value has
@@ -171,6 +251,16 @@ public final class HsqldbEngine implements Engine {
             s.execute("SCRIPT '" + file.toString().replace("'", "''") + "'");
         }
         List<String> lines = offsetSecondsLines(c);
+        // the script leaves generated constraint names out: the copy takes this database's
+        Map<String, String> names = generatedNames(c);
+        if (!names.isEmpty()) {
+            List<Object> flat = new ArrayList<>();
+            new java.util.TreeMap<>(names).forEach((what, name) -> {
+                flat.add(what);
+                flat.add(name);
+            });
+            lines.add(NAMES_LINE + io.macrodb.log.ValueCodec.encodeValues(flat.toArray()));
+        }
         if (lines.isEmpty()) return;
         try {
             Files.write(file, lines, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
@@ -275,10 +365,15 @@ public final class HsqldbEngine implements Engine {
             // the application's triggers are created once the rows are in: HSQLDB's script creates them
             // before its rows, and rows copied must not fire them (a trigger's own rows are copied too)
             List<String> triggers = new ArrayList<>();
+            Map<String, String> names = null;
             for (String raw : lines) {
                 if (raw.isBlank()) continue;
                 if (raw.startsWith(BIND_LINE)) {
                     runBound(to, raw, file);
+                    continue;
+                }
+                if (raw.startsWith(NAMES_LINE)) {
+                    names = namesOf(raw, file);
                     continue;
                 }
                 String line = unescape(raw);
@@ -303,10 +398,25 @@ public final class HsqldbEngine implements Engine {
                 }
             }
             for (String t : triggers) s.execute(t);
+            if (names != null) alignGeneratedNames(to, names);
             to.commit();
         } finally {
             to.setAutoCommit(auto);
         }
+    }
+
+    /** The names a {@link #NAMES_LINE} carries. */
+    private static Map<String, String> namesOf(String line, Path file) throws SQLException {
+        Object[] flat;
+        try {
+            flat = io.macrodb.log.ValueCodec.decodeValues(line.substring(NAMES_LINE.length()).trim());
+        } catch (IOException e) {
+            throw new SQLException("MacroDB: the script " + file + " has a damaged line (" + e.getMessage() + "): "
+                    + line.substring(0, Math.min(line.length(), 200)), SqlState.DATA_CORRUPTED.getState(), e);
+        }
+        Map<String, String> names = new java.util.HashMap<>();
+        for (int i = 0; i + 1 < flat.length; i += 2) names.put((String) flat[i], (String) flat[i + 1]);
+        return names;
     }
 
     /** Runs a {@link #BIND_LINE}: its statement, with its values bound; it must change one row at least. */

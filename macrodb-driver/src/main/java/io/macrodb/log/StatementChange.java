@@ -13,10 +13,22 @@ import java.util.Arrays;
  * @param zone   the {@code SET TIME ZONE} statement in force in that session, or null for the
  *               engine's default: a local timestamp stored into a WITH TIME ZONE column, and
  *               conversions between the two, depend on it
+ * @param names  for a schema change, the constraint names the primary's engine generated, as they stood right
+ *               after it ({@code Engine.generatedNames}): a replica that runs it renames its own to match; null
+ *               where the engine has none
  */
-public record StatementChange(String sql, Object[] params, boolean ddl, String schema, String zone) implements Change {
+public record StatementChange(String sql, Object[] params, boolean ddl, String schema, String zone,
+                              java.util.Map<String, String> names) implements Change {
+    public StatementChange {
+        names = names == null ? null : java.util.Map.copyOf(names);
+    }
+
+    public StatementChange(String sql, Object[] params, boolean ddl, String schema, String zone) {
+        this(sql, params, ddl, schema, zone, null);
+    }
+
     public StatementChange(String sql, Object[] params, boolean ddl, String schema) {
-        this(sql, params, ddl, schema, null);
+        this(sql, params, ddl, schema, null, null);
     }
 
     @Override public String toString() {

@@ -289,10 +289,21 @@ final class CommitPath {
             }
             T result;
             List<Change> computed = null;
+            java.util.Map<String, String> names = null;
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
             try {
                 if (replicate) config.engine().beforeSchemaChange(session.connection());
                 result = call.run();
+                if (replicate) {
+                    try {
+                        names = config.engine().generatedNames(session.connection());
+                    } catch (SQLException | RuntimeException e) {
+                        // the engine committed the statement itself already: it is logged all the same, and the
+                        // secondaries keep the names they generate
+                        LOG.log(java.util.logging.Level.WARNING, "MacroDB: the constraint names that " + sql + " generated on the"
+                                + " primary could not be read (" + e + "); the secondaries' may differ", e);
+                    }
+                }
                 if (replicate && shipped != null) {
                     try {
                         computed = shipped.run(); // in this transaction, which the commit below ends
@@ -322,7 +333,7 @@ final class CommitPath {
             // Logged before anything else can fail: the primary has it, so the secondaries must get it.
             String schema = session.connection().getSchema();
             List<Change> ddl = new ArrayList<>(3);
-            ddl.add(new StatementChange(sql, params, true, schema));
+            ddl.add(new StatementChange(sql, params, true, schema, null, names));
             if (computed != null) ddl.addAll(computed);
             DurableLog durable = set.durableLog();
             byte[] payload = payload(durable, ddl);

@@ -188,6 +188,7 @@ final class RowWriter implements AutoCloseable {
             for (int i = 0; i < p.length; i++) io.macrodb.engine.Values.bind(ps, i + 1, p[i]);
             ps.execute();
         }
+        if (sc.names() != null) engine.alignGeneratedNames(c, sc.names());
     }
 
     static String deleteSql(TableShape t) {
