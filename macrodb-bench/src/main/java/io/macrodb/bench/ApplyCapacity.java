@@ -57,6 +57,7 @@ public final class ApplyCapacity {
             if (clients.stream().anyMatch(c -> c < 1)) throw new IllegalArgumentException("clients must be >= 1");
             int k = applyThreads.stream().max(Integer::compare).orElse(1);
             for (BenchEngine e : engines) {
+                if (e.unavailableReason() != null) throw new IllegalArgumentException("-e " + e + ": " + e.unavailableReason());
                 if (k > e.maxApplyThreads()) throw new IllegalArgumentException("applyThreads " + k + ": MacroDB applies " + e
                         + " with at most " + e.maxApplyThreads() + " apply thread" + (e.maxApplyThreads() == 1 ? "" : "s")
                         + " per secondary (it refuses more); measure " + e + " apart with at most that many");
@@ -146,10 +147,10 @@ public final class ApplyCapacity {
             throw e;
         }
         ReplicaStatus before = secondary(rs);
-        long cpu0 = PointRunner.processCpuNanos(), t0 = System.nanoTime();
+        long cpu0 = PointRunner.cpuNanos(d), t0 = System.nanoTime();
         rs.pauseApplying(1, false);
         boolean caught = rs.awaitCaughtUp(s.catchUpTimeoutMillis());
-        long t1 = System.nanoTime(), cpu1 = PointRunner.processCpuNanos();
+        long t1 = System.nanoTime(), cpu1 = PointRunner.cpuNanos(d);
         // Records applied = versions the secondary advanced (one record per version), read from the
         // published version: the applier counts appliedRecords, groups and batches just after it
         // publishes, so a status read at once can miss the last group; wait (at most 1 s, outside

@@ -22,7 +22,8 @@ import java.util.stream.Collectors;
  * SQLite the plain configuration a user would pick for many threads in memory: one database file in
  * WAL mode with {@code synchronous=OFF} on a memory file system, shared by every client connection,
  * with a busy timeout (not {@code :memory:}, private to each connection, nor SQLite's shared cache),
- * and on Derby the lock wait and immediate deadlock detection MacroDB gives its Derby replicas.
+ * and on Derby the lock wait and immediate deadlock detection MacroDB gives its Derby replicas. PostgreSQL is the one
+ * remote engine: servers the benchmark starts itself ({@link PgServers}), the same settings for every configuration.
  *
  * <p>Each engine also carries the few SQL spellings the workloads need that differ between engines
  * ({@link #forUpdate()}, {@link #firstRows(int)}, {@link #identity()}), so that a new engine is one
@@ -180,6 +181,91 @@ public enum BenchEngine {
                 if (!"08006".equals(e.getSQLState()) && !"XJ004".equals(e.getSQLState())) throw e;
             }
         }
+    },
+    /**
+     * PostgreSQL, a remote engine: servers the benchmark starts itself from Debian's packages ({@link PgServers}: the
+     * settings and why), all on this machine's loopback, with the same settings for every configuration. Every
+     * configuration gets databases of its own, created when it opens and dropped when it closes: standalone one
+     * database on server 0; independent-N database i on server i; MacroDB-N its primary on server 0, loaded through
+     * plain pgjdbc, and a secondary on each of servers 1..N-1 ({@code capture=triggers}), which MacroDB fills with a
+     * copy of the primary when it opens. Every database is analysed once loaded (the secondaries once copied).
+     */
+    POSTGRESQL {
+        /** The databases made for each deployment's base name, dropped by {@link #dropDatabases}. */
+        private final java.util.Map<String, java.util.List<Object[]>> created = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override public String plainUrl(String db) {
+            throw new UnsupportedOperationException("PostgreSQL databases are created on a server: newPlainDatabase(db, server)");
+        }
+        @Override public String newPlainDatabase(String db, int server) throws SQLException {
+            return create(db, pgName(db), server).jdbcUrl(pgName(db));
+        }
+        @Override public String primaryLoadUrl(String db) throws SQLException { return newPlainDatabase(db, 0); }
+        @Override public String macroUrl(String db, String options) {
+            throw new UnsupportedOperationException("MacroDB over PostgreSQL needs its secondaries' servers: macroUrl(db, options, replicas)");
+        }
+        @Override public String macroUrl(String db, String options, int replicas) throws SQLException {
+            PgServers servers = PgServers.local();
+            StringBuilder secondaries = new StringBuilder();
+            for (int i = 1; i < replicas; i++) {
+                String name = pgName(db) + "_r" + i;
+                PgServers.Server s = create(db, name, i);
+                secondaries.append(i == 1 ? "" : ",").append(s.endpoint(name));
+            }
+            PgServers.Server primary = servers.server(0);
+            return "jdbc:macrodb:" + primary.jdbcUrl(pgName(db)).substring("jdbc:".length()) + "?"
+                    + (replicas > 1 ? "secondaries=" + secondaries + "&" : "") + "capture=triggers&" + options;
+        }
+        @Override public void configurePlain(Connection c) { /* the database's settings are the server's and CREATE DATABASE's */ }
+        /** VACUUM ANALYZE: the planner's statistics and the visibility map, as a loaded database would have them. */
+        @Override public void afterLoad(Connection c) throws SQLException {
+            try (Statement s = c.createStatement()) { s.execute("VACUUM ANALYZE"); }
+        }
+        @Override public void afterMacroOpen(String db, int replicas) throws SQLException {
+            for (int i = 1; i < replicas; i++) {
+                try (Connection c = DriverManager.getConnection(PgServers.local().server(i).jdbcUrl(pgName(db) + "_r" + i), PgServers.USER, "")) {
+                    afterLoad(c);
+                }
+            }
+        }
+        /** Nothing: a database outlives its connections and is dropped by {@link #dropDatabases}. */
+        @Override public void shutdown(Connection c) { }
+        @Override public void dropDatabases(String db) {
+            java.util.List<Object[]> made = created.remove(db);
+            if (made == null) return;
+            for (Object[] m : made) {
+                try {
+                    ((PgServers.Server) m[0]).dropDatabase((String) m[1]);
+                } catch (SQLException ignored) {
+                    // the servers are stopped at the end anyway
+                }
+            }
+        }
+        @Override public String identity() { return "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"; }
+        @Override public long serverCpuNanos() {
+            return PgServers.localCount() == 0 ? 0 : PgServers.localCpuNanos();
+        }
+        @Override public boolean runsServers() { return true; }
+        @Override public String unavailableReason() { return PgServers.unavailableReason(); }
+        @Override public void release() { PgServers.stopLocal(); }
+        @Override public String describe() {
+            return "postgresql: the benchmark starts its own servers from " + PgServers.binDir() + " on 127.0.0.1 ("
+                    + String.join(", ", PgServers.SETTINGS.subList(1, PgServers.SETTINGS.size() - 1))
+                    + ", lock_timeout 10s; benchmarks/README.md, \"PostgreSQL\"), and stops them at the end";
+        }
+
+        private PgServers.Server create(String db, String name, int server) throws SQLException {
+            PgServers.Server s = PgServers.local().server(server);
+            s.createDatabase(name);
+            created.computeIfAbsent(db, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(new Object[] {s, name});
+            return s;
+        }
+
+        /** A deployment's base name as a PostgreSQL database name: lower case, at most 50 characters (63 is the limit). */
+        private String pgName(String db) {
+            String n = db.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+            return n.length() <= 50 ? n : n.substring(0, 40) + "_" + Integer.toHexString(n.hashCode());
+        }
     };
 
     /** The plain engine's URL for an in-memory database named {@code db}. */
@@ -189,10 +275,55 @@ public enum BenchEngine {
     public abstract String macroUrl(String db, String options);
 
     /**
-     * The plain URL the benchmark loads MacroDB's primary through before MacroDB opens over {@code db}:
-     * the plain engine's own in-memory database on H2 and HSQLDB, MacroDB's primary file on SQLite.
+     * MacroDB's URL over {@code db} with {@code replicas} replicas, making whatever the replicas need first
+     * (PostgreSQL: an empty database for each secondary on a server of its own); the embedded engines'
+     * {@link #macroUrl(String, String)}, whose options say {@code replicas}.
      */
-    public String primaryLoadUrl(String db) { return plainUrl(db); }
+    public String macroUrl(String db, String options, int replicas) throws SQLException { return macroUrl(db, options); }
+
+    /**
+     * A fresh plain database {@code db} on the engine's server {@code server} (0-based; only PostgreSQL has servers,
+     * one per database of an independent configuration), created if the engine needs that done apart from
+     * connecting: its URL. The embedded engines' {@link #plainUrl}.
+     */
+    public String newPlainDatabase(String db, int server) throws SQLException { return plainUrl(db); }
+
+    /**
+     * The plain URL the benchmark loads MacroDB's primary through before MacroDB opens over {@code db}:
+     * the plain engine's own in-memory database on H2 and HSQLDB, MacroDB's primary file on SQLite, a new
+     * database on the first server on PostgreSQL.
+     */
+    public String primaryLoadUrl(String db) throws SQLException { return plainUrl(db); }
+
+    /** After a plain database's data was loaded (MacroDB's primary included), on its loading connection; nothing by default. */
+    public void afterLoad(Connection c) throws SQLException { }
+
+    /** After MacroDB opened over {@code db} with {@code replicas} replicas (and copied the primary to its secondaries). */
+    public void afterMacroOpen(String db, int replicas) throws SQLException { }
+
+    /**
+     * Drops every database made for deployment {@code db} ({@link #newPlainDatabase}, {@link #primaryLoadUrl},
+     * {@link #macroUrl(String, String, int)}) that closing does not end: PostgreSQL's; nothing for the others.
+     */
+    public void dropDatabases(String db) { }
+
+    /**
+     * CPU time used so far by the engine's own processes outside this JVM (PostgreSQL's servers), in nanoseconds, for
+     * the CPU time per transaction; 0 for the embedded engines, -1 where it cannot be read.
+     */
+    public long serverCpuNanos() { return 0; }
+
+    /** Whether the engine runs in processes of its own ({@link #serverCpuNanos}): PostgreSQL. */
+    public boolean runsServers() { return false; }
+
+    /** Why this engine cannot run here (PostgreSQL without its server binaries), or null. */
+    public String unavailableReason() { return null; }
+
+    /** Ends what the engine started for this process (PostgreSQL's servers); the next use starts anew. */
+    public void release() { }
+
+    /** A line for the run's output about how the engine runs, or null. */
+    public String describe() { return null; }
 
     /**
      * Frees a plain database after its last connection closed, where closing does not (SQLite's
@@ -250,6 +381,7 @@ public enum BenchEngine {
             case "hsqldb", "hsql" -> HSQLDB;
             case "sqlite" -> SQLITE;
             case "derby" -> DERBY;
+            case "postgresql", "postgres", "pg" -> POSTGRESQL;
             default -> throw new IllegalArgumentException("engine '" + s + "' is not one of "
                     + Arrays.stream(values()).map(BenchEngine::toString).collect(Collectors.joining(", ")));
         };

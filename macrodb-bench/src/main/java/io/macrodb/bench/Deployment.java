@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One configuration, opened and loaded: the database(s) the clients of a run connect to. Each
- * deployment gets fresh in-memory databases of its own (the paper ran every configuration on a
- * fresh copy) and holds one "keeper" connection per database so that it lives until
- * {@link #close()}.
+ * deployment gets fresh databases of its own (the paper ran every configuration on a fresh copy): in memory, or on
+ * PostgreSQL created on the benchmark's servers and dropped by {@link #close()}. It holds one "keeper" connection per
+ * database so that it lives until {@link #close()}.
  *
  * <p>MacroDB is loaded through the plain engine into what becomes its primary, then MacroDB opens
  * over it and copies it to the secondaries, as it does with an existing file database. Loading is
@@ -31,6 +31,7 @@ public final class Deployment implements AutoCloseable {
     private final List<String> urls = new ArrayList<>();
     private final List<Connection> keepers = new ArrayList<>();
     private final List<String> plainUrls = new ArrayList<>();
+    private final String base;
     private MacroConnection macro;
     private final double loadSeconds;
 
@@ -39,10 +40,11 @@ public final class Deployment implements AutoCloseable {
         this.engine = engine;
         long t0 = System.nanoTime();
         String base = "bench" + SEQ.incrementAndGet() + "_" + config.label().replaceAll("[^A-Za-z0-9]", "_");
+        this.base = base;
         try {
             switch (config.kind()) {
                 case STANDALONE -> {
-                    String url = engine.plainUrl(base);
+                    String url = engine.newPlainDatabase(base, 0);
                     keepers.add(loadPlain(url, w, seed));
                     urls.add(url);
                     plainUrls.add(url);
@@ -52,13 +54,14 @@ public final class Deployment implements AutoCloseable {
                     engine.enable();
                     String plain = engine.primaryLoadUrl(base);
                     try (Connection loader = loadPlain(plain, w, seed)) {
-                        String url = engine.macroUrl(base, config.macroOptions(readWaitMillis));
+                        String url = engine.macroUrl(base, config.macroOptions(readWaitMillis), config.n());
                         Connection k = DriverManager.getConnection(url, "sa", "");
                         keepers.add(k);
                         urls.add(url);
                         plainUrls.add(plain);
                         macro = k.unwrap(MacroConnection.class);
                     }
+                    engine.afterMacroOpen(base, config.n());
                 }
             }
         } catch (SQLException | RuntimeException e) {
@@ -83,6 +86,7 @@ public final class Deployment implements AutoCloseable {
             engine.configurePlain(c);
             w.load(c, engine, seed);
             c.setAutoCommit(true);
+            engine.afterLoad(c);
             return c;
         } catch (SQLException | RuntimeException e) {
             c.close();
@@ -93,7 +97,7 @@ public final class Deployment implements AutoCloseable {
     private void loadIndependent(String base, Workload w, long seed) throws SQLException {
         int n = config.n();
         for (int i = 0; i < n; i++) {
-            urls.add(engine.plainUrl(base + "_e" + i));
+            urls.add(engine.newPlainDatabase(base + "_e" + i, i));
             plainUrls.add(urls.get(i));
         }
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(n, Runtime.getRuntime().availableProcessors()));
@@ -121,6 +125,9 @@ public final class Deployment implements AutoCloseable {
 
     /** Databases the clients are spread over (N for independent engines, else 1). */
     public int databases() { return urls.size(); }
+
+    /** The URL clients of database {@code i} connect to. */
+    String url(int i) { return urls.get(i); }
 
     /** A new client connection to database {@code i}. */
     public Connection connect(int i) throws SQLException {
@@ -186,5 +193,8 @@ public final class Deployment implements AutoCloseable {
                 }
             }
         }
+        // PostgreSQL's databases live on servers: dropped once every connection is closed
+        engine.dropDatabases(base);
+        for (int i = 0; i < config.n(); i++) engine.dropDatabases(base + "_e" + i);
     }
 }

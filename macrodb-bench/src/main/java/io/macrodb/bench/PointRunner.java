@@ -60,11 +60,12 @@ public final class PointRunner {
         }
         threads.forEach(Thread::start);
         Sampler sampler = new Sampler(d.macro());
-        long t0, t1, cpu0, cpu1;
+        long t0, t1, cpu0, cpu1, srv0, srv1;
         try {
             started.await();
             sleep(s.warmupMillis());
             t0 = System.nanoTime();
+            srv0 = d.engine().serverCpuNanos();
             cpu0 = processCpuNanos();
             for (Client c : all) c.phase = MEASURE;
             long end = t0 + TimeUnit.MILLISECONDS.toNanos(s.measureMillis());
@@ -75,6 +76,7 @@ public final class PointRunner {
             for (Client c : all) c.phase = STOP;
             t1 = System.nanoTime();
             cpu1 = processCpuNanos();
+            srv1 = d.engine().serverCpuNanos();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             for (Client c : all) c.phase = STOP;
@@ -90,7 +92,9 @@ public final class PointRunner {
             if (t.isAlive()) stuck.add(t.getName());
         }
         for (Client c : all) c.closeQuietly();
-        return merge(d, w, mix, clients, repetition, (t1 - t0) / 1e9, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0, all, sampler, stuck);
+        long servers = srv0 < 0 || srv1 < 0 ? -1 : srv1 - srv0;
+        long cpu = cpu0 < 0 || cpu1 < 0 || servers < 0 ? -1 : cpu1 - cpu0 + servers;
+        return merge(d, w, mix, clients, repetition, (t1 - t0) / 1e9, cpu, d.engine().runsServers() ? servers : -1, all, sampler, stuck);
     }
 
     private static final java.lang.management.OperatingSystemMXBean OS = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
@@ -104,7 +108,17 @@ public final class PointRunner {
         return OS instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
     }
 
-    private static RunResult merge(Deployment d, Workload w, Mix mix, int clients, int rep, double seconds, long cpuNanos,
+    /**
+     * This JVM's CPU time ({@link #processCpuNanos}) plus that of the engine's own processes outside it
+     * (PostgreSQL's servers, which the benchmark started on this machine: {@link BenchEngine#serverCpuNanos}), or
+     * -1 where either cannot be read.
+     */
+    static long cpuNanos(Deployment d) {
+        long jvm = processCpuNanos(), servers = d.engine().serverCpuNanos();
+        return jvm < 0 || servers < 0 ? -1 : jvm + servers;
+    }
+
+    private static RunResult merge(Deployment d, Workload w, Mix mix, int clients, int rep, double seconds, long cpuNanos, long serverNanos,
                                    List<Client> all, Sampler sampler, List<String> stuck) {
         Histogram lat = new Histogram(3), roSec = new Histogram(3), roPri = new Histogram(3), roWait = new Histogram(3);
         int nt = w.types().size();
@@ -152,7 +166,8 @@ public final class PointRunner {
                 lat.getTotalCount() == 0 ? 0 : lat.getMaxValue() / 1e6, aborts, causes, errors, samples,
                 ro, onSec, onPri, ms(roSec, 50), ms(roSec, 99), ms(roPri, 50), ms(roPri, 99),
                 waited, fellBack, roWait.getTotalCount() == 0 ? 0 : roWait.getMean() / 1e6, ms(roWait, 99),
-                sampler.meanLag(), sampler.maxLag, sampler.meanStaleness(), types, typeP50, Double.NaN, true);
+                sampler.meanLag(), sampler.maxLag, sampler.meanStaleness(), types, typeP50, Double.NaN, true,
+                serverNanos < 0 || completed == 0 ? Double.NaN : serverNanos / 1e3 / completed);
     }
 
     /** Percentile in milliseconds of a histogram of nanoseconds (0 when empty). */
@@ -307,13 +322,13 @@ public final class PointRunner {
 
     /**
      * A failure the client is expected to retry: SQLState class 40 (serialization, deadlock; Derby's lock timeouts 40XL1 and
-     * 40XL2 too), lock timeouts, H2's concurrent
+     * 40XL2 too), lock timeouts (PostgreSQL's lock_timeout: 55P03), H2's concurrent
      * update, and plain SQLite's SQLITE_BUSY / SQLITE_LOCKED (xerial's driver gives them no SQLState; through MacroDB they
      * arrive as 40001).
      */
     static boolean isAbort(SQLException e) {
         String s = e.getSQLState();
-        return s != null && (s.startsWith("40") || s.equals("HYT00")) || e.getErrorCode() == 90131 || e.getErrorCode() == 50200
+        return s != null && (s.startsWith("40") || s.equals("HYT00") || s.equals("55P03")) || e.getErrorCode() == 90131 || e.getErrorCode() == 50200
                 || sqliteBusy(e);
     }
 

@@ -75,7 +75,8 @@ public final class Report {
     public static final List<String> LEGEND = List.of(
             "tx/s: median over repetitions of completed transactions per second (TPC-C's intended NewOrder rollbacks count);",
             "spread: (max-min)/median over repetitions; CPU us/tx: CPU time of the whole JVM (clients, MacroDB's threads,",
-            "JIT, GC) per transaction, median over repetitions, steadier than tx/s on a shared machine; CPU x sa: that over",
+            "JIT, GC; on postgresql also every process of the servers the benchmark started) per transaction, median over",
+            "repetitions, steadier than tx/s on a shared machine; CPU x sa: that over",
             "the standalone engine's at the same client count (MacroDB-1's is its overhead per transaction);",
             "p50/p99: median over repetitions of whole-transaction latency;",
             "aborts: share of transactions that failed with a retryable error, by cause; RO on sec: share of read-only",

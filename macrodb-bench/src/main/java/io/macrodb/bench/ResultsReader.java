@@ -39,7 +39,7 @@ public final class ResultsReader {
         for (String field : List.of("runs", "points", "peaks", "checks")) {
             if (root == null || !root.path(field).isArray()) throw new IOException(file + ": not a benchmark's results (no \"" + field + "\" list)");
         }
-        for (JsonNode run : root.get("runs")) defaults((ObjectNode) run, Map.of("catchUpMs", "NaN", "caughtUp", true));
+        for (JsonNode run : root.get("runs")) defaults((ObjectNode) run, Map.of("catchUpMs", "NaN", "caughtUp", true, "serverCpuUsPerTx", "NaN"));
         for (JsonNode point : root.get("points")) {
             defaults((ObjectNode) point, Map.of("catchUpMedianMs", "NaN", "catchUpMaxMs", "NaN", "notCaughtUp", 0));
         }

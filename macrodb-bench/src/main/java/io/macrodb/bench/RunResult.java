@@ -15,7 +15,8 @@ import java.util.Map;
  * errors are anything else and mean the benchmark or the database is wrong.
  *
  * <p>{@code cpuUsPerTx} is the CPU time the whole JVM used in the measured window (every thread:
- * clients, MacroDB's appliers and monitor, JIT, GC) per completed transaction, in microseconds, and
+ * clients, MacroDB's appliers and monitor, JIT, GC), on PostgreSQL plus every process of the servers
+ * the benchmark started on this machine ({@link BenchEngine#serverCpuNanos}), per completed transaction, in microseconds, and
  * {@code cpuPct} that time as a share of all cores over the window (NaN where the JVM cannot tell).
  * On a shared machine, where throughput moves with what the neighbours do, CPU time per
  * transaction is the steadier measure of a configuration's cost.
@@ -34,6 +35,9 @@ import java.util.Map;
  * (at most {@code Benchmark.CATCH_UP_MILLIS}) until every secondary has applied what the run
  * committed; {@code catchUpMs} is how long that took and {@code caughtUp} whether it happened in
  * time. NaN and true for the plain configurations, which have nothing to catch up.
+ *
+ * <p>{@code serverCpuUsPerTx} (PostgreSQL only, else NaN): the part of {@code cpuUsPerTx} spent by the servers'
+ * processes; the rest is the benchmark's JVM (clients, pgjdbc, MacroDB).
  */
 @JsonPropertyOrder(alphabetic = false)
 public record RunResult(String engine, String workload, String mix, String config, int clients, int repetition,
@@ -45,13 +49,14 @@ public record RunResult(String engine, String workload, String mix, String confi
                         long readOnlyWaited, long readOnlyFellBack, double roWaitMeanMs, double roWaitP99Ms,
                         double lagMeanVersions, long lagMaxVersions, double stalenessMeanMs,
                         Map<String, Long> completedByType, Map<String, Double> p50MsByType,
-                        double catchUpMs, boolean caughtUp) {
+                        double catchUpMs, boolean caughtUp, double serverCpuUsPerTx) {
 
     /** This run with how long its secondaries took to catch up after it, and whether they did in time. */
     public RunResult withCatchUp(double ms, boolean caught) {
         return new RunResult(engine, workload, mix, config, clients, repetition, seconds, completed, specRollbacks, tps, cpuUsPerTx,
                 cpuPct, p50Ms, p90Ms, p99Ms, maxMs, aborts, abortCauses, errors, errorSamples, readOnly, readOnlyOnSecondary,
                 readOnlyOnPrimary, roSecondaryP50Ms, roSecondaryP99Ms, roPrimaryP50Ms, roPrimaryP99Ms, readOnlyWaited, readOnlyFellBack,
-                roWaitMeanMs, roWaitP99Ms, lagMeanVersions, lagMaxVersions, stalenessMeanMs, completedByType, p50MsByType, ms, caught);
+                roWaitMeanMs, roWaitP99Ms, lagMeanVersions, lagMaxVersions, stalenessMeanMs, completedByType, p50MsByType, ms, caught,
+                serverCpuUsPerTx);
     }
 }

@@ -3,6 +3,7 @@ package io.macrodb.bench;
 import io.macrodb.bench.micro.Micro;
 import io.macrodb.bench.tpcc.Tpcc;
 import io.macrodb.bench.tpcw.TpcwLike;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -13,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Smoke test, not a measurement: every workload x every kind of configuration runs for about a
- * second at tiny scale with 1-2 clients, on every engine. Checks that the numbers are sane
+ * second at tiny scale with 1-2 clients, on every engine (PostgreSQL where its server binaries are installed: skipped
+ * with the reason printed where they are not, failed instead under {@code -Dmacrodb.requirePostgres=true}). Checks that the numbers are sane
  * (throughput > 0, latencies ordered, no unexpected errors, read-only transactions of MacroDB
  * with secondaries reach secondaries) and that MacroDB's replicas converge.
  */
@@ -22,6 +24,7 @@ class BenchSmokeTest {
     @ParameterizedTest
     @EnumSource(BenchEngine.class)
     void everyWorkloadAndConfigurationRunsAndConverges(BenchEngine engine) throws Exception {
+        if (engine == BenchEngine.POSTGRESQL) Postgres.assumeAvailable();
         Tpcc tpcc = new Tpcc(1, 0.01);
         Micro micro = new Micro(1000);
         TpcwLike tpcw = new TpcwLike(0.02);
@@ -61,6 +64,9 @@ class BenchSmokeTest {
             // the JVM reports (CI once saw 100.51%); a unit slip (ns for us, no division by cores)
             // lands far outside it.
             assertTrue(r.cpuUsPerTx() > 0 && r.cpuPct() > 0 && r.cpuPct() <= 115, () -> "CPU time out of range: " + r);
+            // PostgreSQL's servers' share of it (the rest is this JVM); none for the embedded engines
+            if (engine.runsServers()) assertTrue(r.serverCpuUsPerTx() > 0 && r.serverCpuUsPerTx() <= r.cpuUsPerTx(), () -> "servers' CPU: " + r);
+            else assertTrue(Double.isNaN(r.serverCpuUsPerTx()), () -> "no servers: " + r);
             // read waits: counted among the routed read-only transactions, fall-backs among the waits
             assertTrue(r.readOnlyWaited() <= r.readOnlyOnSecondary() + r.readOnlyOnPrimary(), () -> "more waits than reads: " + r);
             assertTrue(r.readOnlyFellBack() <= r.readOnlyWaited() && r.readOnlyFellBack() <= r.readOnlyOnPrimary(), () -> "fall-backs: " + r);
@@ -71,6 +77,10 @@ class BenchSmokeTest {
         }
         assertTrue(res.points().stream().filter(p -> !p.config().equals("standalone")).allMatch(p -> p.vsStandalone() > 0));
     }
+
+    /** PostgreSQL's servers (started by the first configuration that needs them) are stopped with the class. */
+    @AfterAll
+    static void stopPostgres() { BenchEngine.POSTGRESQL.release(); }
 
     /**
      * MacroDB over Derby compiles its capture triggers' statements as a transaction first fires them and then commits

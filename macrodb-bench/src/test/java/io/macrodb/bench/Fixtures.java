@@ -15,7 +15,7 @@ final class Fixtures {
                 (long) (tps * 0.8), macro ? (long) (tps * 0.6) : 0, macro ? (long) (tps * 0.2) : (long) (tps * 0.8),
                 macro ? 0.4 : Double.NaN, macro ? 0.9 : Double.NaN, 0.45, 0.95,
                 macro ? 3 : 0, 0, macro ? 0.01 : 0, macro ? 0.2 : 0, macro ? 0.5 : 0, macro ? 3 : 0, Double.NaN,
-                Map.of("PointRead", (long) tps), Map.of("PointRead", 0.5), macro ? 2.5 * rep : Double.NaN, true);
+                Map.of("PointRead", (long) tps), Map.of("PointRead", 0.5), macro ? 2.5 * rep : Double.NaN, true, Double.NaN);
     }
 
     /** standalone, macrodb-2 and independent-2 at 1 and 2 clients, {@code reps} repetitions each. */

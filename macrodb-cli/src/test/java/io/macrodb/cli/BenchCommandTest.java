@@ -101,6 +101,52 @@ class BenchCommandTest {
         assertTrue(runs.contains("derby,micro,80-20,macrodb-2,"), runs);
     }
 
+    /**
+     * PostgreSQL: the benchmark starts its own servers (one per replica or independent engine), says so, and stops them at the
+     * end. Skipped with the reason where the server binaries are missing (a failure under -Dmacrodb.requirePostgres=true).
+     */
+    @Test
+    void postgresqlStartsItsServersRunsEveryKindOfConfigurationAndStopsThem(@TempDir Path dir) throws Exception {
+        String reason = io.macrodb.bench.BenchEngine.POSTGRESQL.unavailableReason();
+        if (reason != null) {
+            if (Boolean.getBoolean("macrodb.requirePostgres")) org.junit.jupiter.api.Assertions.fail("macrodb.requirePostgres=true but " + reason);
+            System.out.println("SKIPPED (PostgreSQL): " + reason);
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, reason);
+        }
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = macrodb(out, err, "bench", "-e", "postgresql", "-w", "micro", "-m", "80-20", "--scale", "0.01",
+                "-C", "standalone,macrodb:2,independent:2", "-c", "2", "--jvm-warmup", "0", "--warmup", "0.1", "-d", "0.3",
+                "--repetitions", "1", "--no-progress", "-o", dir.toString());
+        String all = "exit " + rc + "\n" + out + "\n" + err;
+        assertEquals(0, rc, all);
+        assertTrue(out.toString().contains("postgresql: the benchmark starts its own servers from "), all);
+        String runs = Files.readString(dir.resolve("runs.csv"));
+        for (String config : new String[] {"standalone", "macrodb-2", "independent-2"}) {
+            assertTrue(runs.contains("postgresql,micro,80-20," + config + ","), runs);
+        }
+        // no server left: the servers' CPU time reads 0 once none is running
+        assertEquals(0, io.macrodb.bench.BenchEngine.POSTGRESQL.serverCpuNanos(), "the servers are stopped at the end");
+    }
+
+    /** Without PostgreSQL's server binaries, -e postgresql is a usage error (exit 2) that says why, before anything runs. */
+    @Test
+    void postgresqlWithoutServerBinariesIsRefusedWithTheReason(@TempDir Path dir) {
+        String property = "macrodb.pgBin", before = System.getProperty(property);
+        System.setProperty(property, dir.resolve("no-bin").toString());
+        try {
+            StringWriter out = new StringWriter(), err = new StringWriter();
+            assertEquals(2, macrodb(out, err, "bench", "-e", "h2,postgresql", "-w", "micro", "-o", dir.resolve("out").toString()));
+            assertTrue(err.toString().contains("-e postgresql: -Dmacrodb.pgBin=" + dir.resolve("no-bin")
+                    + " holds no PostgreSQL server binaries (initdb, pg_ctl)"), err.toString());
+            assertTrue(!err.toString().contains("\tat "), "no stack trace: " + err);
+            assertTrue(out.toString().isEmpty(), "nothing ran: " + out);
+            assertEquals(2, macrodb(out, err, "bench", "apply-capacity", "-e", "postgresql", "-o", dir.resolve("out2").toString()));
+        } finally {
+            if (before == null) System.clearProperty(property);
+            else System.setProperty(property, before);
+        }
+    }
+
     @Test
     void badOptionsAreUsageErrors() {
         StringWriter out = new StringWriter(), err = new StringWriter();

@@ -117,10 +117,16 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
         o.println(BenchCommand.builds(io.macrodb.jdbc.MacroDriver.VERSION, BuildCommit.of(io.macrodb.jdbc.MacroDriver.class),
                 BuildCommit.of(ApplyCapacity.class)));
         o.flush();
-        List<ApplyCapacity.Window> ws = ApplyCapacity.run(s, line -> {
-            o.println(line);
-            o.flush();
-        });
+        for (BenchEngine e : s.engines()) if (e.describe() != null) o.println(e.describe());
+        List<ApplyCapacity.Window> ws;
+        try {
+            ws = ApplyCapacity.run(s, line -> {
+                o.println(line);
+                o.flush();
+            });
+        } finally {
+            for (BenchEngine e : s.engines()) e.release();
+        }
         String tables = ApplyCapacity.tables(ws);
         o.println();
         o.print(tables);

@@ -81,9 +81,11 @@ public final class BenchCommand implements Callable<Integer> {
     private List<String> mixes = new ArrayList<>();
 
     @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2",
-            description = "Engines, in memory: h2, hsqldb, sqlite, derby (default: ${DEFAULT-VALUE}). derby (Apache Derby embedded)"
-                    + " is experimental in MacroDB: the benchmark offers it to its own in-memory databases, as"
-                    + " -Dmacrodb.experimental=derby would, and says so.")
+            description = "Engines: h2, hsqldb, sqlite, derby in memory, postgresql (default: ${DEFAULT-VALUE}). derby (Apache Derby"
+                    + " embedded) is experimental in MacroDB: the benchmark offers it to its own in-memory databases, as"
+                    + " -Dmacrodb.experimental=derby would, and says so. postgresql: the benchmark starts its own servers from"
+                    + " Debian's packages (/usr/lib/postgresql/*/bin) on free loopback ports, one per replica or independent"
+                    + " engine, and stops them at the end.")
     private List<String> engines;
 
     @Option(names = {"-C", "--configs"}, split = ",", paramLabel = "CONFIG",
@@ -176,6 +178,7 @@ public final class BenchCommand implements Callable<Integer> {
             o.println("derby: experimental in MacroDB (README, \"Derby\"); offered to this run's own in-memory databases"
                     + " (-Dmacrodb.experimental=derby set for this process)");
         }
+        for (BenchEngine e : plan.engines()) if (e.describe() != null) o.println(e.describe());
         o.flush();
         BenchListener lines = new BenchListener() {
             @Override public void runFinished(RunResult r) {
@@ -192,7 +195,13 @@ public final class BenchCommand implements Callable<Integer> {
             o.println("(stderr is not a terminal: no progress bar, a line per run instead)");
             o.flush();
         }
-        BenchResults res = Benchmark.run(plan, listener);
+        BenchResults res;
+        try {
+            res = Benchmark.run(plan, listener);
+        } finally {
+            // PostgreSQL's servers are stopped now (a shutdown hook would, at the latest)
+            for (BenchEngine e : plan.engines()) e.release();
+        }
         String text = BenchSummary.text(res);
         o.print(text);
         Map<String, Object> planJson = new LinkedHashMap<>();
@@ -270,6 +279,10 @@ public final class BenchCommand implements Callable<Integer> {
     BenchPlan plan() {
         try {
             List<BenchEngine> es = engines.stream().map(BenchEngine::parse).distinct().toList();
+            for (BenchEngine e : es) {
+                // PostgreSQL's servers: refused here, before anything runs, not as a stack trace from the first load
+                if (e.unavailableReason() != null) throw new IllegalArgumentException("-e " + e + ": " + e.unavailableReason());
+            }
             if (!(scale > 0 && scale <= 1)) throw new IllegalArgumentException("--scale must be in (0, 1]");
             List<Workload> ws = new ArrayList<>();
             for (String w : workloads) {
