@@ -55,7 +55,8 @@ class PrimaryFailoverTest {
             }
             AtomicLong[] acked = {new AtomicLong(), new AtomicLong()};
             bank.writers(2, writer -> ackedTransfers(bank, TestDb.open(url), writer, acked[writer], "NEXT VALUE FOR seq"))
-                    .readers(1, bank.declaredReaders(false)).retriedReadsAllowed(); // reads fail with 40001 while the primary changes
+                    .readers(1, bank.declaredReaders(false)).retriedReadsAllowed() // reads fail with 40001 while the primary changes
+                    .onStall(java.time.Duration.ofSeconds(10), () -> Failovers.derbyLocks(mc)); // who holds what, if the writers stop
             bank.start();
             bank.awaitProgress(100, 50); // the load runs before the primary goes
             long ackedBefore = acked[0].get() + acked[1].get();
@@ -163,6 +164,7 @@ class PrimaryFailoverTest {
                         // the old primary may be gone
                     }
                     if (e.getSQLState() == null || !e.getSQLState().startsWith("40")) throw e;
+                    bank.retried(e);
                     Thread.sleep(5);
                     return false;
                 }
