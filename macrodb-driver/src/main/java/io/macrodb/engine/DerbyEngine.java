@@ -608,25 +608,26 @@ public final class DerbyEngine implements Engine {
         if (!c.getAutoCommit()) c.commit();
     }
 
-    /** Sequences by quoted name, with the value the next NEXT VALUE FOR would return. */
+    /**
+     * Sequences by quoted name, each with the first value Derby has not handed out yet: {@code SYSSEQUENCES.CURRENTVALUE},
+     * which Derby documents as the end of the range it preallocated (the next {@code NEXT VALUE FOR} returns it or a
+     * value below it; a restart there skips the rest of the range, at most {@code derby.language.sequence.preallocator}
+     * values, 100 by default). Read {@code WITH UR}, so that it takes no lock. This runs in committing transactions.
+     *
+     * <p>Not {@code SYSCS_UTIL.SYSCS_PEEK_AT_SEQUENCE}, the exact next value: Derby finds a sequence it has no UUID
+     * cached for (a sequence created or re-created, as a restart does, that no statement has compiled against since)
+     * by reading its row of {@code SYSSEQUENCES} at REPEATABLE READ in the caller's transaction, and that shared lock
+     * then stays until the transaction ends. Meanwhile every other session's {@code NEXT VALUE FOR} that needs a new
+     * range (its nested transaction does not wait for locks) fails at once with X0Y84, "Too much contention on
+     * sequence" ({@code DerbyLockingTest.readingSequencePositionsLocksNoSequence}).
+     */
     @Override public Map<String, Long> sequencePositions(Connection c) throws SQLException {
         Map<String, Long> out = new java.util.TreeMap<>();
-        List<String[]> names = new ArrayList<>();
         try (Statement s = c.createStatement();
-             // WITH UR: a committing transaction's scan of SYSSEQUENCES kept its locks until the commit, and Derby
-             // refused other sessions' NEXT VALUE FOR meanwhile ("Too much contention on sequence", X0Y84)
-             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, Q.SEQUENCENAME FROM SYS.SYSSEQUENCES Q JOIN SYS.SYSSCHEMAS S"
-                     + " ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME <> 'SYS' WITH UR")) {
-            while (rs.next()) names.add(new String[] {rs.getString(1), rs.getString(2)});
-        }
-        try (PreparedStatement ps = c.prepareStatement("VALUES SYSCS_UTIL.SYSCS_PEEK_AT_SEQUENCE(?, ?)")) {
-            for (String[] n : names) {
-                ps.setString(1, n[0]);
-                ps.setString(2, n[1]);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) out.put(TableShape.quote(n[0]) + "." + TableShape.quote(n[1]), rs.getLong(1));
-                }
-            }
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, Q.SEQUENCENAME, Q.CURRENTVALUE FROM SYS.SYSSEQUENCES Q"
+                     + " JOIN SYS.SYSSCHEMAS S ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME <> 'SYS' WITH UR")) {
+            // a sequence that is used up (NO CYCLE, past its bound) has none: 0, as before
+            while (rs.next()) out.put(TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)), rs.getLong(3));
         }
         return out;
     }
