@@ -821,10 +821,12 @@ public final class DerbyEngine implements Engine {
      * dictionary, Derby finds it in a deadlock, and its {@code Deadlock.buildException} then throws a
      * ClassCastException (Integer to Long), which reaches the application as XJ001 "Java exception". Seen in the
      * randomized convergence test with DDL beside the writers; the deadlock was broken all the same. And X0Y84, "Too
-     * much contention on sequence": NEXT VALUE FOR updates the sequence's catalog row in a nested transaction that
-     * does not wait; when that row is locked it waits in the writer's own transaction, and a lock wait that ends
-     * there (another writer holding the row while it waits for this one's rows) is reported as X0Y84. Seen in
-     * PrimaryFailoverTest's writers (a sequence, an identity and two account rows each), before any failover.
+     * much contention on sequence": NEXT VALUE FOR that needs a new range updates the sequence's catalog row in a
+     * nested transaction that does not wait for locks (it waits, in the writer's own transaction, only for a lock that
+     * transaction holds itself); when another transaction holds that row it fails at once with X0Y84, and again on
+     * every try while that transaction stays open. Seen in PrimaryFailoverTest's writers (a sequence, an identity and
+     * two account rows each), before any failover; MacroDB's own reading of the sequence positions at commit was one
+     * such holder ({@link #sequencePositions}).
      */
     @Override public boolean isRetryable(SQLException e) {
         String state = e.getSQLState();
