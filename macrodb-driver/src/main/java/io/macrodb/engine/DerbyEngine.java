@@ -763,9 +763,9 @@ public final class DerbyEngine implements Engine {
      * kept in a thread-local, and the next Derby call on this thread that handles an error with no connection context
      * (a new session to a gone database, as a probe opens) sets the thread's flag again. The thread then met it in a
      * healthy replica: Derby closed that session with 08000 ("Connection closed by unknown interrupt") seconds after the
-     * drop, in the monitor thread copying the promoted primary, and in a reader, whose 08000 reached the application
-     * (PrimaryFailoverTest under load). Draining it outside any Derby call sets the flag if one was kept; it is cleared
-     * with the rest.
+     * drop, in the monitor thread copying the promoted primary 3 s after it had cleared the flag (and probably in a
+     * reader, whose 08000 reached the application: PrimaryFailoverTest under load). Draining it outside any Derby call
+     * sets the flag if one was kept; it is cleared with the rest.
      */
     @Override public void clearStopInterrupt() {
         try {
