@@ -252,6 +252,30 @@ class DerbyEngineTest {
     }
 
     /**
+     * An interrupt Derby notices while a dropped database's session is being closed is kept for the thread
+     * ({@code InterruptStatus}, a thread-local) and set again by the next Derby call that handles an error with no
+     * session (opening a session to a gone database, as MacroDB's probes do). Clearing the thread's flag once the
+     * replica left the rotation did not reach it: the interrupt came back seconds later and Derby closed a healthy
+     * replica's session with 08000 (the monitor copying the promoted primary; a reader, whose 08000 failed
+     * PrimaryFailoverTest). {@code clearStopInterrupt} drops both.
+     */
+    @Test
+    void aStopInterruptThatDerbyKeptForLaterIsClearedToo() throws Exception {
+        io.macrodb.engine.DerbyEngine engine = new io.macrodb.engine.DerbyEngine();
+        String gone = "jdbc:derby:memory:gone_" + Long.toHexString(System.nanoTime()) + ";create=false";
+        try {
+            org.apache.derby.iapi.util.InterruptStatus.setInterrupted(); // what Derby does when the session's context is gone
+            engine.clearStopInterrupt();
+            assertFalse(Thread.currentThread().isInterrupted());
+            SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(gone));
+            assertEquals("XJ004", e.getSQLState(), e.getMessage());
+            assertFalse(Thread.currentThread().isInterrupted(), "the interrupt Derby kept came back on a later call");
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    /**
      * Derby closes a session that an interrupted thread calls (08000, "Connection closed by unknown interrupt"): the
      * application's interrupt fails its statement and rolls its transaction back, but the primary stays the primary
      * (08000 was taken for an engine gone, and every interrupt of an application thread failed the primary over),

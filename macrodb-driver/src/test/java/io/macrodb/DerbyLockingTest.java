@@ -179,4 +179,44 @@ class DerbyLockingTest {
             }
         }
     }
+
+    /**
+     * MacroDB reads the sequences' positions in every committing transaction that drew from one, and in the
+     * transaction that restarts them on a promoted secondary. Reading them must lock no sequence: with Derby's
+     * {@code SYSCS_PEEK_AT_SEQUENCE}, a sequence created (or re-created, as a restart does) and not yet compiled against
+     * was looked up in {@code SYSSEQUENCES} at REPEATABLE READ, the reader's transaction kept that row locked, and
+     * another session's {@code NEXT VALUE FOR} failed at once with X0Y84 ("Too much contention on sequence") until it
+     * ended. Plain Derby sessions, MacroDB's engine call.
+     */
+    @Test
+    void readingSequencePositionsLocksNoSequence() throws Exception {
+        String url = "jdbc:derby:memory:seqpos_" + Long.toHexString(System.nanoTime());
+        io.macrodb.engine.DerbyEngine engine = new io.macrodb.engine.DerbyEngine();
+        try (Connection admin = java.sql.DriverManager.getConnection(url + ";create=true");
+             Connection committing = java.sql.DriverManager.getConnection(url);
+             Connection other = java.sql.DriverManager.getConnection(url)) {
+            try (Statement s = admin.createStatement()) {
+                s.execute("CREATE SEQUENCE seq START WITH 1");
+            }
+            committing.setAutoCommit(false);
+            java.util.Map<String, Long> positions = engine.sequencePositions(committing); // its transaction stays open
+            assertEquals(1L, positions.get("\"APP\".\"SEQ\""), positions.toString());
+            try (Statement s = other.createStatement(); ResultSet rs = s.executeQuery("VALUES NEXT VALUE FOR seq")) {
+                assertTrue(rs.next());
+                assertEquals(1, rs.getLong(1));
+            } catch (SQLException e) {
+                throw new AssertionError("another session could not draw from the sequence while a transaction that read the"
+                        + " positions was open: " + e.getSQLState() + " " + e.getMessage(), e);
+            }
+            java.util.Map<String, Long> after = engine.sequencePositions(committing);
+            assertTrue(after.get("\"APP\".\"SEQ\"") > 1, "the position is past the value handed out: " + after);
+            committing.commit();
+        } finally {
+            try {
+                java.sql.DriverManager.getConnection(url + ";drop=true").close();
+            } catch (SQLException dropped) {
+                // 08006
+            }
+        }
+    }
 }

@@ -622,25 +622,26 @@ public final class DerbyEngine implements Engine {
         if (!c.getAutoCommit()) c.commit();
     }
 
-    /** Sequences by quoted name, with the value the next NEXT VALUE FOR would return. */
+    /**
+     * Sequences by quoted name, each with the first value Derby has not handed out yet: {@code SYSSEQUENCES.CURRENTVALUE},
+     * which Derby documents as the end of the range it preallocated (the next {@code NEXT VALUE FOR} returns it or a
+     * value below it; a restart there skips the rest of the range, at most {@code derby.language.sequence.preallocator}
+     * values, 100 by default). Read {@code WITH UR}, so that it takes no lock. This runs in committing transactions.
+     *
+     * <p>Not {@code SYSCS_UTIL.SYSCS_PEEK_AT_SEQUENCE}, the exact next value: Derby finds a sequence it has no UUID
+     * cached for (a sequence created or re-created, as a restart does, that no statement has compiled against since)
+     * by reading its row of {@code SYSSEQUENCES} at REPEATABLE READ in the caller's transaction, and that shared lock
+     * then stays until the transaction ends. Meanwhile every other session's {@code NEXT VALUE FOR} that needs a new
+     * range (its nested transaction does not wait for locks) fails at once with X0Y84, "Too much contention on
+     * sequence" ({@code DerbyLockingTest.readingSequencePositionsLocksNoSequence}).
+     */
     @Override public Map<String, Long> sequencePositions(Connection c) throws SQLException {
         Map<String, Long> out = new java.util.TreeMap<>();
-        List<String[]> names = new ArrayList<>();
         try (Statement s = c.createStatement();
-             // WITH UR: a committing transaction's scan of SYSSEQUENCES kept its locks until the commit, and Derby
-             // refused other sessions' NEXT VALUE FOR meanwhile ("Too much contention on sequence", X0Y84)
-             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, Q.SEQUENCENAME FROM SYS.SYSSEQUENCES Q JOIN SYS.SYSSCHEMAS S"
-                     + " ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME <> 'SYS' WITH UR")) {
-            while (rs.next()) names.add(new String[] {rs.getString(1), rs.getString(2)});
-        }
-        try (PreparedStatement ps = c.prepareStatement("VALUES SYSCS_UTIL.SYSCS_PEEK_AT_SEQUENCE(?, ?)")) {
-            for (String[] n : names) {
-                ps.setString(1, n[0]);
-                ps.setString(2, n[1]);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) out.put(TableShape.quote(n[0]) + "." + TableShape.quote(n[1]), rs.getLong(1));
-                }
-            }
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, Q.SEQUENCENAME, Q.CURRENTVALUE FROM SYS.SYSSEQUENCES Q"
+                     + " JOIN SYS.SYSSCHEMAS S ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME <> 'SYS' WITH UR")) {
+            // a sequence that is used up (NO CYCLE, past its bound) has none: 0, as before
+            while (rs.next()) out.put(TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)), rs.getLong(3));
         }
         return out;
     }
@@ -771,6 +772,25 @@ public final class DerbyEngine implements Engine {
     @Override public boolean interruptsThreadsWhenStopped() { return true; }
 
     /**
+     * Also drops the interrupt Derby keeps for this thread to set again later ({@code InterruptStatus}): an interrupt it
+     * notices while the session's connection context is already gone (a dropped database's session being closed) is
+     * kept in a thread-local, and the next Derby call on this thread that handles an error with no connection context
+     * (a new session to a gone database, as a probe opens) sets the thread's flag again. The thread then met it in a
+     * healthy replica: Derby closed that session with 08000 ("Connection closed by unknown interrupt") seconds after the
+     * drop, in the monitor thread copying the promoted primary 3 s after it had cleared the flag (and probably in a
+     * reader, whose 08000 reached the application: PrimaryFailoverTest under load). Draining it outside any Derby call
+     * sets the flag if one was kept; it is cleared with the rest.
+     */
+    @Override public void clearStopInterrupt() {
+        try {
+            org.apache.derby.iapi.util.InterruptStatus.restoreIntrFlagIfSeen();
+        } catch (RuntimeException | LinkageError e) {
+            // a Derby without it (or not on this class path): there is only the flag
+        }
+        Thread.interrupted();
+    }
+
+    /**
      * Derby's connection errors (08xxx), a database that is gone or shut down (XJ004, XJ015, 08006, 40XD0/1). A session
      * Derby closed after an error of session severity (08003 on its next use) is taken for a gone engine too: asking
      * a new session instead, as for H2's 50000, made a promoted secondary's identity inserts fail inside Derby
@@ -815,10 +835,12 @@ public final class DerbyEngine implements Engine {
      * dictionary, Derby finds it in a deadlock, and its {@code Deadlock.buildException} then throws a
      * ClassCastException (Integer to Long), which reaches the application as XJ001 "Java exception". Seen in the
      * randomized convergence test with DDL beside the writers; the deadlock was broken all the same. And X0Y84, "Too
-     * much contention on sequence": NEXT VALUE FOR updates the sequence's catalog row in a nested transaction that
-     * does not wait; when that row is locked it waits in the writer's own transaction, and a lock wait that ends
-     * there (another writer holding the row while it waits for this one's rows) is reported as X0Y84. Seen in
-     * PrimaryFailoverTest's writers (a sequence, an identity and two account rows each), before any failover.
+     * much contention on sequence": NEXT VALUE FOR that needs a new range updates the sequence's catalog row in a
+     * nested transaction that does not wait for locks (it waits, in the writer's own transaction, only for a lock that
+     * transaction holds itself); when another transaction holds that row it fails at once with X0Y84, and again on
+     * every try while that transaction stays open. Seen in PrimaryFailoverTest's writers (a sequence, an identity and
+     * two account rows each), before any failover; MacroDB's own reading of the sequence positions at commit was one
+     * such holder ({@link #sequencePositions}).
      */
     @Override public boolean isRetryable(SQLException e) {
         String state = e.getSQLState();

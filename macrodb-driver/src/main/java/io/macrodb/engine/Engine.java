@@ -406,6 +406,13 @@ public interface Engine {
     default boolean interruptsThreadsWhenStopped() { return false; }
 
     /**
+     * Clears, on the calling thread, the interrupt that a stopped database left ({@link #interruptsThreadsWhenStopped}):
+     * the thread's flag, and any interrupt the engine noted to set again later. Called once a failure was found to be
+     * its replica's leaving the rotation, and outside any call into the engine.
+     */
+    default void clearStopInterrupt() { Thread.interrupted(); }
+
+    /**
      * Called on the primary's session after a statement of an update transaction failed: whether that failure
      * ended the engine's transaction (then the session is left in a new one). SQLite's {@code INSERT OR ROLLBACK},
      * a column's {@code ON CONFLICT ROLLBACK} and a trigger's {@code RAISE(ROLLBACK, ...)} roll the whole transaction

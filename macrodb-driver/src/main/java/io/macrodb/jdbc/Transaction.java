@@ -409,7 +409,7 @@ final class Transaction {
      * stopped database (MacroDB's rollback of the dead session too), after {@code Failover.replicaFailed} cleared it.
      */
     private void clearStopInterrupt(boolean interruptedBefore, Replica r) {
-        if (!interruptedBefore && r != null && !r.isActive() && db.engine().interruptsThreadsWhenStopped()) Thread.interrupted();
+        if (!interruptedBefore && r != null && !r.isActive() && db.engine().interruptsThreadsWhenStopped()) db.engine().clearStopInterrupt();
     }
 
     private <T> T runOn(Target t, Session s, Exec<T> body) throws SQLException {

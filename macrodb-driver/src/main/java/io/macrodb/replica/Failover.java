@@ -81,7 +81,9 @@ final class Failover {
             failed = gone || !r.isActive();
             return failed;
         } finally {
-            if (interrupted && !failed) Thread.currentThread().interrupt();
+            // a probe of the gone engine (answers) may have set it again: whatever the stop left goes with the replica
+            if (failed && engine.interruptsThreadsWhenStopped()) engine.clearStopInterrupt();
+            else if (interrupted) Thread.currentThread().interrupt();
         }
     }
 
@@ -156,7 +158,7 @@ final class Failover {
         // its last call on the failed primary, and the interrupt may arrive while it waits here: the wait goes on
         // (bounded by lockTimeout), and the thread returns uninterrupted (Engine#interruptsThreadsWhenStopped).
         boolean stopInterrupts = config.engine().interruptsThreadsWhenStopped();
-        if (stopInterrupts) Thread.interrupted();
+        if (stopInterrupts) config.engine().clearStopInterrupt();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.lockTimeoutMillis());
         synchronized (promotion) {
             while (promoting) {

@@ -109,6 +109,10 @@ public final class BankWorkload implements AutoCloseable {
     private final AtomicLong readsOnSecondaries = new AtomicLong();
     private final AtomicLong retriedReads = new AtomicLong();
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+    /** Why transfers were retried: SQLState and message (with the cause's), by count ({@link #retried}). */
+    private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> retryCauses = new java.util.concurrent.ConcurrentHashMap<>();
+    private final List<java.util.function.Supplier<String>> stallDiagnostics = new ArrayList<>();
+    private Duration stallReport = Duration.ofSeconds(20);
     private final List<Future<?>> futures = new ArrayList<>();
     private ExecutorService pool;
     private Connection observer;
@@ -182,7 +186,82 @@ public final class BankWorkload implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Something printed (with the retry causes and every thread's stack) when the writers made no progress for
+     * {@code after} (once per stall, the load goes on), and again if the hang guard fails the test: for example the
+     * engine's lock table. Default 20 s.
+     */
+    public BankWorkload onStall(Duration after, java.util.function.Supplier<String> diagnostics) {
+        this.stallReport = after;
+        stallDiagnostics.add(diagnostics);
+        return this;
+    }
+
     // ------------------------------------------------------------------ state and helpers for clients
+
+    /**
+     * Records why a transfer was retried ({@code e}'s SQLState and message, and its causes'), so that a stall
+     * says what the writers kept meeting; a client that retries by itself calls this.
+     */
+    public void retried(Throwable e) {
+        retryCauses.computeIfAbsent(describe(e), k -> new AtomicLong()).incrementAndGet();
+        // a lock wait that timed out, or a sequence whose catalog row someone holds: who holds what, now (twice at most)
+        if (!stallDiagnostics.isEmpty() && lockRetryReports.get() < 2 && hasState(e, "40XL1", "40XL2", "X0Y84")
+                && lockRetryReports.incrementAndGet() <= 2) {
+            System.out.println(name + ": RETRY ON A LOCK: " + describe(e) + ": " + stallReport());
+        }
+    }
+
+    private final AtomicLong lockRetryReports = new AtomicLong();
+
+    private static boolean hasState(Throwable e, String... states) {
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            if (t instanceof SQLException se && java.util.Arrays.asList(states).contains(se.getSQLState())) return true;
+        }
+        return false;
+    }
+
+    private static String describe(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t) && seen.size() <= 3; t = t.getCause()) {
+            if (sb.length() > 0) sb.append(" <- ");
+            String msg = String.valueOf(t.getMessage()).replaceAll("\\d+", "N"); // counts and ids apart, one cause
+            if (msg.length() > 160) msg = msg.substring(0, 160) + "...";
+            sb.append(t instanceof SQLException se ? se.getSQLState() : t.getClass().getSimpleName()).append(' ').append(msg);
+        }
+        return sb.toString();
+    }
+
+    /** The retry causes so far, most frequent first. */
+    public String retryCauses() {
+        StringBuilder sb = new StringBuilder();
+        retryCauses.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue().get(), a.getValue().get())).limit(8)
+                .forEach(e -> sb.append("\n  ").append(e.getValue().get()).append(" x ").append(e.getKey()));
+        return sb.length() == 0 ? " none recorded" : sb.toString();
+    }
+
+    /** What a stall report prints: progress, retry causes, the test's diagnostics, every thread's stack. */
+    private String stallReport() {
+        StringBuilder sb = new StringBuilder(name + ": " + progress() + "; retry causes:" + retryCauses() + "\n" + replicaStatus());
+        for (java.util.function.Supplier<String> d : stallDiagnostics) {
+            try {
+                sb.append('\n').append(d.get());
+            } catch (RuntimeException e) {
+                sb.append("\n(diagnostics failed: ").append(e).append(')');
+            }
+        }
+        sb.append("\nthreads:");
+        for (java.lang.management.ThreadInfo ti : java.lang.management.ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+            sb.append("\n\"").append(ti.getThreadName()).append("\" ").append(ti.getThreadState());
+            if (ti.getLockName() != null) sb.append(" on ").append(ti.getLockName());
+            if (ti.getLockOwnerName() != null) sb.append(" owned by \"").append(ti.getLockOwnerName()).append('"');
+            for (StackTraceElement f : ti.getStackTrace()) sb.append("\n    at ").append(f);
+        }
+        return sb.toString();
+    }
+
 
     public long seed() {
         return seed;
@@ -448,11 +527,28 @@ public final class BankWorkload implements AutoCloseable {
     }
 
     private void awaitCounts(long t, long r, long onSecondaries) throws Exception {
+        long[] last = {transfers.get(), System.nanoTime(), 0}; // transfers seen, when they last moved, stall reported
         UntilCounts.await(name, limit,
-                () -> transfers.get() >= t && reads.get() >= r && readsOnSecondaries.get() >= onSecondaries
-                        && routedToSecondaries() >= onSecondaries,
-                () -> "wanted " + t + " transfers, " + r + " reads (" + onSecondaries + " on secondaries), done " + progress()
-                        + ", the database routed " + routedToSecondaries() + " to secondaries; " + replicaStatus(),
+                () -> {
+                    long now = System.nanoTime();
+                    if (transfers.get() != last[0]) {
+                        last[0] = transfers.get();
+                        last[1] = now;
+                        last[2] = 0;
+                    } else if (transfers.get() < t && last[2] == 0 && now - last[1] > stallReport.toNanos()) {
+                        last[2] = 1;
+                        System.out.println(name + ": STALL: no transfer committed for " + stallReport.toSeconds() + " s: " + stallReport());
+                    }
+                    return transfers.get() >= t && reads.get() >= r && readsOnSecondaries.get() >= onSecondaries
+                            && routedToSecondaries() >= onSecondaries;
+                },
+                () -> {
+                    String report = stallReport();
+                    System.out.println(name + ": HANG: " + report);
+                    return "wanted " + t + " transfers, " + r + " reads (" + onSecondaries + " on secondaries), done " + progress()
+                            + ", the database routed " + routedToSecondaries() + " to secondaries; retry causes:" + retryCauses()
+                            + "\n" + replicaStatus();
+                },
                 UntilCounts.clients(futures));
     }
 
@@ -494,7 +590,8 @@ public final class BankWorkload implements AutoCloseable {
         ReadWaits.Stats waits = TestDb.macro(observer).readWaits().minus(waitsAtStart);
         observer.close();
         result = new Result(transfers.get(), retriedTransfers.get(), reads.get(), readsOnSecondaries.get(), retriedReads.get(), waits);
-        System.out.println(name + ": " + progress() + ", violations: " + violations.size() + " (seed=" + seed + "); " + waits);
+        System.out.println(name + ": " + progress() + ", violations: " + violations.size() + " (seed=" + seed + "); " + waits
+                + (retryCauses.isEmpty() ? "" : "; retry causes:" + retryCauses()));
         assertTrue(violations.isEmpty(), () -> name + ": " + violations.size() + " violations, the first: "
                 + new ArrayList<>(violations).subList(0, Math.min(5, violations.size())));
         assertTrue(result.transfers() > 0 && result.transfers() >= minTransfers,

@@ -42,4 +42,34 @@ public final class Failovers {
         while (System.nanoTime() < deadline && !mc.replicaStatus().get(0).stateReason().startsWith("promoted")) Thread.sleep(20);
         assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> "no promotion: " + mc.replicaStatus());
     }
+
+    /**
+     * Derby's lock and transaction tables ({@code SYSCS_DIAG.LOCK_TABLE}, {@code SYSCS_DIAG.TRANSACTION_TABLE}) of each of
+     * {@code mc}'s replicas, read through a session of its own: what a stalled workload waits for. Other engines: nothing.
+     */
+    public static String derbyLocks(MacroConnection mc) {
+        StringBuilder sb = new StringBuilder();
+        for (io.macrodb.replica.ReplicaStatus r : mc.replicaStatus()) {
+            if (!r.url().startsWith("jdbc:derby:")) continue;
+            sb.append("\nDerby tables of replica ").append(r.index()).append(' ').append(r.state()).append(' ').append(r.url());
+            try (Connection c = DriverManager.getConnection(r.url().replace(";create=true", ""))) {
+                dump(c, "SELECT XID, TYPE, MODE, TABLENAME, LOCKNAME, STATE, TABLETYPE, LOCKCOUNT, INDEXNAME FROM SYSCS_DIAG.LOCK_TABLE", sb);
+                dump(c, "SELECT XID, GLOBAL_XID, USERNAME, TYPE, STATUS, FIRST_INSTANT, SQL_TEXT FROM SYSCS_DIAG.TRANSACTION_TABLE", sb);
+            } catch (SQLException e) {
+                sb.append("\n  (cannot read: ").append(e.getSQLState()).append(' ').append(e.getMessage()).append(')');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void dump(Connection c, String sql, StringBuilder sb) throws SQLException {
+        try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+            java.sql.ResultSetMetaData md = rs.getMetaData();
+            sb.append("\n  ").append(sql.substring(sql.lastIndexOf(' ') + 1)).append(':');
+            while (rs.next()) {
+                sb.append("\n    ");
+                for (int i = 1; i <= md.getColumnCount(); i++) sb.append(i == 1 ? "" : " | ").append(rs.getString(i));
+            }
+        }
+    }
 }
