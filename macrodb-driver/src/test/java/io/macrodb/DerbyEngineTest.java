@@ -220,6 +220,12 @@ class DerbyEngineTest {
         }
     }
 
+    /**
+     * After a promotion the identity goes on past every value the failed primary handed out, a deleted row's too (its
+     * position is shipped, {@code DerbyEngine.identityPositions}): it restarted past the largest value in the table,
+     * and handed 5 out again. Derby preallocates identity values in ranges, so the promoted primary may skip some, as
+     * Derby itself does after a crash.
+     */
     @Test
     void anIdentityKeepsCountingAfterFailover() throws Exception {
         try (Connection c = TestDb.open(url("replicas=3&lockTimeout=5000"))) {
@@ -227,6 +233,7 @@ class DerbyEngineTest {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE j (id INT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v VARCHAR(10))");
                 for (int i = 0; i < 5; i++) s.executeUpdate("INSERT INTO j (v) VALUES ('x" + i + "')");
+                s.executeUpdate("DELETE FROM j WHERE id = 5");
             }
             assertTrue(mc.admin().awaitCaughtUp(10_000));
             String oldPrimary = mc.replicaStatus().get(0).url();
@@ -245,7 +252,9 @@ class DerbyEngineTest {
             }
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM j WHERE v = 'after'")) {
                 assertTrue(rs.next());
-                assertEquals(6, rs.getInt(1), "the identity after failover");
+                int after = rs.getInt(1);
+                assertTrue(after >= 6 && after <= 106, "the identity after failover goes on past 5, within Derby's preallocated"
+                        + " range of 100: " + after);
             }
             assertTrue(mc.replicaStatus().get(0).stateReason().startsWith("promoted"), mc.replicaStatus().toString());
         }

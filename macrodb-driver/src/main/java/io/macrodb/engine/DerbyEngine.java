@@ -647,6 +647,38 @@ public final class DerbyEngine implements Engine {
     }
 
     /**
+     * Derby keeps an identity column's counter in a sequence of its own, in schema {@code SYS}, named {@code U} and the
+     * table's id with {@code X} for each {@code -}. Its {@code CURRENTVALUE}, read {@code WITH UR} as for
+     * {@link #sequencePositions}, is at or past the next value the identity hands out (the end of the range Derby
+     * preallocated): a promoted secondary's identity goes on there, skipping at most the rest of that range, as Derby
+     * itself does after a crash, and never hands out a value twice. Without it a promotion restarted each identity past
+     * the largest value in its table, and gave a deleted row's value out again. A Derby that names these sequences
+     * otherwise gives no positions, and identities restart past the largest value, as before.
+     */
+    @Override public Map<String, Long> identityPositions(Connection c) throws SQLException {
+        Map<String, Long> bySequence = new java.util.HashMap<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT Q.SEQUENCENAME, Q.CURRENTVALUE FROM SYS.SYSSEQUENCES Q JOIN SYS.SYSSCHEMAS S"
+                     + " ON Q.SCHEMAID = S.SCHEMAID WHERE S.SCHEMANAME = 'SYS' WITH UR")) {
+            while (rs.next()) {
+                long next = rs.getLong(2);
+                if (!rs.wasNull()) bySequence.put(rs.getString(1), next); // none: used up
+            }
+        }
+        if (bySequence.isEmpty()) return Map.of();
+        Map<String, Long> out = new java.util.TreeMap<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, T.TABLENAME, CAST(T.TABLEID AS VARCHAR(36)) FROM SYS.SYSTABLES T"
+                     + " JOIN SYS.SYSSCHEMAS S ON T.SCHEMAID = S.SCHEMAID WHERE T.TABLETYPE = 'T' WITH UR")) {
+            while (rs.next()) {
+                Long next = bySequence.get("U" + rs.getString(3).replace('-', 'X'));
+                if (next != null) out.put(Engine.identityKey(TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2))), next);
+            }
+        }
+        return out;
+    }
+
+    /**
      * Derby has no {@code ALTER SEQUENCE ... RESTART}: the sequence is dropped and created again, with its type,
      * increment, bounds and cycling as they were, starting at {@code next} (a promoted secondary's or a recovered
      * primary's sequences must go on past every value the old primary handed out). A sequence something depends on (a
