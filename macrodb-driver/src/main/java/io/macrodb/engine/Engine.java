@@ -407,6 +407,14 @@ public interface Engine {
      */
     default boolean failedStatementsMayKeepRows() { return false; }
 
+    /**
+     * What a SQL {@code COMMIT} ({@code commit}) or {@code ROLLBACK} run with no transaction open (in
+     * autocommit) does in the engine: null where it succeeds doing nothing (H2, HSQLDB, Derby; PostgreSQL
+     * warns), else the engine's own error, which MacroDB then reports as the engine would (SQLite: "cannot
+     * commit - no transaction is active").
+     */
+    default SQLException noTransactionToEnd(boolean commit) { return null; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

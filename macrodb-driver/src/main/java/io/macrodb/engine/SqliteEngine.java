@@ -308,6 +308,12 @@ public final class SqliteEngine implements Engine {
     /** {@code INSERT OR FAIL} and {@code ON CONFLICT FAIL} keep the rows written before the failing one. */
     @Override public boolean failedStatementsMayKeepRows() { return true; }
 
+    /** SQLite's own error, as its driver reports it (SQLITE_ERROR, no SQLState). */
+    @Override public SQLException noTransactionToEnd(boolean commit) {
+        return new org.sqlite.SQLiteException("[SQLITE_ERROR] SQL error or missing database (cannot " + (commit ? "commit" : "rollback")
+                + " - no transaction is active)", org.sqlite.SQLiteErrorCode.SQLITE_ERROR);
+    }
+
     @Override public boolean failureEndedTransaction(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("BEGIN");

@@ -265,13 +265,15 @@ class SqliteDifferentialExamplesTest {
      * transaction that nothing committed, so its rows never reached any replica (nor other
      * connections of the primary), here {@code (1)}. Now autocommit comes back when that
      * transaction ends ({@code MacroConnection.endSqlBegun}), as in H2 and HSQLDB too
-     * ({@code SqlBeginTest}). Left: an {@code END} with no transaction fails on plain SQLite
-     * ("cannot commit - no transaction is active") and succeeds through MacroDB.
+     * ({@code SqlBeginTest}). An {@code END} (or {@code COMMIT}, {@code ROLLBACK}) with no transaction
+     * fails on plain SQLite ("cannot commit - no transaction is active") and succeeded through MacroDB;
+     * now it fails with SQLite's error ({@code Engine.noTransactionToEnd}).
      */
     @Test
     void autocommitReturnsAfterASqlBeginAndCommit() throws SQLException {
         check(false, Step.sql("CREATE TABLE t (k INTEGER PRIMARY KEY)"), Step.sql("BEGIN"), Step.sql("INSERT INTO t VALUES (6), (2)"),
-                Step.sql("COMMIT"), Step.sql("INSERT INTO t VALUES (1)"));
+                Step.sql("COMMIT"), Step.sql("INSERT INTO t VALUES (1)"), Step.sql("END"), Step.sql("ROLLBACK"),
+                Step.sql("COMMIT TRANSACTION"), Step.sql("INSERT INTO t VALUES (3)"));
     }
 
     /**
