@@ -284,6 +284,14 @@ public interface Engine {
     }
 
     /**
+     * The condition that a column holds exactly the value bound to parameter {@code parameter} (the
+     * {@code parameter}-th {@code ?} of the statement, 1-based), for finding a row of a table without a
+     * key by its image: {@code column = ?} where the engine's {@code =} tells apart every two values it
+     * stores differently (it does on H2, HSQLDB, Derby and PostgreSQL, whose columns have one type).
+     */
+    default String sameValueSql(String column, int parameter) { return column + " = ?"; }
+
+    /**
      * A DELETE of one row of {@code table} (qualified and quoted) that meets {@code condition}: how a
      * secondary removes one of several equal rows of a table without a key.
      */

@@ -372,6 +372,15 @@ public final class SqliteEngine implements Engine {
     @Override public void alignIdentities(Connection c, java.util.Map<String, Long> positions) {
     }
 
+    /**
+     * SQLite's {@code =} finds the integer 1 equal to the real 1.0, and compares text under the column's
+     * collation ('A' = 'a' in a NOCASE column): a row of a table without a key is found by the value and
+     * its storage class, byte for byte. The parameter is numbered ({@code ?N}) to be read twice.
+     */
+    @Override public String sameValueSql(String column, int parameter) {
+        return "(" + column + " = ?" + parameter + " COLLATE BINARY AND typeof(" + column + ") = typeof(?" + parameter + "))";
+    }
+
     /** A table without a key has a rowid (WITHOUT ROWID needs a primary key): one row of the matching ones, by it. */
     @Override public String deleteOneRowSql(String table, String condition) {
         return "DELETE FROM " + table + " WHERE rowid IN (SELECT rowid FROM " + table + " WHERE " + condition + " LIMIT 1)";
