@@ -104,7 +104,12 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      * new row's image in {@link TableShape#columns()} order (null for a delete, or when images are
      * not trusted).
      */
-    private record RowEvent(TableShape shape, RowKey oldKey, RowKey newKey, Object[] image, int statement) {}
+    private record RowEvent(TableShape shape, RowKey oldKey, RowKey newKey, Object[] image, int statement, Long oldRowid,
+                            Long newRowid, boolean removable) {
+        RowEvent(TableShape shape, RowKey oldKey, RowKey newKey, Object[] image, int statement) {
+            this(shape, oldKey, newKey, image, statement, null, null, false);
+        }
+    }
 
     /**
      * @param trustImages whether the capture triggers' images may stand for the final rows (false
@@ -153,7 +158,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         imagesTrusted = false;
         if (keylessUncertainAt >= 0) return;
         for (int i = statementStart; i < events.size(); i++) {
-            if (events.get(i) instanceof RowEvent ev && !ev.shape.hasKey()) {
+            if (events.get(i) instanceof RowEvent ev && !ev.shape.hasKey() && !ev.removable) {
                 keylessUncertainAt = i;
                 keylessUncertainTable = ev.shape.toString();
                 return;
@@ -162,6 +167,15 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     }
 
     @Override public void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
+        onRow(schema, table, oldRow, newRow, null, null);
+    }
+
+    /**
+     * A row of a table without a key that the engine knows by a rowid (SQLite): the rowids let
+     * {@link #build} settle the rows {@link #onRemovable} reported, by reading them back.
+     */
+    @Override public void onRow(String schema, String table, Object[] oldRow, Object[] newRow, Long oldRowid, Long newRowid)
+            throws SQLException {
         if (propagation == Propagation.STATEMENT) return; // the statement itself is what gets shipped
         TableShape shape = shapes.shape(schema, table);
         if (shape == null) {
@@ -178,7 +192,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             Object[] before = oldRow == null ? null : keylessImage(shape, oldRow);
             Object[] after = newRow == null ? null : keylessImage(shape, newRow);
             events.add(new RowEvent(shape, before == null ? null : new RowKey(before), after == null ? null : new RowKey(after), after,
-                    statement));
+                    statement, oldRowid, newRowid, false));
             return;
         }
         Object[] image = null;
@@ -188,6 +202,31 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         }
         events.add(new RowEvent(shape, oldRow == null ? null : key(shape, oldRow), newRow == null ? null : key(shape, newRow), image,
                 statement));
+    }
+
+    /**
+     * A row the running statement may remove unseen (SQLite's REPLACE with {@code recursive_triggers}
+     * off): recorded as touched, so that {@link #build} reads it back and ships it as it is at commit,
+     * gone or not. Its key counts as one that existed before (it held a row when reported). A table
+     * with a key is read back by key, which the triggers' images no longer stand for; a table without
+     * one by rowid ({@code rowid}), its rows shipped as the images they had and have.
+     */
+    @Override public void onRemovable(String schema, String table, Object[] row, Long rowid) throws SQLException {
+        if (propagation == Propagation.STATEMENT || !ships) return;
+        TableShape shape = shapes.shape(schema, table);
+        if (shape == null) {
+            throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, SqlState.INTERNAL_ERROR.getState());
+        }
+        if (shape.hasKey()) {
+            events.add(new RowEvent(shape, key(shape, row), null, null, statement, null, null, true));
+            imagesTrusted = false;
+            return;
+        }
+        if (rowid == null) {
+            throw new SQLException("MacroDB: a row of " + shape + ", a table without a key, was reported without its rowid",
+                    SqlState.INTERNAL_ERROR.getState());
+        }
+        events.add(new RowEvent(shape, new RowKey(keylessImage(shape, row)), null, null, statement, rowid, null, true));
     }
 
     /** What stands for a value that a trigger hands over in a form MacroDB cannot ship as it is. */
@@ -342,6 +381,15 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         boolean moved;
         /** A table without a key: how many rows of each image the transaction added (negative: removed). */
         final LinkedHashMap<RowKey, int[]> delta = new LinkedHashMap<>();
+        /**
+         * A table without a key whose events carry rowids: per rowid, the row it held before its first
+         * event ({@link #ABSENT}: none). Used where a row may have been removed unseen ({@link #byRowid}).
+         */
+        final LinkedHashMap<Long, Object[]> before = new LinkedHashMap<>();
+        /** Whether every event of the table carried rowids. */
+        boolean rowids = true;
+        /** A row reported removable: the table's change is what its rows were and are, by rowid. */
+        boolean byRowid;
     }
 
     /**
@@ -374,6 +422,14 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 order.add(ev.shape);
             }
             if (!ev.shape.hasKey()) {
+                if (ev.removable) {
+                    t.byRowid = true;
+                    t.before.putIfAbsent(ev.oldRowid, ev.oldKey.values());
+                    continue;
+                }
+                if (ev.oldKey != null && ev.oldRowid == null || ev.newKey != null && ev.newRowid == null) t.rowids = false;
+                if (ev.oldRowid != null) t.before.putIfAbsent(ev.oldRowid, ev.oldKey.values());
+                if (ev.newRowid != null) t.before.putIfAbsent(ev.newRowid, ABSENT);
                 if (ev.oldKey != null) t.delta.computeIfAbsent(ev.oldKey, k -> new int[1])[0]--;
                 if (ev.newKey != null) t.delta.computeIfAbsent(ev.newKey, k -> new int[1])[0]++;
                 continue;
@@ -398,6 +454,15 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             if (!shape.hasKey()) {
                 List<Object[]> removed = new ArrayList<>();
                 List<Object[]> added = new ArrayList<>();
+                if (t.byRowid) {
+                    if (!t.rowids) {
+                        throw new SQLException("MacroDB: a row of " + shape + " may have been removed unseen, and some of its"
+                                + " changes came without rowids", SqlState.INTERNAL_ERROR.getState());
+                    }
+                    netByRowid(c, cache, shape, t, removed, added);
+                    if (!removed.isEmpty() || !added.isEmpty()) out.add(new RowChanges(shape, removed, List.of(), added));
+                    continue;
+                }
                 for (Map.Entry<RowKey, int[]> d : t.delta.entrySet()) {
                     int n = d.getValue()[0];
                     for (int i = 0; i < Math.abs(n); i++) (n < 0 ? removed : added).add(d.getKey().values());
@@ -537,6 +602,47 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                         SqlState.SERIALIZATION_FAILURE.getState());
             }
         }
+    }
+
+    /**
+     * The change of a table without a key whose events carry rowids, by rowid: each touched rowid's row
+     * before its first event against the row it holds now (read back), equal images cancelling out. Exact
+     * whatever removed a row unseen, as long as every row that changed was touched: a row removed unseen
+     * was reported removable first, or came to collide through an event.
+     */
+    private static void netByRowid(Connection c, StatementCache cache, TableShape shape, TableEvents t, List<Object[]> removed,
+                                   List<Object[]> added) throws SQLException {
+        String rowid = rowidName(shape);
+        StringBuilder sql = new StringBuilder("SELECT ");
+        for (int i = 0; i < shape.columns().size(); i++) sql.append(i == 0 ? "" : ", ").append(TableShape.quote(shape.columns().get(i)));
+        sql.append(" FROM ").append(shape.qualifiedName()).append(" WHERE ").append(rowid).append(" = ?");
+        LinkedHashMap<RowKey, int[]> delta = new LinkedHashMap<>();
+        PreparedStatement ps = cache.prepare(sql.toString());
+        try {
+            for (Map.Entry<Long, Object[]> e : t.before.entrySet()) {
+                if (e.getValue() != ABSENT) delta.computeIfAbsent(new RowKey(e.getValue()), k -> new int[1])[0]--;
+                ps.setLong(1, e.getKey());
+                List<Object[]> now = new ArrayList<>(1);
+                readInto(ps, shape, now);
+                for (Object[] row : now) delta.computeIfAbsent(new RowKey(row), k -> new int[1])[0]++;
+            }
+        } finally {
+            cache.release(sql.toString(), ps);
+        }
+        for (Map.Entry<RowKey, int[]> d : delta.entrySet()) {
+            int n = d.getValue()[0];
+            for (int i = 0; i < Math.abs(n); i++) (n < 0 ? removed : added).add(d.getKey().values());
+        }
+    }
+
+    /** The name that reaches a SQLite table's rowid, as its capture triggers use it: one no column hides. */
+    private static String rowidName(TableShape shape) {
+        for (String n : new String[] {"rowid", "_rowid_", "oid"}) {
+            boolean hidden = false;
+            for (String col : shape.columns()) hidden |= col.equalsIgnoreCase(n);
+            if (!hidden) return n;
+        }
+        return "rowid";
     }
 
     private static final int IN_CHUNK = 16;

@@ -54,6 +54,26 @@ public abstract class CaptureContext {
     public abstract void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException;
 
     /**
+     * One changed row of a table without a primary key, with the engine's own identity of the row
+     * within this database (SQLite's rowid; {@code null} on the side that has no row): a row
+     * {@link #onRemovable} reported is then known again. Without a use for it, a plain {@link #onRow}.
+     */
+    public void onRow(String schema, String table, Object[] oldRow, Object[] newRow, Long oldRowid, Long newRowid) throws SQLException {
+        onRow(schema, table, oldRow, newRow);
+    }
+
+    /**
+     * A row the statement now running may remove without any trigger seeing it: SQLite's REPLACE
+     * conflict resolution deletes the rows a new row collides with and, with {@code recursive_triggers}
+     * off (its default), fires no delete trigger for them. Reported (every column, and for a table
+     * without a key its rowid) before the new row is written, for every row it collides with on a
+     * unique index; whether the row is gone is settled from the table itself at commit. Nothing to do
+     * where no changes are recorded.
+     */
+    public void onRemovable(String schema, String table, Object[] row, Long rowid) throws SQLException {
+    }
+
+    /**
      * The refusal a capture trigger raised in this thread since the last call, or null. The engine
      * reports a trigger's exception in its own words (HSQLDB: "General error"); this is the exception
      * with MacroDB's SQLState and message that the application should see instead.
@@ -71,16 +91,40 @@ public abstract class CaptureContext {
 
     /** Called by triggers: routes the row to the current context or fails the statement. */
     static void fire(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
-        CaptureContext ctx = CURRENT.get();
         try {
-            if (ctx == null) {
-                throw new SQLException("MacroDB: " + schema + "." + table + " was changed outside MacroDB; every write to a"
-                        + " replicated database must go through its jdbc:macrodb: URL", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
-            }
-            ctx.onRow(schema, table, oldRow, newRow);
+            context(schema, table).onRow(schema, table, oldRow, newRow);
         } catch (SQLException e) {
             REFUSAL.set(e);
             throw e;
         }
+    }
+
+    /** {@link #fire} for a table without a key whose rows the engine knows by a rowid. */
+    static void fire(String schema, String table, Object[] oldRow, Object[] newRow, Long oldRowid, Long newRowid) throws SQLException {
+        try {
+            context(schema, table).onRow(schema, table, oldRow, newRow, oldRowid, newRowid);
+        } catch (SQLException e) {
+            REFUSAL.set(e);
+            throw e;
+        }
+    }
+
+    /** Called by triggers: a row the statement may remove unseen ({@link #onRemovable}). */
+    static void fireRemovable(String schema, String table, Object[] row, Long rowid) throws SQLException {
+        try {
+            context(schema, table).onRemovable(schema, table, row, rowid);
+        } catch (SQLException e) {
+            REFUSAL.set(e);
+            throw e;
+        }
+    }
+
+    private static CaptureContext context(String schema, String table) throws SQLException {
+        CaptureContext ctx = CURRENT.get();
+        if (ctx == null) {
+            throw new SQLException("MacroDB: " + schema + "." + table + " was changed outside MacroDB; every write to a"
+                    + " replicated database must go through its jdbc:macrodb: URL", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+        }
+        return ctx;
     }
 }

@@ -301,6 +301,14 @@ public interface Engine {
     }
 
     /**
+     * The condition that a column holds exactly the value bound to parameter {@code parameter} (the
+     * {@code parameter}-th {@code ?} of the statement, 1-based), for finding a row of a table without a
+     * key by its image: {@code column = ?} where the engine's {@code =} tells apart every two values it
+     * stores differently (it does on H2, HSQLDB, Derby and PostgreSQL, whose columns have one type).
+     */
+    default String sameValueSql(String column, int parameter) { return column + " = ?"; }
+
+    /**
      * A DELETE of one row of {@code table} (qualified and quoted) that meets {@code condition}: how a
      * secondary removes one of several equal rows of a table without a key.
      */
@@ -430,6 +438,14 @@ public interface Engine {
      * and PostgreSQL undo a failed statement whole.
      */
     default boolean failedStatementsMayKeepRows() { return false; }
+
+    /**
+     * What a SQL {@code COMMIT} ({@code commit}) or {@code ROLLBACK} run with no transaction open (in
+     * autocommit) does in the engine: null where it succeeds doing nothing (H2, HSQLDB, Derby; PostgreSQL
+     * warns), else the engine's own error, which MacroDB then reports as the engine would (SQLite: "cannot
+     * commit - no transaction is active").
+     */
+    default SQLException noTransactionToEnd(boolean commit) { return null; }
 
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {

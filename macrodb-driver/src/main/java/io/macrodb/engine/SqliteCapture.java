@@ -12,7 +12,9 @@ import java.sql.SQLException;
  * does.
  *
  * <p>Event {@code I} passes the new row, {@code D} the old one, {@code U} the old row then the new
- * one, each with every column of the table in order. A SQLite value has a storage class, not the
+ * one, each with every column of the table in order. In a table without a primary key the events are
+ * {@code KI}, {@code KD} and {@code KU}, the row's rowid (old, then new) before the columns. {@code R}
+ * ({@code KR} with the rowid first) passes a row that the statement's REPLACE may remove unseen. A SQLite value has a storage class, not the
  * column's declared type; it is captured as that class (INTEGER as {@code Integer} where it fits,
  * else {@code Long}, as the driver's {@code getObject} reads it back; REAL as {@code Double}; TEXT as
  * {@code String}; BLOB as {@code byte[]}, an empty one too), and binding it on a secondary stores the
@@ -24,6 +26,11 @@ import java.sql.SQLException;
 public final class SqliteCapture extends org.sqlite.Function {
     /** The function's name in SQL. */
     public static final String NAME = "macrodb_capture";
+    /**
+     * The event of a row a new row collides with on a unique index (see {@link SqliteEngine#installCapture}):
+     * every column of it; {@code KR}, in a table without a key, its rowid first.
+     */
+    static final String REMOVABLE = "R";
 
     private static final int SQLITE_INTEGER = 1;
     private static final int SQLITE_FLOAT = 2;
@@ -44,6 +51,36 @@ public final class SqliteCapture extends org.sqlite.Function {
             refuseNullKey(schema, table, value_text(3));
             result();
             return;
+        }
+        switch (event) {
+            case REMOVABLE -> {
+                CaptureContext.fireRemovable(schema, table, row(3, n - 3), null);
+                result();
+                return;
+            }
+            case "KR" -> {
+                CaptureContext.fireRemovable(schema, table, row(4, n - 4), value_long(3));
+                result();
+                return;
+            }
+            case "KI" -> {
+                CaptureContext.fire(schema, table, null, row(4, n - 4), null, value_long(3));
+                result();
+                return;
+            }
+            case "KD" -> {
+                CaptureContext.fire(schema, table, row(4, n - 4), null, value_long(3), null);
+                result();
+                return;
+            }
+            case "KU" -> {
+                int columns = (n - 5) / 2;
+                CaptureContext.fire(schema, table, row(5, columns), row(5 + columns, columns), value_long(3), value_long(4));
+                result();
+                return;
+            }
+            default -> {
+            }
         }
         int columns = event.equals("U") ? (n - 3) / 2 : n - 3;
         Object[] first = row(3, columns);

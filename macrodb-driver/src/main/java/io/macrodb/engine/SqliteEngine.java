@@ -38,9 +38,12 @@ import java.util.TreeMap;
  * own settings ({@code journal_mode}, {@code foreign_keys}...) are connection properties.
  *
  * <p>Capture: SQLite's triggers are SQL, so each table gets three triggers that pass the row to
- * the Java function {@link SqliteCapture}. Every MacroDB session turns {@code recursive_triggers}
- * on, because only then does SQLite fire delete triggers for the rows a REPLACE removes to make
- * room for a new one; without them a secondary would keep such a row.
+ * the Java function {@link SqliteCapture}. The rows a REPLACE removes to make room for a new one fire
+ * no delete trigger unless {@code recursive_triggers} is on, which would also change what the
+ * application's own triggers do (SQLite's default is off, and MacroDB leaves it as the application
+ * set it): two BEFORE INSERT and BEFORE UPDATE triggers per table report instead every row the new
+ * row collides with on the rowid or a unique index ({@link SqliteReplaceProbes}), and the commit
+ * settles from the table whether it is gone.
  *
  * <p>Locking: one writer at a time per database; in an in-memory database (no WAL) a reader's
  * open transaction also holds off a writer's commit. Waits are bounded by {@code busy_timeout}
@@ -141,8 +144,8 @@ public final class SqliteEngine implements Engine {
     }
 
     /**
-     * Registers the capture function, bounds lock waits and turns recursive triggers on (see the class
-     * comment); a secondary's session checks no foreign keys (rows arrive table by table, and a
+     * Registers the capture function and bounds lock waits; {@code recursive_triggers} stays as the
+     * application's connection properties set it (see the class comment); a secondary's session checks no foreign keys (rows arrive table by table, and a
      * cascade arrives as the rows it changed). All of these are per connection in SQLite; a primary's
      * session checks foreign keys as the application's {@code foreign_keys} property says.
      */
@@ -150,7 +153,6 @@ public final class SqliteEngine implements Engine {
         SqliteCapture.register(c);
         try (Statement s = c.createStatement()) {
             s.execute("PRAGMA busy_timeout = " + Math.max(1, Math.min(Integer.MAX_VALUE, lockTimeoutMillis)));
-            s.execute("PRAGMA recursive_triggers = ON");
             if (!primary) s.execute("PRAGMA foreign_keys = OFF");
         }
     }
@@ -180,15 +182,32 @@ public final class SqliteEngine implements Engine {
                             + literal(String.join(", ", nullableKey)) + "); END");
                 }
             }
+            // a table without a key passes each row's rowid too, which the removals below are settled by
+            String rowid = t.hasKey() ? null : SqliteReplaceProbes.rowidName(all);
+            if (!t.hasKey() && rowid == null) {
+                throw new SQLException("MacroDB: table " + t + " has no primary key, and columns named rowid, _rowid_ and oid"
+                        + " hide its rowid, by which MacroDB tells its rows apart within a statement; declare a primary key"
+                        + " or rename one of those columns", SqlState.STATEMENT_NOT_REPLICABLE.getState());
+            }
             for (String[] ev : EVENTS) {
                 String name = triggerName(ev[0], t.table());
                 if (existing.contains(name)) continue;
                 StringBuilder args = new StringBuilder();
-                args.append(literal(t.schema())).append(", ").append(literal(t.table())).append(", '").append(ev[0]).append('\'');
+                args.append(literal(t.schema())).append(", ").append(literal(t.table())).append(", '").append(rowid == null ? "" : "K")
+                        .append(ev[0]).append('\'');
+                if (rowid != null && !ev[0].equals("I")) args.append(", OLD.").append(rowid);
+                if (rowid != null && !ev[0].equals("D")) args.append(", NEW.").append(rowid);
                 if (!ev[0].equals("I")) for (String col : all) args.append(", OLD.").append(TableShape.quote(col));
                 if (!ev[0].equals("D")) for (String col : all) args.append(", NEW.").append(TableShape.quote(col));
                 s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(name) + " AFTER " + ev[1]
                         + " ON " + TableShape.quote(t.table()) + " BEGIN SELECT " + SqliteCapture.NAME + "(" + args + "); END");
+            }
+            for (String event : new String[] {"INSERT", "UPDATE"}) {
+                String name = triggerName(SqliteCapture.REMOVABLE + event.charAt(0), t.table());
+                if (existing.contains(name)) continue;
+                String ddl = SqliteReplaceProbes.trigger(c, t, all, event.equals("UPDATE"), TableShape.quote(t.schema()) + "."
+                        + TableShape.quote(name));
+                if (ddl != null) s.execute(ddl);
             }
         }
     }
@@ -289,6 +308,12 @@ public final class SqliteEngine implements Engine {
     /** {@code INSERT OR FAIL} and {@code ON CONFLICT FAIL} keep the rows written before the failing one. */
     @Override public boolean failedStatementsMayKeepRows() { return true; }
 
+    /** SQLite's own error, as its driver reports it (SQLITE_ERROR, no SQLState). */
+    @Override public SQLException noTransactionToEnd(boolean commit) {
+        return new org.sqlite.SQLiteException("[SQLITE_ERROR] SQL error or missing database (cannot " + (commit ? "commit" : "rollback")
+                + " - no transaction is active)", org.sqlite.SQLiteErrorCode.SQLITE_ERROR);
+    }
+
     @Override public boolean failureEndedTransaction(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("BEGIN");
@@ -345,6 +370,15 @@ public final class SqliteEngine implements Engine {
 
     /** A rowid picks the largest one in the table plus one: a row that arrived as an image counts already. */
     @Override public void alignIdentities(Connection c, java.util.Map<String, Long> positions) {
+    }
+
+    /**
+     * SQLite's {@code =} finds the integer 1 equal to the real 1.0, and compares text under the column's
+     * collation ('A' = 'a' in a NOCASE column): a row of a table without a key is found by the value and
+     * its storage class, byte for byte. The parameter is numbered ({@code ?N}) to be read twice.
+     */
+    @Override public String sameValueSql(String column, int parameter) {
+        return "(" + column + " = ?" + parameter + " COLLATE BINARY AND typeof(" + column + ") = typeof(?" + parameter + "))";
     }
 
     /** A table without a key has a rowid (WITHOUT ROWID needs a primary key): one row of the matching ones, by it. */

@@ -185,8 +185,15 @@ public final class MacroConnection implements Connection {
         checkOpen();
         Map<String, Savepoint> named = transaction.namedSavepoints();
         switch (c.verb()) {
-            case COMMIT -> commit();
-            case ROLLBACK -> rollback();
+            case COMMIT, ROLLBACK -> {
+                if (transaction.autoCommit()) {
+                    // no transaction to end: an engine that fails such a statement fails it through MacroDB too
+                    SQLException none = db.engine().noTransactionToEnd(c.verb() == Verb.COMMIT);
+                    if (none != null) throw none;
+                }
+                if (c.verb() == Verb.COMMIT) commit();
+                else rollback();
+            }
             case BEGIN -> {
                 if (transaction.isOpen()) commit();
                 boolean wasAutoCommit = transaction.autoCommit();

@@ -96,13 +96,16 @@ final class RowWriter implements AutoCloseable {
     }
 
     /**
-     * Deletes one row whose every replicated column equals the image's: {@code = ?}, or {@code IS
-     * NULL} where the image holds NULL (HSQLDB cannot type a parameter in {@code IS NOT DISTINCT FROM ?}).
+     * Deletes one row whose every replicated column equals the image's: {@link io.macrodb.engine.Engine#sameValueSql}
+     * ({@code = ?}), or {@code IS NULL} where the image holds NULL (HSQLDB cannot type a parameter in {@code IS NOT
+     * DISTINCT FROM ?}).
      */
     static String deleteOneSql(TableShape t, java.util.BitSet nulls, io.macrodb.engine.Engine engine) {
         StringBuilder sb = new StringBuilder();
+        int p = 0;
         for (int i = 0; i < t.columns().size(); i++) {
-            sb.append(i == 0 ? "" : " AND ").append(TableShape.quote(t.columns().get(i))).append(nulls.get(i) ? " IS NULL" : " = ?");
+            String col = TableShape.quote(t.columns().get(i));
+            sb.append(i == 0 ? "" : " AND ").append(nulls.get(i) ? col + " IS NULL" : engine.sameValueSql(col, ++p));
         }
         return engine.deleteOneRowSql(t.qualifiedName(), sb.toString());
     }

@@ -129,7 +129,9 @@ class DifferentialPropertiesTest {
                 Arbitraries.frequency(Tuple.of(6, SqliteScenario.ColKind.PLAIN), Tuple.of(2, SqliteScenario.ColKind.DEFAULTED),
                         Tuple.of(1, SqliteScenario.ColKind.UNIQUE), Tuple.of(1, SqliteScenario.ColKind.NOT_NULL), Tuple.of(1, SqliteScenario.ColKind.CHECKED),
                         Tuple.of(Scenario.without("GENERATED") ? 0 : 1, SqliteScenario.ColKind.VIRTUAL),
-                        Tuple.of(Scenario.without("GENERATED") ? 0 : 1, SqliteScenario.ColKind.STORED)),
+                        Tuple.of(Scenario.without("GENERATED") ? 0 : 1, SqliteScenario.ColKind.STORED),
+                        Tuple.of(1, SqliteScenario.ColKind.UNIQUE_NOT_NULL), Tuple.of(1, SqliteScenario.ColKind.UNIQUE_NOCASE),
+                        Tuple.of(1, SqliteScenario.ColKind.UNIQUE_EXPR), Tuple.of(1, SqliteScenario.ColKind.UNIQUE_PARTIAL)),
                 Arbitraries.integers().between(0, 99)).as(SqliteScenario.ColumnSpec::new);
         Arbitrary<SqliteScenario.TableSpec> table = Combinators.combine(
                 Arbitraries.frequency(Tuple.of(3, SqliteScenario.KeyShape.ROWID), Tuple.of(1, SqliteScenario.KeyShape.AUTOINCREMENT),

@@ -16,9 +16,10 @@ import java.util.Set;
  * integer 3, text longer than {@code VARCHAR(10)} stays whole, a DATE is text or a number), every
  * key SQLite has ({@code INTEGER PRIMARY KEY} as the rowid, {@code AUTOINCREMENT}, a declared
  * {@code INT PRIMARY KEY} that is not the rowid and admits NULL keys, text and composite keys,
- * {@code WITHOUT ROWID}, no key at all), UNIQUE, NOT NULL and CHECK constraints, defaults, generated
+ * {@code WITHOUT ROWID}, no key at all), UNIQUE, NOT NULL and CHECK constraints, unique indexes of
+ * every kind REPLACE removes rows by (NOT NULL DEFAULT, NOCASE, an expression, partial), defaults, generated
  * columns (VIRTUAL and STORED), foreign keys with cascades, an application trigger writing another
- * table, conflict clauses ({@code INSERT OR REPLACE/IGNORE/FAIL/ABORT}, {@code REPLACE},
+ * table (on DELETE too, with REPLACE), conflict clauses ({@code INSERT OR REPLACE/IGNORE/FAIL/ABORT}, {@code REPLACE},
  * {@code UPDATE OR REPLACE}), upserts ({@code ON CONFLICT DO UPDATE/NOTHING}), {@code UPDATE ... FROM},
  * key-moving updates, multi-row statements, JDBC and SQL transactions, savepoints, failing statements
  * mid-transaction, {@code ALTER TABLE ADD COLUMN}, NULLs, big integers, floats (infinities; NaN, which
@@ -40,8 +41,13 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
      */
     public enum KeyShape { ROWID, AUTOINCREMENT, INT, TEXT, COMPOSITE, WITHOUT_ROWID, NONE }
 
-    /** UNIQUE, NOT_NULL and CHECKED are constraints a statement can violate; VIRTUAL and STORED are generated. */
-    public enum ColKind { PLAIN, DEFAULTED, UNIQUE, NOT_NULL, CHECKED, VIRTUAL, STORED }
+    /**
+     * UNIQUE, NOT_NULL and CHECKED are constraints a statement can violate; VIRTUAL and STORED are generated.
+     * The other UNIQUE kinds are the unique indexes REPLACE may remove rows by, each a probe of its own in
+     * MacroDB's capture: NOT NULL DEFAULT (REPLACE writes the default for a NULL), COLLATE NOCASE, an expression
+     * index ({@code lower(C)}) and a partial one ({@code WHERE C > 0}).
+     */
+    public enum ColKind { PLAIN, DEFAULTED, UNIQUE, NOT_NULL, CHECKED, VIRTUAL, STORED, UNIQUE_NOT_NULL, UNIQUE_NOCASE, UNIQUE_EXPR, UNIQUE_PARTIAL }
 
     public record ColumnSpec(ColType type, ColKind kind, int seed) {}
 
@@ -111,14 +117,6 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
         return c.kind() == ColKind.VIRTUAL || c.kind() == ColKind.STORED;
     }
 
-    /**
-     * Whether statements may REPLACE rows of the table: not where the application has a DELETE trigger
-     * on it (SqliteDifferentialExamplesTest.anApplicationDeleteTriggerFiresForTheRowsReplaceRemoves).
-     */
-    private static boolean mayReplace(TableSpec t) {
-        return t.trigger() != 3;
-    }
-
     private boolean anyTrigger() {
         return tables.stream().anyMatch(t -> t.trigger() != 0);
     }
@@ -153,12 +151,28 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
                 case DEFAULTED -> " DEFAULT " + defaultValue(c.type(), c.seed(), c.seed() % 3 == 0);
                 case UNIQUE -> " UNIQUE";
                 case NOT_NULL -> " NOT NULL DEFAULT " + defaultValue(c.type(), c.seed() | 1, false);
+                case UNIQUE_NOT_NULL -> " NOT NULL DEFAULT " + defaultValue(c.type(), c.seed() | 1, false) + " UNIQUE";
+                case UNIQUE_NOCASE -> " COLLATE NOCASE UNIQUE";
+                case UNIQUE_EXPR, UNIQUE_PARTIAL -> ""; // an index of its own (indexes)
                 case CHECKED -> " CHECK (" + colName(j) + " IS NULL OR length(" + colName(j) + ") < 8)";
                 case VIRTUAL, STORED -> " GENERATED ALWAYS AS (" + generatedExpression(t, j) + ") " + c.kind();
             });
         }
         if (t.key() == KeyShape.COMPOSITE || t.key() == KeyShape.WITHOUT_ROWID) defs.add("PRIMARY KEY (K, K2)");
         return "CREATE TABLE " + tableName(i) + " (" + String.join(", ", defs) + ")" + (t.key() == KeyShape.WITHOUT_ROWID ? " WITHOUT ROWID" : "");
+    }
+
+    /** The unique indexes on an expression and partial ones, after the table. */
+    private List<String> indexes(int i) {
+        List<String> out = new ArrayList<>();
+        TableSpec t = tables.get(i);
+        for (int j = 0; j < t.columns().size(); j++) {
+            ColKind kind = t.columns().get(j).kind();
+            String index = "CREATE UNIQUE INDEX " + tableName(i) + "_" + colName(j) + " ON " + tableName(i);
+            if (kind == ColKind.UNIQUE_EXPR) out.add(index + " (lower(" + colName(j) + "))");
+            if (kind == ColKind.UNIQUE_PARTIAL) out.add(index + " (" + colName(j) + ") WHERE " + colName(j) + " > 0");
+        }
+        return out;
     }
 
     /** A DEFAULT's value: a literal, or an expression in parentheses (always so for a function call). */
@@ -290,6 +304,7 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
         if (anyTrigger()) out.add(Step.sql("CREATE TABLE AUDIT (ID INTEGER PRIMARY KEY, T TEXT, E TEXT, K)"));
         for (int i = 0; i < tables.size(); i++) {
             out.add(Step.sql(createTable(i)));
+            for (String index : indexes(i)) out.add(Step.sql(index));
             if (tables.get(i).trigger() != 0) out.add(Step.sql(createTrigger(i)));
         }
         boolean inTx = false;
@@ -399,7 +414,6 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
             case CONFLICT_INSERT -> {
                 // not INSERT OR ROLLBACK: SqliteDifferentialExamplesTest.insertOrRollbackThatFailsLeavesThePrimarySessionWithoutATransaction
                 String[] verbs = {"INSERT OR REPLACE", "REPLACE", "INSERT OR IGNORE", "INSERT OR FAIL", "INSERT OR ABORT"};
-                if (!mayReplace(t) && v % verbs.length < 2) yield insert(op, ti, "INSERT OR IGNORE", false, "");
                 yield insert(op, ti, verbs[v % verbs.length], false, "");
             }
             case UPSERT -> {
@@ -427,7 +441,7 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
                     int j = writable.get(seed(op, 1) % writable.size());
                     set = colName(j) + " = " + (seed(op, 4) % 4 == 3 ? colName(j) + " || 'u'" : literal(t.columns().get(j).type(), seed(op, 2), true));
                 }
-                yield Step.sql((op.kind() == Kind.UPDATE || !mayReplace(t) ? "UPDATE " : "UPDATE OR REPLACE ") + name + " SET " + set + where(kt, kn, v, seed(op, 3)));
+                yield Step.sql((op.kind() == Kind.UPDATE ? "UPDATE " : "UPDATE OR REPLACE ") + name + " SET " + set + where(kt, kn, v, seed(op, 3)));
             }
             case UPDATE_FROM -> {
                 // values from a subquery of rows matched by key (SQLite 3.33's UPDATE ... FROM)
@@ -446,7 +460,7 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
                     case TEXT -> "'k' || ((CAST(substr(K, 2) AS INTEGER) + " + (1 + v % 2) + ") % 6)";
                     default -> v % 3 == 2 ? "K - 1" : v % 3 == 1 ? "-K" : "K + 1";
                 };
-                String verb = seed(op, 2) % 3 == 2 && mayReplace(t) ? "UPDATE OR REPLACE " : "UPDATE ";
+                String verb = seed(op, 2) % 3 == 2 ? "UPDATE OR REPLACE " : "UPDATE ";
                 yield Step.sql(verb + name + " SET K = " + expr + (seed(op, 1) % 3 == 2 ? where(kt, kn, 1, seed(op, 2)) : ""));
             }
             case KEY_SWAP -> {

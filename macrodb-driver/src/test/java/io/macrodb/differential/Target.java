@@ -179,8 +179,10 @@ abstract class Target implements AutoCloseable {
             logDir = config.durability() ? tempDir("macrodb-diff") : null;
             fileDir = config.file() ? tempDir("macrodb-diff-file") : null;
             String database = fileDir != null ? fileDir.resolve("db.db").toString() : "mem:" + uniqueName("diff");
+            // rebuild=manual: a secondary that failed to apply a record stays failed, and the comparison at the
+            // end shows it; rebuilt from the primary a moment later it would hide the divergence
             url = "jdbc:macrodb:" + config.engine() + ":" + database + "?replicas=" + config.replicas()
-                    + "&propagation=" + config.propagation() + "&lockTimeout=5000"
+                    + "&propagation=" + config.propagation() + "&lockTimeout=5000&rebuild=manual"
                     + (logDir == null ? "" : "&durability=log:" + logDir);
             open();
         }

@@ -78,7 +78,11 @@ class SqliteEngineTest {
         }
     }
 
-    /** Without recursive triggers SQLite fires no delete trigger for the row REPLACE removes: a secondary would keep it. */
+    /**
+     * Without recursive triggers (SQLite's default, which MacroDB leaves alone) SQLite fires no delete
+     * trigger for the row REPLACE removes: the capture's BEFORE INSERT probe reports it, or a secondary
+     * would keep it.
+     */
     @ParameterizedTest
     @ValueSource(strings = {"INSERT OR REPLACE INTO u VALUES (3, 'a')", "REPLACE INTO u VALUES (3, 'a')"})
     void aRowThatReplaceRemovesIsRemovedEverywhere(String replace) throws Exception {
