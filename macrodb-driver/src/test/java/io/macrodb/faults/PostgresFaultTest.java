@@ -112,7 +112,10 @@ class PostgresFaultTest {
                         + admin.replicaStatus());
                 assertTrue(ackedTotal >= ackedBefore + 100, "writers went on after the promotion");
                 // the other secondary stays in the rotation; the replacement, which must go to the failed primary's
-                // server (the only one no replica uses), waits as a failed secondary while that server is down
+                // server (the only one no replica uses), waits as a failed secondary while that server is down. The
+                // monitor adds it after the promotion, once its attempt to build it failed: on a loaded machine that came
+                // after the workload had stopped (a fresh-clone CI run saw 2 replicas here)
+                assertTrue(waitFor(() -> admin.replicaStatus().size() == 3, 30_000), () -> "no replacement: " + admin.replicaStatus());
                 List<ReplicaStatus> st = admin.replicaStatus();
                 assertEquals(3, st.size(), st::toString);
                 assertEquals(1, st.stream().filter(r -> r.state() == ReplicaState.ACTIVE && r.role().equals("secondary")).count(), st::toString);
