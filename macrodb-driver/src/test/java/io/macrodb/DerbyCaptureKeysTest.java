@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code INSERT ... VALUES (NEXT VALUE FOR seq, ...)}: the commit read nothing back at the reported key and shipped an
  * empty record, while the primary kept the row it had inserted; a later update of that row failed on every secondary).
  * The check that the rows read back are the rows the triggers reported ran only with trusted trigger images, which
- * key-only triggers never give: it runs now whenever no statement of the transaction failed.
+ * key-only triggers never give: it runs now on every table whose rows no failed statement of the transaction changed.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public class DerbyCaptureKeysTest {
@@ -51,6 +51,8 @@ public class DerbyCaptureKeysTest {
         try (Connection w = TestDb.open(url)) {
             try (Statement s = w.createStatement()) {
                 s.execute("CREATE TABLE acct (id INT PRIMARY KEY, bal BIGINT NOT NULL)");
+                s.execute("CREATE TABLE other (id INT PRIMARY KEY)");
+                s.execute("INSERT INTO other VALUES (1)");
                 s.execute("CREATE FUNCTION stale_key() RETURNS INT PARAMETER STYLE JAVA NO SQL LANGUAGE JAVA EXTERNAL NAME '"
                         + DerbyCaptureKeysTest.class.getName() + ".staleKey'");
                 try (ResultSet rs = s.executeQuery("VALUES CURRENT SCHEMA")) {
@@ -75,6 +77,21 @@ public class DerbyCaptureKeysTest {
             try (Statement s = w.createStatement()) {
                 s.executeUpdate("INSERT INTO acct VALUES (1, 100)");
             }
+            assertTrue(TestDb.macro(w).admin().awaitCaughtUp(5_000));
+            TestDb.assertConverged(w);
+
+            // A failed statement leaves the check off only for the tables whose rows it changed: the engine may have undone
+            // rows its triggers reported there, not elsewhere (seen: an INSERT INTO parents failing on a duplicate key, and
+            // a key of ITEMS read back with a row no statement wrote shipped in the same record)
+            w.setAutoCommit(false);
+            try (Statement s = w.createStatement()) {
+                s.executeUpdate("INSERT INTO acct VALUES (2, 100)");
+                assertEquals("23505", assertThrows(SQLException.class, () -> s.executeUpdate("INSERT INTO other VALUES (1)")).getSQLState());
+                s.executeUpdate("UPDATE acct SET bal = bal + stale_key() - 1 WHERE id = 2");
+            }
+            e = assertThrows(SQLException.class, w::commit, "a failed statement on another table does not turn the check off");
+            assertEquals("40001", e.getSQLState(), e::toString);
+            w.setAutoCommit(true);
             assertTrue(TestDb.macro(w).admin().awaitCaughtUp(5_000));
             TestDb.assertConverged(w);
         }

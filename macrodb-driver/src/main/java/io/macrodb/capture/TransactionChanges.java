@@ -90,8 +90,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     /** The engine's trigger images may be older than the rows: read every changed row back ({@link #build}). */
     private final boolean staleImages;
     private boolean imagesTrusted;
-    /** A statement of the transaction failed: the engine may have undone rows its triggers reported. */
-    private boolean aStatementFailed;
+    /** The tables a failed statement of the transaction had changed rows of: the engine may have undone rows its triggers reported there. */
+    private final java.util.Set<TableShape> failedStatementTables = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     /** Appended to the read-back query ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()}). */
     private final String readBackSuffix;
     /** Numbers the statements: {@link #mark()} starts a new one. */
@@ -153,7 +153,9 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      */
     public void statementFailed() {
         imagesTrusted = false;
-        aStatementFailed = true;
+        for (int i = statementStart; i < events.size(); i++) {
+            if (events.get(i) instanceof RowEvent ev) failedStatementTables.add(ev.shape);
+        }
         if (keylessUncertainAt >= 0) return;
         for (int i = statementStart; i < events.size(); i++) {
             if (events.get(i) instanceof RowEvent ev && !ev.shape.hasKey()) {
@@ -328,7 +330,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     public void clear() {
         events.clear();
         imagesTrusted = trustImages;
-        aStatementFailed = false;
+        failedStatementTables.clear();
         keylessUncertainAt = -1;
         statementStart = 0;
     }
@@ -414,9 +416,9 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 images = readImages(c, cache, shape, t.existed.keySet(), readBackSuffix);
                 READ_BACK.increment();
                 // Derby's key-only triggers pass no images (imagesTrusted is false for them), but the keys they report
-                // must still be the rows: unless a statement failed (the engine undid rows its triggers reported), a
-                // key reported present must be read back present and one reported absent, absent
-                if (staleImages && trustImages && !aStatementFailed && !t.moved) checkSameRows(shape, t, images);
+                // must still be the rows: unless a failed statement changed rows of the table (the engine undid rows its
+                // triggers reported), a key reported present must be read back present and one reported absent, absent
+                if (staleImages && trustImages && !failedStatementTables.contains(shape) && !t.moved) checkSameRows(shape, t, images);
                 images = oneRowPerKey(shape, images);
             } else {
                 FROM_TRIGGERS.increment();
