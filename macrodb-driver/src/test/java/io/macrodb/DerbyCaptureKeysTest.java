@@ -2,7 +2,6 @@ package io.macrodb;
 
 import io.macrodb.engine.CaptureContext;
 import io.macrodb.testing.TestDb;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,17 +25,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * key-only triggers never give: it runs now on every table whose rows no failed statement of the transaction changed.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public class DerbyCaptureKeysTest {
+public class DerbyCaptureKeysTest { // public: Derby calls staleKey by its class name
     private static volatile String schema;
 
     @BeforeAll
     static void tryDerby() {
-        System.setProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL, "derby");
-    }
-
-    @AfterAll
-    static void stopTryingDerby() {
-        System.clearProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL);
+        TestDb.offerDerby();
     }
 
     /** Called by Derby as {@code STALE_KEY()}: reports an insert of key 99 of ACCT, a row no statement wrote (a wrong key). */

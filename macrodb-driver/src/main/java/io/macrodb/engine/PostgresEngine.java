@@ -514,20 +514,18 @@ public final class PostgresEngine implements Engine {
 
     @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
         schemaGeneration.incrementAndGet();
-        List<TableShape> tables = tables(c);
-        for (TableShape t : tables) installCapture(c, t);
-        // and again once the triggers are current: a commit that described a table in between reads it again
-        schemaGeneration.incrementAndGet();
-        return tables;
+        try {
+            return Engine.super.refreshCapture(c);
+        } finally {
+            // and again once the triggers are current: a commit that described a table in between reads it again
+            schemaGeneration.incrementAndGet();
+        }
     }
 
     @Override public List<TableShape> recreateCapture(Connection c) throws SQLException {
         schemaGeneration.incrementAndGet();
         try {
-            removeCapture(c);
-            List<TableShape> tables = tables(c);
-            for (TableShape t : tables) installCapture(c, t);
-            return tables;
+            return Engine.super.recreateCapture(c);
         } finally {
             schemaGeneration.incrementAndGet();
         }
