@@ -99,6 +99,8 @@ public final class SnapshotStore {
             if (v < version) {
                 Files.deleteIfExists(file(v));
                 Files.deleteIfExists(dir.resolve(positionsName(v)));
+                // what an older SQLite restore left beside it (SqliteEngine.exportScript says why none is made now)
+                for (String companion : new String[] {"-wal", "-shm", "-journal"}) Files.deleteIfExists(dir.resolve(name(v) + companion));
             }
         }
     }

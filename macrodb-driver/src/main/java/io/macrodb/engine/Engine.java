@@ -210,26 +210,9 @@ public interface Engine {
 
     /** Copies every schema object and row of {@code from} into the empty database of {@code to}. */
     default void copy(Connection from, Connection to) throws SQLException {
-        java.nio.file.Path dir = null;
-        try {
-            dir = java.nio.file.Files.createTempDirectory("macrodb-copy");
-            java.nio.file.Path file = dir.resolve("copy.sql"); // not created: some engines refuse to overwrite
-            try {
-                exportScript(from, file);
-                importScript(to, file);
-            } finally {
-                java.nio.file.Files.deleteIfExists(file);
-            }
-        } catch (java.io.IOException e) {
-            throw new SQLException("MacroDB: cannot use a temporary file to copy the database: " + e.getMessage(), SqlState.IO_ERROR.getState(), e);
-        } finally {
-            if (dir != null) {
-                try {
-                    java.nio.file.Files.deleteIfExists(dir);
-                } catch (java.io.IOException ignored) {
-                    // a temporary directory left behind is harmless
-                }
-            }
+        try (ScriptFile script = ScriptFile.create()) {
+            exportScript(from, script.path());
+            importScript(to, script.path());
         }
     }
 

@@ -275,10 +275,20 @@ public final class SqliteEngine implements Engine {
     /**
      * A copy of the whole database file through SQLite's online backup, which the driver offers as
      * {@code backup to FILE}: schema, rows, triggers and {@code sqlite_sequence} alike.
+     *
+     * <p>The copy of a database in WAL mode is marked WAL too, and SQLite opens such a file with a
+     * {@code -wal} and a {@code -shm} beside it, which the read-only open of {@code restore from}
+     * leaves there: every secondary built, and every recovery from a snapshot, left two files
+     * behind. The copy is put back to a rollback journal (its rows unchanged), which reading leaves
+     * no trace of.
      */
     @Override public void exportScript(Connection c, Path file) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.executeUpdate("backup to " + fileName(file));
+        }
+        try (Connection copy = new org.sqlite.JDBC().connect("jdbc:sqlite:" + file.toAbsolutePath(), new java.util.Properties());
+             Statement s = copy.createStatement()) {
+            s.execute("PRAGMA journal_mode = DELETE");
         }
     }
 

@@ -1,7 +1,7 @@
 package io.macrodb.replica;
 
 import io.macrodb.engine.Engine;
-import io.macrodb.sql.SqlState;
+import io.macrodb.engine.ScriptFile;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -21,25 +21,18 @@ import java.util.function.Consumer;
  */
 final class PrimaryScript implements AutoCloseable {
     private final Engine engine;
-    private final Path dir;
+    private final ScriptFile script;
     private final Path file;
 
-    private PrimaryScript(Engine engine, Path dir, Path file) {
+    private PrimaryScript(Engine engine, ScriptFile script) {
         this.engine = engine;
-        this.dir = dir;
-        this.file = file;
+        this.script = script;
+        this.file = script.path();
     }
 
     /** Exports the database of {@code primary} to a temporary file. */
     static PrimaryScript export(Engine engine, Connection primary) throws SQLException {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("macrodb-copy");
-        } catch (IOException e) {
-            throw new SQLException("MacroDB: cannot use a temporary file to copy the database: " + e.getMessage(),
-                    SqlState.IO_ERROR.getState(), e);
-        }
-        PrimaryScript s = new PrimaryScript(engine, dir, dir.resolve("copy.sql")); // not created: some engines refuse to overwrite
+        PrimaryScript s = new PrimaryScript(engine, ScriptFile.create());
         try {
             engine.exportScript(primary, s.file);
         } catch (SQLException | RuntimeException e) {
@@ -66,11 +59,6 @@ final class PrimaryScript implements AutoCloseable {
     }
 
     @Override public void close() {
-        try {
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(dir);
-        } catch (IOException ignored) {
-            // a temporary file left behind is harmless
-        }
+        script.close();
     }
 }
