@@ -531,6 +531,31 @@ public final class HsqldbEngine implements Engine {
         return Catalog.sequencePositions(c, "NEXT_VALUE");
     }
 
+    /**
+     * HSQLDB tells an identity column's next value nowhere in its catalog (only {@code SCRIPT}, which writes every row of a
+     * memory table too), so it is read from the embedded engine's own table objects, through the session a
+     * {@code JDBCConnection} holds: the identity's sequence, {@code peek()}ed, the value the next insert gets (moved on
+     * by explicit values above it, as HSQLDB does, and not back by rollbacks). Without it a promotion restarted each
+     * identity past the largest value in its table and handed out a deleted row's value again. A connection to an
+     * HSQLDB server ({@code hsql://}) has no session in this process: no positions, and identities restart past the
+     * largest value, as before.
+     */
+    @Override public java.util.Map<String, Long> identityPositions(Connection c) throws SQLException {
+        org.hsqldb.Session session = c.isWrapperFor(org.hsqldb.jdbc.JDBCConnection.class)
+                && c.unwrap(org.hsqldb.jdbc.JDBCConnection.class).getSession() instanceof org.hsqldb.Session embedded ? embedded : null;
+        if (session == null) return java.util.Map.of();
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        org.hsqldb.lib.HsqlArrayList<org.hsqldb.Table> tables = session.getDatabase().schemaManager.getAllTables(false);
+        for (int i = 0; i < tables.size(); i++) {
+            org.hsqldb.Table t = tables.get(i);
+            if (!t.hasIdentityColumn() || t.isView() || t.isTemp()) continue;
+            org.hsqldb.NumberSequence identity = t.getColumn(t.getIdentityColumnIndex()).getIdentitySequence();
+            if (identity == null) continue;
+            out.put(Engine.identityKey(TableShape.quote(t.getSchemaName().name) + "." + TableShape.quote(t.getName().name)), identity.peek());
+        }
+        return out;
+    }
+
     @Override public String deleteOneRowSql(String table, String condition) {
         return "DELETE FROM " + table + " WHERE " + condition + " LIMIT 1";
     }
