@@ -702,7 +702,8 @@ final class Transaction {
                     turnTimedOut = true;
                 }
             }
-            r.readerStarted();
+            // counted where it runs: primarySession() runs it on the successor of a primary that failed since routing
+            s.replica().readerStarted();
             Route why = onPrimary ? Route.PRIMARY_CATALOG : turnTimedOut ? Route.PRIMARY_WAIT_TIMED_OUT : switch (router.lastDecision()) {
                 case FRESH -> Route.SECONDARY_FRESH;
                 case WAITED -> Route.SECONDARY_AFTER_WAIT;
@@ -711,7 +712,7 @@ final class Transaction {
                 case NO_SECONDARY -> Route.PRIMARY_NO_SECONDARY;
             };
             counters.began(why);
-            counters.readOn(r.index());
+            counters.readOn(s.replica().index());
             began = why;
             readPermit = choice.permit();
             readSession = s;
