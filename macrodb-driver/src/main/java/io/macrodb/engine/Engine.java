@@ -152,6 +152,13 @@ public interface Engine {
     default void beforeSchemaChange(Connection c) throws SQLException {}
 
     /**
+     * Called on the primary right after a schema change ran, in its transaction, before it is committed and logged (on
+     * engines whose DDL is transactional; elsewhere the engine committed it already): an exception refuses the change,
+     * which is rolled back, and the application gets it.
+     */
+    default void checkSchemaChange(Connection c) throws SQLException {}
+
+    /**
      * The names the engine generated for constraints the application did not name, keyed by what each
      * constrains (its table, kind, columns, clause), where the engine draws them from a counter of each
      * database's own (HSQLDB's {@code SYS_PK_10105}), so that a replica's differ from the primary's; null

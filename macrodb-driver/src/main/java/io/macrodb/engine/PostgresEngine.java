@@ -269,15 +269,86 @@ public final class PostgresEngine implements Engine {
             }
         }
         PostgresCopy.refuseWhatIsNotCopied(c); // before MacroDB puts anything into the database
+        refuseObjectsInOwnSchema(c, "the primary (" + primaryUrl(url) + ")");
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false); // the schema and the mark come, and go again if refused, in one transaction
         try (Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
-            // the mark of a database MacroDB drives: one that is a secondary later (after a promotion) may be rebuilt
-            s.execute("CREATE TABLE IF NOT EXISTS macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
-        } catch (SQLException e) {
-            throw new SQLException("MacroDB: cannot create schema macrodb on the primary (" + e.getMessage() + "); MacroDB keeps its"
-                    + " capture functions there: connect as a user with CREATE on the database, or create the schema for it",
-                    e.getSQLState(), e);
+            try {
+                s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
+                // the mark of a database MacroDB drives: one that is a secondary later (after a promotion) may be rebuilt
+                s.execute("CREATE TABLE IF NOT EXISTS macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
+            } catch (SQLException e) {
+                throw new SQLException("MacroDB: cannot create schema macrodb on the primary (" + e.getMessage() + "); MacroDB keeps its"
+                        + " capture functions there: connect as a user with CREATE on the database, or create the schema for it",
+                        e.getSQLState(), e);
+            }
+            try (ResultSet rs = s.executeQuery("SELECT current_schema() = 'macrodb', current_user, current_setting('search_path')")) {
+                rs.next();
+                if (rs.getBoolean(1)) {
+                    throw new SQLException("MacroDB: user " + rs.getString(2) + "'s search_path (" + rs.getString(3) + ") puts what"
+                            + " is created without a schema into schema macrodb, which is MacroDB's own: such tables would not be"
+                            + " replicated, and MacroDB drops the schema when the database closes. Connect as another user, or give"
+                            + " this one another search_path (ALTER ROLE " + rs.getString(2) + " SET search_path = public). Nothing"
+                            + " was changed", RESERVED_NAME);
+                }
+            }
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
         }
+    }
+
+    /**
+     * SQLState {@code 42939} (reserved name): what the application put, or would put, into schema {@code macrodb},
+     * which MacroDB keeps for itself.
+     */
+    private static final String RESERVED_NAME = "42939";
+
+    /**
+     * Up to ten objects of schema {@code macrodb} that are not MacroDB's own (its mark table {@code replica} and its capture
+     * functions {@code capture_<oid>}), as "kind name". MacroDB leaves that schema out of every catalog read, copy and
+     * checksum, and drops it when the database closes: an object of the application there would not be replicated.
+     */
+    private static List<String> objectsInOwnSchema(Connection c) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT kind || ' ' || name FROM ("
+                     + "SELECT CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN"
+                     + " 'materialized view' WHEN 'S' THEN 'sequence' WHEN 'i' THEN 'index' WHEN 'f' THEN 'foreign table'"
+                     + " WHEN 'c' THEN 'type' ELSE 'relation' END AS kind, c.relname AS name"
+                     + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                     + " WHERE n.nspname = 'macrodb' AND NOT (c.relname = 'replica' AND c.relkind = 'r')"
+                     + " UNION ALL SELECT 'function', p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                     + " WHERE n.nspname = 'macrodb' AND p.proname !~ '^capture_[0-9]+$'"
+                     + " UNION ALL SELECT 'type', t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace"
+                     + " WHERE n.nspname = 'macrodb' AND t.typtype IN ('b', 'd', 'e', 'm', 'r') AND t.typcategory <> 'A') o ORDER BY 1 LIMIT 10")) {
+            while (rs.next()) out.add(rs.getString(1));
+        }
+        return out;
+    }
+
+    private static void refuseObjectsInOwnSchema(Connection c, String what) throws SQLException {
+        List<String> objects = objectsInOwnSchema(c);
+        if (objects.isEmpty()) return;
+        throw new SQLException("MacroDB: schema macrodb of " + what + " holds objects that MacroDB did not make (" + String.join(", ", objects)
+                + "); MacroDB keeps its own objects in that schema, leaves it out of replication and drops it when the database"
+                + " closes. Rename the schema (ALTER SCHEMA macrodb RENAME TO ...) and connect again. Nothing was changed", RESERVED_NAME);
+    }
+
+    /**
+     * A schema change that put an object into schema {@code macrodb} (named there, or created without a schema under a
+     * search_path that starts there) is refused with {@code 42939} and rolled back with it: MacroDB would not replicate it,
+     * and would drop it with the schema.
+     */
+    @Override public void checkSchemaChange(Connection c) throws SQLException {
+        List<String> objects = objectsInOwnSchema(c);
+        if (objects.isEmpty()) return;
+        throw new SQLException("MacroDB: this schema change puts " + String.join(", ", objects) + " into schema macrodb, which is"
+                + " MacroDB's own (it is not replicated, and MacroDB drops it when the database closes); create it in another"
+                + " schema. Nothing was changed", RESERVED_NAME);
     }
 
     private static void checkServer(Connection c, String what) throws SQLException {
@@ -302,6 +373,7 @@ public final class PostgresEngine implements Engine {
     @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
         String url = c.getMetaData().getURL();
         checkServer(c, "secondary " + url);
+        if (!hasMarker(c)) refuseObjectsInOwnSchema(c, "secondary " + url); // a copy drops the schema with what is in it
         if (!PostgresCatalog.tableNames(c).isEmpty() && !hasMarker(c)) {
             throw new SQLException("MacroDB: secondary " + url + " holds tables that MacroDB did not put there; MacroDB replaces"
                     + " a secondary's database with a copy of the primary's, so it must be empty (CREATE DATABASE for it) or one"
@@ -455,8 +527,17 @@ public final class PostgresEngine implements Engine {
                      + " WHERE n.nspname = 'macrodb' AND p.proname LIKE 'capture\\_%'")) {
             while (rs.next()) drops.add("DROP FUNCTION IF EXISTS macrodb." + TableShape.quote(rs.getString(1)) + "()");
         }
-        drops.add("DROP SCHEMA IF EXISTS macrodb CASCADE");
+        drops.add("DROP TABLE IF EXISTS macrodb.replica");
         execute(c, drops);
+        // Not CASCADE: what MacroDB did not make (refused at connect and at every schema change, but a session outside
+        // MacroDB may have put something there since) stays, and so does the schema then.
+        try (Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS macrodb");
+        } catch (SQLException e) {
+            if (!"2BP01".equals(e.getSQLState())) throw e;
+            java.util.logging.Logger.getLogger(PostgresEngine.class.getName()).warning("MacroDB: schema macrodb of "
+                    + c.getMetaData().getURL() + " was left in place: it holds objects MacroDB did not make (" + e.getMessage() + ")");
+        }
     }
 
     private static void execute(Connection c, List<String> statements) throws SQLException {

@@ -294,6 +294,7 @@ final class CommitPath {
             try {
                 if (replicate) config.engine().beforeSchemaChange(session.connection());
                 result = call.run();
+                if (replicate) config.engine().checkSchemaChange(session.connection());
                 if (replicate) {
                     try {
                         names = config.engine().generatedNames(session.connection());
