@@ -43,6 +43,7 @@ public final class PgCluster implements AutoCloseable {
 
     private final Path root;
     private final List<Server> servers = new ArrayList<>();
+    private final List<String> settings;
 
     /** The newest installed PostgreSQL's bin directory, or null. */
     public static Path binDir() {
@@ -107,7 +108,15 @@ public final class PgCluster implements AutoCloseable {
 
     /** Starts {@code n} servers (callers check {@link #assumeAvailable} first). */
     public static PgCluster start(int n) throws IOException {
-        PgCluster c = new PgCluster(Files.createTempDirectory("macrodb-pg"));
+        return start(n, List.of());
+    }
+
+    /**
+     * Starts {@code n} servers with {@code settings} ({@code "name = value"} lines) after the usual ones, which
+     * they override (a benchmark's {@code wal_level = replica} or {@code synchronous_commit = on}).
+     */
+    public static PgCluster start(int n, List<String> settings) throws IOException {
+        PgCluster c = new PgCluster(Files.createTempDirectory("macrodb-pg"), settings);
         Runtime.getRuntime().addShutdownHook(new Thread(c::close, "macrodb-pg-cleanup"));
         try {
             giveToPostgres(c.root);
@@ -148,8 +157,9 @@ public final class PgCluster implements AutoCloseable {
         }
     }
 
-    private PgCluster(Path root) {
+    private PgCluster(Path root, List<String> settings) {
         this.root = root;
+        this.settings = List.copyOf(settings);
     }
 
     public List<Server> servers() { return servers; }
@@ -188,7 +198,7 @@ public final class PgCluster implements AutoCloseable {
         Path dir = root.resolve("s" + i);
         Files.createDirectory(dir);
         giveToPostgres(dir);
-        return new Server(i, dir, freePort());
+        return new Server(i, dir, freePort(), settings);
     }
 
     private static int freePort() throws IOException {
@@ -253,7 +263,7 @@ public final class PgCluster implements AutoCloseable {
         private final int port;
         private volatile boolean running;
 
-        Server(int index, Path dir, int port) throws IOException {
+        Server(int index, Path dir, int port, List<String> settings) throws IOException {
             this.index = index;
             this.dir = dir;
             this.port = port;
@@ -273,6 +283,7 @@ public final class PgCluster implements AutoCloseable {
                     "max_wal_senders = 4",
                     "max_replication_slots = 4",
                     "log_min_messages = warning",
+                    String.join("\n", settings),
                     "");
             Files.writeString(dir.resolve("data").resolve("postgresql.auto.conf"), conf, java.nio.file.StandardOpenOption.APPEND);
         }
@@ -282,6 +293,15 @@ public final class PgCluster implements AutoCloseable {
         public int port() { return port; }
 
         public boolean running() { return running; }
+
+        /** The postmaster's process id (first line of {@code postmaster.pid}), or -1 if it cannot be read. */
+        public long postmasterPid() {
+            try {
+                return Long.parseLong(Files.readAllLines(dir.resolve("data").resolve("postmaster.pid")).get(0).trim());
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+        }
 
         /** {@code pg_ctl -w start}. */
         public synchronized void start() throws IOException {
