@@ -79,7 +79,7 @@ public enum MacroProperty {
     SNAPSHOT_EVERY(spec("snapshotEvery").database().count(1, Integer.MAX_VALUE).values("records").defaultValue("100000")
             .doc("log records between snapshots; a snapshot lets the log segments before it be deleted")),
     STALL_TIMEOUT(spec("stallTimeout").database().millis(100, 3_600_000).defaultValue("30000")
-            .doc("a secondary that stays behind without progress this long leaves the rotation")),
+            .doc("a secondary that stays behind without progress (no record applied, no batch of rows written) this long leaves the rotation")),
     CLOSE_DELAY(spec("closeDelay").database().range(0, 86_400).values("`engine`, `-1`, seconds").defaultValue("engine")
             .example("1")
             .doc("how long the replica set (primary, secondaries, log) stays open after the last connection closes,"

@@ -155,6 +155,13 @@ final class Applier implements Runnable {
     /** Apply sessions (1: applying in order with one session). */
     int threads() { return lanes.length; }
 
+    /** Rows its sessions sent to the engine so far: it moves while a large record is applied (the monitor's progress). */
+    long rowsWritten() {
+        long n = 0;
+        for (Lane lane : lanes) if (lane != null) n += lane.writer.rowsWritten();
+        return n;
+    }
+
     /** Batches applied by several sessions at once, and units of them undone and applied again. */
     long parallelBatches() { return parallelBatches.get(); }
     long parallelRedos() { return parallelRedos.get(); }

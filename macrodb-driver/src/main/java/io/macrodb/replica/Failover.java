@@ -287,7 +287,7 @@ final class Failover {
     }
 
     private void watch() {
-        Map<Replica, long[]> progress = new IdentityHashMap<>(); // version, since nanos
+        Map<Replica, long[]> progress = new IdentityHashMap<>(); // version, since nanos, rows written
         Map<Integer, Integer> rebuildFailures = new HashMap<>();
         while (!set.isClosed()) {
             try {
@@ -315,10 +315,13 @@ final class Failover {
             for (Replica r : set.secondaries()) {
                 if (set.isClosed()) return;
                 if (r.isActive()) {
-                    long[] p = progress.computeIfAbsent(r, k -> new long[] {r.version(), System.nanoTime()});
-                    if (r.version() != p[0] || r.version() >= target || r.applier() == null || r.applier().isPaused()) {
+                    Applier applier = r.applier();
+                    long rows = applier == null ? 0 : applier.rowsWritten(); // moves inside a large record
+                    long[] p = progress.computeIfAbsent(r, k -> new long[] {r.version(), System.nanoTime(), rows});
+                    if (r.version() != p[0] || rows != p[2] || r.version() >= target || applier == null || applier.isPaused()) {
                         p[0] = r.version();
                         p[1] = System.nanoTime();
+                        p[2] = rows;
                     } else if (System.nanoTime() - p[1] > TimeUnit.MILLISECONDS.toNanos(config.stallTimeoutMillis())) {
                         fail(r, "no progress for " + config.stallTimeoutMillis() + " ms at v" + r.version()
                                 + " while " + (target - r.version()) + " records waited");

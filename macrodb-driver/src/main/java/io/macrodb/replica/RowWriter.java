@@ -29,6 +29,25 @@ final class RowWriter implements AutoCloseable {
 
     private final io.macrodb.engine.Engine engine;
 
+    /**
+     * Rows per JDBC batch: a large transaction's rows go to the engine in batches of this many, and each batch counts as
+     * progress ({@link #rowsWritten}), so that the monitor tells an applier busy with a large record from a stuck one.
+     */
+    static final int BATCH_ROWS = 1000;
+
+    /** Rows this writer sent to its engine so far (written by the applier's thread, read by the monitor). */
+    private volatile long rowsWritten;
+
+    /** Rows sent to the engine so far: it moves while a large record is applied. */
+    long rowsWritten() { return rowsWritten; }
+
+    /** Runs the batch of {@code ps} and counts its rows as written. */
+    private int[] executeBatch(PreparedStatement ps, int rows) throws SQLException {
+        int[] counts = ps.executeBatch();
+        rowsWritten += rows; // one writing thread
+        return counts;
+    }
+
     RowWriter(Connection c, io.macrodb.engine.Engine engine) {
         this.c = c;
         this.engine = engine;
@@ -68,11 +87,16 @@ final class RowWriter implements AutoCloseable {
         if (!rc.updates().isEmpty()) {
             PreparedStatement upd = ps[1];
             int[] order = updateOrder(shape);
+            int batched = 0;
             for (Object[] row : rc.updates()) {
                 for (int i = 0; i < order.length; i++) io.macrodb.engine.Values.bind(upd, i + 1, row[order[i]]);
                 upd.addBatch();
+                if (++batched == BATCH_ROWS) {
+                    checkCounts(executeBatch(upd, batched), shape, "updating");
+                    batched = 0;
+                }
             }
-            checkCounts(upd.executeBatch(), shape, "updating");
+            if (batched > 0) checkCounts(executeBatch(upd, batched), shape, "updating");
         }
         insertRows(ps[2], shape, rc.inserts());
     }
@@ -93,6 +117,7 @@ final class RowWriter implements AutoCloseable {
         int p = 1;
         for (Object v : image) if (v != null) io.macrodb.engine.Values.bind(ps, p++, v);
         checkCounts(new int[] {ps.executeUpdate()}, shape, "deleting");
+        rowsWritten++;
     }
 
     /**
@@ -110,25 +135,36 @@ final class RowWriter implements AutoCloseable {
         return engine.deleteOneRowSql(t.qualifiedName(), sb.toString());
     }
 
-    private static void deleteKeys(PreparedStatement del, TableShape shape, java.util.List<Object[]> keys, boolean mustExist)
+    private void deleteKeys(PreparedStatement del, TableShape shape, java.util.List<Object[]> keys, boolean mustExist)
             throws SQLException {
-        if (keys.isEmpty()) return;
+        int batched = 0;
         for (Object[] key : keys) {
             for (int i = 0; i < key.length; i++) io.macrodb.engine.Values.bind(del, i + 1, key[i]);
             del.addBatch();
+            if (++batched == BATCH_ROWS) {
+                int[] counts = executeBatch(del, batched);
+                if (mustExist) checkCounts(counts, shape, "deleting");
+                batched = 0;
+            }
         }
-        int[] counts = del.executeBatch();
-        if (mustExist) checkCounts(counts, shape, "deleting");
+        if (batched > 0) {
+            int[] counts = executeBatch(del, batched);
+            if (mustExist) checkCounts(counts, shape, "deleting");
+        }
     }
 
-    private static void insertRows(PreparedStatement ins, TableShape shape, java.util.List<Object[]> rows) throws SQLException {
-        if (rows.isEmpty()) return;
+    private void insertRows(PreparedStatement ins, TableShape shape, java.util.List<Object[]> rows) throws SQLException {
         int n = shape.columns().size();
+        int batched = 0;
         for (Object[] row : rows) {
             for (int i = 0; i < n; i++) io.macrodb.engine.Values.bind(ins, i + 1, row[i]);
             ins.addBatch();
+            if (++batched == BATCH_ROWS) {
+                checkCounts(executeBatch(ins, batched), shape, "inserting");
+                batched = 0;
+            }
         }
-        checkCounts(ins.executeBatch(), shape, "inserting");
+        if (batched > 0) checkCounts(executeBatch(ins, batched), shape, "inserting");
     }
 
     /** Exactly one row per image, or the secondary has diverged: fail the apply rather than go on. */
