@@ -41,7 +41,8 @@ import static io.macrodb.differential.Scenario.TableSpec;
  * replays one; {@code -Dmacrodb.differential.shrinking=full} shrinks without jqwik's 10 s bound.
  * {@code -Dmacrodb.differential.without=INVISIBLE,NO_KEY,KEY_MOVES,MERGE,TIME_ZONE,FK,PRE_GREGORIAN,DST_GAP,LOCAL_TO_ZONED,JVM_ZONE,GENERATED,DURABILITY,NON_ASCII}
  * leaves features out, to look past a known divergence for the next one; SQLite's generator
- * ({@link SqliteScenario}, row propagation only) also knows NULL_KEY, TRIGGER, REPLACE and ALTER.
+ * ({@link SqliteScenario}, row propagation only) also knows NULL_KEY, TRIGGER, REPLACE and ALTER, and ROWID
+ * (its rows are compared with their rowids, unless left out).
  */
 @Tag("differential")
 @Tag("slow") // left out of the fast test command (README); CI runs it
