@@ -149,6 +149,44 @@ class SqliteRowidTest {
     }
 
     /**
+     * A declared column named {@code rowid} hides the rowid under that name (here it is the key): the rowid
+     * travels as {@code _rowid_}; where columns hide all three names it cannot be named, and is not replicated.
+     */
+    @Test
+    void aColumnNamedRowidHidesItAndTheRowidTravelsAsAnotherName(@TempDir Path dir) throws Exception {
+        String[] script = {"CREATE TABLE h (rowid TEXT PRIMARY KEY, v INT UNIQUE)", "INSERT INTO h VALUES ('b', 1), ('a', 2), ('c', 3)",
+            "UPDATE OR REPLACE h SET v = v + 1", "INSERT OR REPLACE INTO h VALUES ('a', 9)", "UPDATE h SET _rowid_ = 50 WHERE rowid = 'c'"};
+        String query = "SELECT _rowid_, rowid, v FROM h ORDER BY 1";
+        String expected;
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("plain.db")); Statement s = c.createStatement()) {
+            for (String sql : script) s.execute(sql);
+            expected = read(c, query);
+        }
+        try (Connection c = TestDb.open(TestDb.url("sqlite", "replicas=3")); Statement s = c.createStatement()) {
+            for (String sql : script) s.execute(sql);
+            MacroConnection mc = TestDb.macro(c);
+            assertTrue(mc.admin().awaitCaughtUp(10_000));
+            for (ReplicaStatus r : mc.replicaStatus()) {
+                try (Connection rc = DriverManager.getConnection(r.url())) {
+                    assertEquals(expected, read(rc, query), r.toString());
+                }
+            }
+            TestDb.assertConverged(c);
+        }
+    }
+
+    private static String read(Connection c, String query) throws SQLException {
+        StringBuilder sb = new StringBuilder();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                for (int i = 1; i <= n; i++) sb.append(rs.getString(i)).append(i < n ? "," : ";");
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
      * A secondary that failed (its applier stalled behind a lock) and was rebuilt: a copy of a healthy replica, which
      * then applies the log.
      */
