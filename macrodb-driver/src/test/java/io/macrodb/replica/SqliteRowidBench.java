@@ -23,7 +23,8 @@ import java.util.TreeMap;
  * plain SQLite connection with MacroDB's capture triggers (rows ignored, as a secondary's applier's
  * are) runs single-row INSERTs, then UPDATEs of a column in no index, in one transaction. Apply: a
  * secondary's {@link RowWriter} writes the same rows as inserts, then as updates, {@code batch} rows
- * per change, in one transaction. Best of the rounds after the first; the two shapes alternate within
+ * per change, in one transaction. This thread's CPU time (SQLite runs in it, and a loaded machine
+ * stretches the wall clock), best of the rounds after the first; the two shapes alternate within
  * each round, so that a loaded machine slows both alike. Arguments: rows, rounds, batch.
  * {@code java -cp target/classes:target/test-classes:<sqlite-jdbc> io.macrodb.replica.SqliteRowidBench 20000 15 10}.
  */
@@ -50,7 +51,7 @@ public final class SqliteRowidBench {
                         if (!rowid) shape = withoutRowid(shape);
                         engine.installCapture(c, shape);
                         c.setAutoCommit(false);
-                        long t0 = System.nanoTime();
+                        long t0 = cpu();
                         try (PreparedStatement ps = c.prepareStatement("INSERT INTO t (k, v, n) VALUES (?, ?, ?)")) {
                             for (int i = 0; i < n; i++) {
                                 ps.setInt(1, n - i); // keys in the reverse of the rowids' order
@@ -59,14 +60,14 @@ public final class SqliteRowidBench {
                                 ps.executeUpdate();
                             }
                         }
-                        long t1 = System.nanoTime();
+                        long t1 = cpu();
                         try (PreparedStatement ps = c.prepareStatement("UPDATE t SET n = n + 1 WHERE k = ?")) {
                             for (int i = 0; i < n; i++) {
                                 ps.setInt(1, i + 1);
                                 ps.executeUpdate();
                             }
                         }
-                        long t2 = System.nanoTime();
+                        long t2 = cpu();
                         c.commit();
                         // the secondary: the same rows arrive as images
                         s.execute("DELETE FROM t");
@@ -79,17 +80,17 @@ public final class SqliteRowidBench {
                         long t3;
                         long t4;
                         try (RowWriter w = new RowWriter(c, engine)) {
-                            t3 = System.nanoTime();
+                            t3 = cpu();
                             for (int from = 0; from < n; from += batch) {
                                 w.apply(new RowChanges(shape, List.of(), List.of(), images.subList(from, Math.min(n, from + batch))), false);
                             }
-                            t4 = System.nanoTime();
+                            t4 = cpu();
                             for (Object[] row : images) row[2] = (Integer) row[2] + 1;
                             for (int from = 0; from < n; from += batch) {
                                 w.apply(new RowChanges(shape, List.of(), images.subList(from, Math.min(n, from + batch)), List.of()), false);
                             }
                         }
-                        long t5 = System.nanoTime();
+                        long t5 = cpu();
                         c.commit();
                         long t6 = t5;
                         if (rowid) {
@@ -99,11 +100,11 @@ public final class SqliteRowidBench {
                                     new int[] {0}, shape.ordinalCount(), false, null, List.of(), null, null);
                             for (Object[] row : images) row[2] = (Integer) row[2] + 1;
                             try (RowWriter w = new RowWriter(c, engine)) {
-                                t5 = System.nanoTime();
+                                t5 = cpu();
                                 for (int from = 0; from < n; from += batch) {
                                     w.apply(new RowChanges(asLogged, List.of(), images.subList(from, Math.min(n, from + batch)), List.of()), false);
                                 }
-                                t6 = System.nanoTime();
+                                t6 = cpu();
                             }
                             c.commit();
                         }
@@ -120,6 +121,13 @@ public final class SqliteRowidBench {
             CaptureContext.restore(prev);
         }
         best.forEach((k, v) -> System.out.printf("%-32s %.2f us/row%n", k, v));
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** This thread's CPU time (SQLite runs in it): steadier than the wall clock on a loaded machine. */
+    private static long cpu() {
+        return THREADS.getCurrentThreadCpuTime();
     }
 
     /** {@code shape} without its last column, the rowid: what MacroDB replicated before. */
