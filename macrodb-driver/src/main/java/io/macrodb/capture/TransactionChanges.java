@@ -647,6 +647,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
 
     /** The name that reaches a SQLite table's rowid, as its capture triggers use it: one no column hides. */
     private static String rowidName(TableShape shape) {
+        if (shape.rowidColumn() != null) return shape.rowidColumn();
         for (String n : new String[] {"rowid", "_rowid_", "oid"}) {
             boolean hidden = false;
             for (String col : shape.columns()) hidden |= col.equalsIgnoreCase(n);

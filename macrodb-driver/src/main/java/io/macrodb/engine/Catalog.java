@@ -106,9 +106,17 @@ public final class Catalog {
             }
             k++;
         }
-        return new TableShape(schema, table, replicated, keyIndexes, keyOrdinals, all.size(),
+        // SQLite's hidden rowid, where it is not the key itself: replicated as a last column (SqliteCatalog.replicatedRowid)
+        String rowid = sqlite ? SqliteCatalog.replicatedRowid(c, table, all) : null;
+        int ordinalCount = all.size();
+        if (rowid != null) {
+            replicated.add(rowid);
+            ordinals.add(ordinalCount++);
+            types.add(java.sql.Types.OTHER);
+        }
+        return new TableShape(schema, table, replicated, keyIndexes, keyOrdinals, ordinalCount,
                 postgres ? PostgresCatalog.hasAlwaysIdentity(c, schema, table) : !sqlite && hasAlwaysIdentity(c, schema, table), identity, volatileDefaults,
-                ordinals.stream().mapToInt(Integer::intValue).toArray(), types.stream().mapToInt(Integer::intValue).toArray());
+                ordinals.stream().mapToInt(Integer::intValue).toArray(), types.stream().mapToInt(Integer::intValue).toArray(), rowid != null);
     }
 
     /**

@@ -22,9 +22,10 @@ import java.util.List;
  * combined (engines cannot ORDER BY LOB columns, and this needs no key).
  *
  * <p>It covers every stored column: generated and (H2) invisible ones too, which row propagation
- * does not ship but which must come out the same everywhere. Values are read in a representation
- * the engines keep exactly: dates and times as java.time values (not java.sql.Date/Timestamp,
- * which go through the JVM's calendar and time zone and can make two different values look alike).
+ * does not ship but which must come out the same everywhere, and SQLite's rowid where it is not the
+ * key. Values are read in a representation the engines keep exactly: dates and times as java.time
+ * values (not java.sql.Date/Timestamp, which go through the JVM's calendar and time zone and can
+ * make two different values look alike).
  */
 public final class Checksums {
     private Checksums() {}
@@ -37,6 +38,8 @@ public final class Checksums {
             for (TableShape t : tables) {
                 update(md, "T:" + t);
                 List<Catalog.Column> stored = new java.util.ArrayList<>(Catalog.columns(c, t.schema(), t.table()).values());
+                // SQLite's rowid where it is not the key: replicated, so compared (SqliteCatalog.replicatedRowid)
+                if (t.rowidColumn() != null) stored.add(new Catalog.Column(t.rowidColumn(), java.sql.Types.OTHER, false, false, null));
                 StringBuilder cols = new StringBuilder();
                 for (Catalog.Column col : stored) cols.append(cols.length() == 0 ? "" : ",").append(TableShape.quote(col.name()));
                 update(md, "C:" + cols);

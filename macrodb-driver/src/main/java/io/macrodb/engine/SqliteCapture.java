@@ -12,7 +12,9 @@ import java.sql.SQLException;
  * does.
  *
  * <p>Event {@code I} passes the new row, {@code D} the old one, {@code U} the old row then the new
- * one, each with every column of the table in order. In a table without a primary key the events are
+ * one, each with every column of the table in order, and then, where the table's shape replicates its
+ * rowid ({@link io.macrodb.log.TableShape#rowidColumn()}: a rowid table whose key is not the rowid), the
+ * row's rowid as one more column. In a table without a primary key the events are
  * {@code KI}, {@code KD} and {@code KU}, the row's rowid (old, then new) before the columns. {@code R}
  * ({@code KR} with the rowid first) passes a row that the statement's REPLACE may remove unseen. A SQLite value has a storage class, not the
  * column's declared type; it is captured as that class (INTEGER as {@code Integer} where it fits,

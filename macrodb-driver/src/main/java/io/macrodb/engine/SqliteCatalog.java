@@ -97,6 +97,29 @@ final class SqliteCatalog {
     }
 
     /**
+     * The name under which a table's rowid is replicated, or null where it is not: a rowid table whose
+     * key is not the rowid ({@code INT PRIMARY KEY}, a text or composite key, {@code INTEGER PRIMARY KEY
+     * DESC}, no key at all) still has one, which SQLite visits rows in, picks a new row's by, and lets
+     * statements read and write. A secondary or a recovered primary that re-inserts a row by its key
+     * gives it a rowid of its own choosing: an {@code UPDATE OR REPLACE} then removes different rows
+     * there than on the primary. So the rowid travels as a column ({@code rowid}, else {@code _rowid_},
+     * else {@code oid}: whichever no declared column hides) and every replica writes the primary's.
+     * Null for a {@code WITHOUT ROWID} table, for an {@code INTEGER PRIMARY KEY} (the key is the rowid,
+     * replicated already), and where declared columns hide all three names (the rowid cannot be named).
+     */
+    static String replicatedRowid(Connection c, String table, List<String> columns) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT wr FROM pragma_table_list(?) WHERE schema = 'main'")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || rs.getInt(1) == 1) return null;
+            }
+        }
+        TreeMap<Short, String> key = primaryKey(c, table);
+        if (key.size() == 1 && isRowidAlias(c, table, key.firstEntry().getValue())) return null;
+        return SqliteReplaceProbes.rowidName(columns);
+    }
+
+    /**
      * Whether a rowid table's INTEGER key column is the rowid itself (it is not when declared
      * {@code INTEGER PRIMARY KEY DESC}, SQLite's documented quirk): the rowid and the column read the
      * same in every row then, which an empty table cannot tell; SQLite's own answer is its query plan

@@ -182,7 +182,8 @@ public final class SqliteEngine implements Engine {
                             + literal(String.join(", ", nullableKey)) + "); END");
                 }
             }
-            // a table without a key passes each row's rowid too, which the removals below are settled by
+            // a table without a key passes each row's rowid first too, which the removals below are settled by; a
+            // shape that replicates the rowid (SqliteCatalog.replicatedRowid) gets it after the columns of each row
             String rowid = t.hasKey() ? null : SqliteReplaceProbes.rowidName(all);
             if (!t.hasKey() && rowid == null) {
                 throw new SQLException("MacroDB: table " + t + " has no primary key, and columns named rowid, _rowid_ and oid"
@@ -197,8 +198,14 @@ public final class SqliteEngine implements Engine {
                         .append(ev[0]).append('\'');
                 if (rowid != null && !ev[0].equals("I")) args.append(", OLD.").append(rowid);
                 if (rowid != null && !ev[0].equals("D")) args.append(", NEW.").append(rowid);
-                if (!ev[0].equals("I")) for (String col : all) args.append(", OLD.").append(TableShape.quote(col));
-                if (!ev[0].equals("D")) for (String col : all) args.append(", NEW.").append(TableShape.quote(col));
+                if (!ev[0].equals("I")) {
+                    for (String col : all) args.append(", OLD.").append(TableShape.quote(col));
+                    if (t.rowidColumn() != null) args.append(", OLD.").append(t.rowidColumn());
+                }
+                if (!ev[0].equals("D")) {
+                    for (String col : all) args.append(", NEW.").append(TableShape.quote(col));
+                    if (t.rowidColumn() != null) args.append(", NEW.").append(t.rowidColumn());
+                }
                 s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(name) + " AFTER " + ev[1]
                         + " ON " + TableShape.quote(t.table()) + " BEGIN SELECT " + SqliteCapture.NAME + "(" + args + "); END");
             }

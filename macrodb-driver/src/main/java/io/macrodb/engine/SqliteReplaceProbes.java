@@ -169,6 +169,7 @@ final class SqliteReplaceProbes {
                 .append(SqliteCapture.REMOVABLE).append('\'');
         if (!t.hasKey()) args.append(", ").append(r).append('.').append(rowid);
         for (String col : all) args.append(", ").append(r).append('.').append(q(col));
+        if (t.rowidColumn() != null) args.append(", ").append(r).append('.').append(t.rowidColumn());
         StringBuilder body = new StringBuilder();
         for (String probe : probes) {
             body.append(" SELECT ").append(SqliteCapture.NAME).append('(').append(args).append(") FROM ").append(q(t.table()))

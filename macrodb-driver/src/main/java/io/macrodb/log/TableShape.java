@@ -21,6 +21,7 @@ public final class TableShape {
     private final List<String> volatileDefaults;
     private final int[] columnOrdinals;
     private final int[] columnTypes;
+    private final boolean lastIsRowid;
 
     /**
      * @param columns        replicated (non-generated) columns in ordinal order
@@ -40,6 +41,20 @@ public final class TableShape {
     public TableShape(String schema, String table, List<String> columns, int[] keyIndexes,
                       int[] keyOrdinals, int ordinalCount, boolean alwaysIdentity, String identityColumn,
                       List<String> volatileDefaults, int[] columnOrdinals, int[] columnTypes) {
+        this(schema, table, columns, keyIndexes, keyOrdinals, ordinalCount, alwaysIdentity, identityColumn, volatileDefaults,
+                columnOrdinals, columnTypes, false);
+    }
+
+    /**
+     * @param lastIsRowid whether the last of {@code columns} is the engine's hidden row id rather than a
+     *                    declared column (SQLite's rowid of a table whose key is not the rowid): it is
+     *                    replicated like a column, and the capture triggers pass it after the declared
+     *                    columns, at ordinal {@code ordinalCount - 1}
+     */
+    public TableShape(String schema, String table, List<String> columns, int[] keyIndexes,
+                      int[] keyOrdinals, int ordinalCount, boolean alwaysIdentity, String identityColumn,
+                      List<String> volatileDefaults, int[] columnOrdinals, int[] columnTypes, boolean lastIsRowid) {
+        this.lastIsRowid = lastIsRowid;
         this.schema = Objects.requireNonNull(schema);
         this.table = Objects.requireNonNull(table);
         this.columns = List.copyOf(columns);
@@ -63,6 +78,14 @@ public final class TableShape {
         this.columnOrdinals = columnOrdinals.clone();
         this.columnTypes = columnTypes.clone();
     }
+
+    /**
+     * The name by which the engine's hidden row id is replicated as the last of {@link #columns()} (SQLite's
+     * {@code rowid}, or {@code _rowid_} or {@code oid} where a column hides it), or null where the shape
+     * carries none. Known only where the shape was read from the engine's catalog; a shape read from the
+     * log applies it as the column it names.
+     */
+    public String rowidColumn() { return lastIsRowid ? columns.get(columns.size() - 1) : null; }
 
     /** 0-based position of replicated column {@code i} in the engine's full row, as a trigger sees it. */
     public int columnOrdinal(int i) { return columnOrdinals[i]; }

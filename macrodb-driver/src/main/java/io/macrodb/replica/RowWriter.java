@@ -85,20 +85,87 @@ final class RowWriter implements AutoCloseable {
         // fires for it, and ships its delete after the other one's.
         deleteKeys(ps[0], shape, rc.deletes(), !engine.triggerImagesMayBeStale());
         if (!rc.updates().isEmpty()) {
-            PreparedStatement upd = ps[1];
-            int[] order = updateOrder(shape);
-            int batched = 0;
-            for (Object[] row : rc.updates()) {
-                for (int i = 0; i < order.length; i++) io.macrodb.engine.Values.bind(upd, i + 1, row[order[i]]);
-                upd.addBatch();
-                if (++batched == BATCH_ROWS) {
-                    checkCounts(executeBatch(upd, batched), shape, "updating");
-                    batched = 0;
+            if (shape.rowidColumn() != null) {
+                updateKeepingRowids(shape, rc.updates());
+            } else {
+                PreparedStatement upd = ps[1];
+                int[] order = updateOrder(shape);
+                int batched = 0;
+                for (Object[] row : rc.updates()) {
+                    for (int i = 0; i < order.length; i++) io.macrodb.engine.Values.bind(upd, i + 1, row[order[i]]);
+                    upd.addBatch();
+                    if (++batched == BATCH_ROWS) {
+                        checkCounts(executeBatch(upd, batched), shape, "updating");
+                        batched = 0;
+                    }
                 }
+                if (batched > 0) checkCounts(executeBatch(upd, batched), shape, "updating");
             }
-            if (batched > 0) checkCounts(executeBatch(upd, batched), shape, "updating");
         }
         insertRows(ps[2], shape, rc.inserts());
+    }
+
+    /** Per shape that replicates a rowid: its update of a row whose rowid stays ({@link #updateKeepingRowids}). */
+    private final Map<TableShape, PreparedStatement> sameRowid = new IdentityHashMap<>();
+
+    /**
+     * The updates of a table whose rowid travels as a column ({@link TableShape#rowidColumn()}, SQLite):
+     * each row is updated where its key still holds the image's rowid, without writing the rowid (SQLite
+     * rewrites the row and every index entry of it when an UPDATE sets the rowid, even to the value it
+     * has: about 3x the engine's work of a plain update); a row whose rowid the transaction moved (a
+     * REPLACE that wrote its key again, {@code UPDATE ... SET rowid = ...}) then gets it set with the
+     * rest. A move onto a rowid that another row of this change still holds fails on SQLite's rowid
+     * constraint, and the applier applies the group the safe way.
+     */
+    private void updateKeepingRowids(TableShape shape, List<Object[]> rows) throws SQLException {
+        PreparedStatement keep = sameRowid.get(shape);
+        if (keep == null) {
+            keep = c.prepareStatement(updateSameRowidSql(shape));
+            sameRowid.put(shape, keep);
+        }
+        int[] order = updateSameRowidOrder(shape);
+        for (Object[] row : rows) {
+            for (int i = 0; i < order.length; i++) io.macrodb.engine.Values.bind(keep, i + 1, row[order[i]]);
+            keep.addBatch();
+        }
+        int[] counts = executeBatch(keep, rows.size());
+        PreparedStatement move = prepared.get(shape)[1];
+        int[] order1 = updateOrder(shape);
+        for (int r = 0; r < counts.length; r++) {
+            if (counts[r] == 1) continue;
+            if (counts[r] != 0) checkCounts(new int[] {counts[r]}, shape, "updating");
+            Object[] row = rows.get(r);
+            for (int i = 0; i < order1.length; i++) io.macrodb.engine.Values.bind(move, i + 1, row[order1[i]]);
+            checkCounts(new int[] {move.executeUpdate()}, shape, "updating (and moving the rowid of)");
+        }
+    }
+
+    /** Parameter order of {@link #updateSameRowidSql}: the columns but the key and the rowid, the key columns, the rowid. */
+    private static int[] updateSameRowidOrder(TableShape t) {
+        int[] all = updateOrder(t);
+        int rowid = t.columns().size() - 1;
+        int[] out = new int[all.length];
+        int k = 0;
+        for (int i : all) if (i != rowid) out[k++] = i;
+        out[k] = rowid;
+        return out;
+    }
+
+    /** {@code UPDATE t SET <columns but the key and the rowid> = ? WHERE <key> = ? AND <rowid> = ?}. */
+    static String updateSameRowidSql(TableShape t) {
+        int[] order = updateSameRowidOrder(t);
+        int set = order.length - 1 - t.keyCount();
+        StringBuilder sb = new StringBuilder("UPDATE ").append(t.qualifiedName()).append(" SET ");
+        if (set == 0) {
+            String k0 = TableShape.quote(t.columns().get(t.keyIndex(0)));
+            sb.append(k0).append(" = ").append(k0);
+        }
+        for (int i = 0; i < set; i++) sb.append(i == 0 ? "" : ", ").append(TableShape.quote(t.columns().get(order[i]))).append(" = ?");
+        sb.append(" WHERE ");
+        for (int i = 0; i < t.keyCount(); i++) {
+            sb.append(i == 0 ? "" : " AND ").append(TableShape.quote(t.columns().get(t.keyIndex(i)))).append(" = ?");
+        }
+        return sb.append(" AND ").append(t.rowidColumn()).append(" = ?").toString();
     }
 
     /** Per table without a key and pattern of NULL columns: its statement deleting one row equal to an image. */
@@ -276,6 +343,14 @@ final class RowWriter implements AutoCloseable {
             }
         }
         prepared.clear();
+        for (PreparedStatement p : sameRowid.values()) {
+            try {
+                p.close();
+            } catch (SQLException ignored) {
+                // the session may be broken already
+            }
+        }
+        sameRowid.clear();
         for (Map<java.util.BitSet, PreparedStatement> byNulls : deleteOne.values()) {
             for (PreparedStatement p : byNulls.values()) {
                 try {

@@ -41,7 +41,8 @@ import static io.macrodb.differential.Scenario.TableSpec;
  * replays one; {@code -Dmacrodb.differential.shrinking=full} shrinks without jqwik's 10 s bound.
  * {@code -Dmacrodb.differential.without=INVISIBLE,NO_KEY,KEY_MOVES,MERGE,TIME_ZONE,FK,PRE_GREGORIAN,DST_GAP,LOCAL_TO_ZONED,JVM_ZONE,GENERATED,DURABILITY,NON_ASCII}
  * leaves features out, to look past a known divergence for the next one; SQLite's generator
- * ({@link SqliteScenario}, row propagation only) also knows NULL_KEY, TRIGGER, REPLACE and ALTER.
+ * ({@link SqliteScenario}, row propagation only) also knows NULL_KEY, TRIGGER, REPLACE and ALTER, and ROWID
+ * (its rows are compared with their rowids, and statements name rowids, unless left out).
  */
 @Tag("differential")
 @Tag("slow") // left out of the fast test command (README); CI runs it
@@ -154,6 +155,7 @@ class DifferentialPropertiesTest {
                 Tuple.of(1, SqliteScenario.Kind.UPDATE_FROM), Tuple.of(keyMoves ? 2 : 0, SqliteScenario.Kind.KEY_SHIFT),
                 Tuple.of(keyMoves ? 2 : 0, SqliteScenario.Kind.KEY_SWAP), Tuple.of(2, SqliteScenario.Kind.DELETE),
                 Tuple.of(1, SqliteScenario.Kind.INSERT_SELECT), Tuple.of(Scenario.without("ALTER") ? 0 : 1, SqliteScenario.Kind.ADD_COLUMN),
+                Tuple.of(Scenario.without("ROWID") ? 0 : 1, SqliteScenario.Kind.ROWID),
                 Tuple.of(2, SqliteScenario.Kind.BEGIN), Tuple.of(2, SqliteScenario.Kind.COMMIT), Tuple.of(1, SqliteScenario.Kind.ROLLBACK),
                 Tuple.of(1, SqliteScenario.Kind.SAVEPOINT), Tuple.of(1, SqliteScenario.Kind.ROLLBACK_TO_SAVEPOINT), Tuple.of(1, SqliteScenario.Kind.RELEASE),
                 Tuple.of(1, SqliteScenario.Kind.REOPEN), Tuple.of(1, SqliteScenario.Kind.FAIL));

@@ -59,7 +59,10 @@ final class Rows {
     /**
      * SQLite's tables (not its own {@code sqlite_%}: {@code sqlite_sequence} differs on secondaries by
      * design, and what it holds shows in the keys the next inserts get) with every stored column,
-     * generated ones included, by declared type.
+     * generated ones included, by declared type; and the rowid of a table that has one (not {@code
+     * WITHOUT ROWID}), which SQLite visits rows in and which decides what an {@code UPDATE OR REPLACE}
+     * removes: it must be the plain database's on every replica ({@code -Dmacrodb.differential.without=ROWID}
+     * leaves it out).
      */
     private static List<Table> sqliteTables(Connection c) throws SQLException {
         List<Table> out = new ArrayList<>();
@@ -77,9 +80,21 @@ final class Rows {
                     while (rs.next()) cols.add(new Column(rs.getString(1), rs.getString(2)));
                 }
             }
+            if (!Scenario.without("ROWID") && hasRowid(c, name) && cols.stream().noneMatch(col -> col.name().equalsIgnoreCase("rowid"))) {
+                cols.add(new Column("rowid", "(the rowid)"));
+            }
             out.add(new Table(name, List.copyOf(cols)));
         }
         return out;
+    }
+
+    private static boolean hasRowid(Connection c, String table) throws SQLException {
+        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT wr FROM pragma_table_list(?) WHERE schema = 'main'")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getInt(1) == 0;
+            }
+        }
     }
 
     /**

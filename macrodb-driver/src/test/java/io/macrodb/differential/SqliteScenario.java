@@ -21,7 +21,7 @@ import java.util.Set;
  * columns (VIRTUAL and STORED), foreign keys with cascades, an application trigger writing another
  * table (on DELETE too, with REPLACE), conflict clauses ({@code INSERT OR REPLACE/IGNORE/FAIL/ABORT}, {@code REPLACE},
  * {@code UPDATE OR REPLACE}), upserts ({@code ON CONFLICT DO UPDATE/NOTHING}), {@code UPDATE ... FROM},
- * key-moving updates, multi-row statements, JDBC and SQL transactions, savepoints, failing statements
+ * key-moving updates, statements that name the rowid, multi-row statements, JDBC and SQL transactions, savepoints, failing statements
  * mid-transaction, {@code ALTER TABLE ADD COLUMN}, NULLs, big integers, floats (infinities; NaN, which
  * SQLite stores as NULL), unicode text and blobs, bound as literals or parameters.
  *
@@ -60,7 +60,10 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
 
     public enum Kind {
         INSERT, INSERT_AUTO_KEY, CONFLICT_INSERT, UPSERT, UPDATE, UPDATE_OR_REPLACE, UPDATE_FROM, KEY_SHIFT, KEY_SWAP, DELETE,
-        INSERT_SELECT, ADD_COLUMN, BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO_SAVEPOINT, RELEASE, REOPEN,
+        INSERT_SELECT, ADD_COLUMN,
+        /** A statement that names the rowid (of a table that has one): moves one, moves all (OR REPLACE), inserts at one. */
+        ROWID,
+        BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO_SAVEPOINT, RELEASE, REOPEN,
         /** A statement meant to fail: a key twice in one multi-row insert, NOT NULL or CHECK violated, no such table. */
         FAIL
     }
@@ -469,6 +472,17 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
                 yield Step.sql("UPDATE " + name + " SET K = CASE WHEN K = " + a + " THEN " + b + " ELSE " + a + " END WHERE K IN (" + a + ", " + b + ")");
             }
             case DELETE -> Step.sql("DELETE FROM " + name + where(kt, kn, v, seed(op, 1)));
+            case ROWID -> {
+                if (t.key() == KeyShape.WITHOUT_ROWID) yield null;
+                int by = 1 + seed(op, 1) % 3;
+                yield switch (v % 3) {
+                    case 0 -> Step.sql("UPDATE " + name + " SET rowid = rowid + " + by + where(kt, kn, 0, seed(op, 2)));
+                    case 1 -> Step.sql("UPDATE OR REPLACE " + name + " SET rowid = rowid " + (seed(op, 2) % 2 == 0 ? "+ " : "- ") + by);
+                    default -> Step.sql((seed(op, 2) % 2 == 0 ? "INSERT OR REPLACE" : "INSERT OR IGNORE") + " INTO " + name + " (rowid, "
+                            + String.join(", ", kn) + ") VALUES (" + by + ", "
+                            + String.join(", ", kt.stream().map(x -> keyLiteral(x, seed(op, 3), false)).toList()) + ")");
+                };
+            }
             case INSERT_SELECT -> {
                 // duplicates every row (fails on a keyed table with rows, doubles a table without a key), or copies a row to a shifted key
                 String cols = String.join(", ", kn) + (hasFk(ti) ? ", P" : "");
