@@ -54,8 +54,9 @@ public final class Failovers {
      * a chance to detect the shutdown" and only then removes its files ({@code EmbedConnection}); a session opened in
      * those 500 ms (MacroDB's probe of the failed primary, a new session of the pool) boots the database again from
      * the files still there, and it went on accepting sessions after the drop had returned (seen in 1 of the first 5
-     * runs). That is a race of the test's way of stopping the engine, not a failure of a real engine, so the test
-     * drops it again.
+     * runs; in a loop under load, in both failover tests of one run). That is a race of the test's way of stopping
+     * the engine, not a failure of a real engine, so the test drops it again (that drop shuts it down and then fails to
+     * remove files that are gone already).
      * </ul>
      */
     static void dropDerby(String engineUrl) {
@@ -86,10 +87,11 @@ public final class Failovers {
                         : "it still accepts new sessions") + "); every thread:\n" + allStacks());
             }
             Throwable t = outcome.get();
-            if (!(t instanceof SQLException e) || !"08006".equals(e.getSQLState())) {
-                if (!(attempt > 1 && t instanceof SQLException e && "XJ004".equals(e.getSQLState()))) { // gone by now
-                    throw new AssertionError("Derby's drop " + attempt + " of " + engineUrl + " ended with " + t, t);
-                }
+            // Derby's drop of a database booted back on files the first drop removed shuts it down, then fails to
+            // remove the files: "Directory memory:... cannot be removed" (XBM0... wrapped); gone is gone
+            boolean dropped = t instanceof SQLException e && "08006".equals(e.getSQLState());
+            if (!dropped && !(attempt > 1 && t instanceof SQLException)) {
+                throw new AssertionError("Derby's drop " + attempt + " of " + engineUrl + " ended with " + t, t);
             }
             if (tookMillis > 5_000) System.out.println("Derby's drop " + attempt + " of " + engineUrl + " took " + tookMillis + " ms");
             if (refusesSessions(base)) return;
