@@ -40,9 +40,9 @@ public class FailoverConvergenceTest {
                 "The test's way of failing a Derby primary races: Derby's drop shuts the database down, waits 500 ms and only"
                         + " then removes its files, and a session opened in between (a workload thread's retry, MacroDB's probe)"
                         + " boots it back on files that are then removed; Failovers drops it again. On 2026-11-27 this was seen in"
-                        + " most runs, and 2 of 14 runs under load 11-25 failed by it: a workload thread's rollback to a savepoint on"
-                        + " that database got a NullPointerException from Derby's in-memory store (BlockedByteArray.blocks), which"
-                        + " MacroDB passes through, and a retry's sleep was cut short by an interrupt (40001 from getMetaData, then"
+                        + " 19 of 30 runs, and 2 of them failed by it (of 20 under load 7-25; 10 more beside two CPU burners passed):"
+                        + " a workload thread's rollback to a savepoint on that database got a NullPointerException from Derby's"
+                        + " in-memory store (BlockedByteArray.blocks), which MacroDB passes through, and a retry's sleep was cut short by an interrupt (40001 from getMetaData, then"
                         + " the interrupt; the second drop interrupts the threads inside the database again)."
                         + " -Dmacrodb.derbyFailoverConvergence=true runs it");
         run(engine, propagation, (c, oldPrimaryUrl) -> {
