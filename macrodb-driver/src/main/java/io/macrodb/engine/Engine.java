@@ -437,6 +437,13 @@ public interface Engine {
      */
     default SQLException noTransactionToEnd(boolean commit) { return null; }
 
+    /**
+     * The statement MacroDB's monitor runs on the primary every 100 ms, and runs on a new session to ask whether an
+     * engine is gone ({@link #mayBeEngineGone}): it must fail when the database can no longer be used. {@code VALUES
+     * (1)} for an engine whose sessions fail once their database is shut down.
+     */
+    default String probeSql() { return "VALUES (1)"; }
+
     /** Whether an exception means the engine itself is gone (closed, shut down, connection broken). */
     default boolean isEngineGone(SQLException e) {
         String state = e.getSQLState();

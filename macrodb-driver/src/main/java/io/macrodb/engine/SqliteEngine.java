@@ -347,11 +347,19 @@ public final class SqliteEngine implements Engine {
     /**
      * The counters of {@code AUTOINCREMENT} tables ({@code sqlite_sequence}), as the next value each
      * hands out, keyed {@code "main"."table"}: SQLite has no sequences of its own.
+     * <p>An {@code AUTOINCREMENT} table that has no counter yet (no row was ever inserted into it on this replica) is at 1:
+     * a secondary gets its counter only from the rows it applies, and rows inserted and deleted again in one record, or
+     * in one group of records, arrive as nothing, so a promoted secondary had no counter for the table, its position
+     * was not restarted ({@code Recovery.restartGenerators} restarts the positions a replica has), and it handed out
+     * the values the failed primary had handed out again
+     * ({@code IdentityAfterPromotionTest.anAutoincrementGoesOnPastRowsDeletedAfterAPromotion}).
      */
     @Override public Map<String, Long> sequencePositions(Connection c) throws SQLException {
         Map<String, Long> out = new TreeMap<>();
-        if (!hasSequenceTable(c)) return out;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT name, seq FROM main.sqlite_sequence")) {
+        if (!hasSequenceTable(c)) return out; // SQLite makes it with the first AUTOINCREMENT table
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT name, seq FROM main.sqlite_sequence"
+                + " UNION ALL SELECT name, 0 FROM main.sqlite_schema WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%'"
+                + " AND name NOT IN (SELECT name FROM main.sqlite_sequence)")) {
             while (rs.next()) out.put(TableShape.quote(SCHEMA) + "." + TableShape.quote(rs.getString(1)), rs.getLong(2) + 1);
         }
         return out;
@@ -481,6 +489,14 @@ public final class SqliteEngine implements Engine {
         if (base.endsWith("?") || base.endsWith("&")) base = base.substring(0, base.length() - 1);
         return base + (base.contains("?") ? "&" : "?") + "open_mode=2";
     }
+
+    /**
+     * A read of the schema: {@code VALUES (1)} touches no file, and it went on answering for a primary whose database
+     * file and WAL were overwritten, so that a failed primary nobody wrote to was never failed over. A read transaction
+     * checks the WAL index and reads what changed, and fails with {@code SQLITE_NOTADB} or {@code SQLITE_CORRUPT} then
+     * ({@code PrimaryFailoverTest.thePromotedPrimaryKeepsTheApplicationsTriggers} over SQLite).
+     */
+    @Override public String probeSql() { return "SELECT COUNT(*) FROM main.sqlite_schema"; }
 
     @Override public boolean isEngineGone(SQLException e) {
         String m = e.getMessage();

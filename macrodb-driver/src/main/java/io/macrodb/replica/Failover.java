@@ -93,7 +93,7 @@ final class Failover {
      */
     private static boolean answers(Replica r) {
         try (Connection c = r.open(); Statement s = c.createStatement()) {
-            s.execute("VALUES (1)");
+            s.execute(r.engine().probeSql());
             return true;
         } catch (SQLException e) {
             return false;
@@ -303,7 +303,7 @@ final class Failover {
                 SQLException probe = null;
                 synchronized (cat) {
                     try (Statement st = cat.connection().createStatement()) {
-                        st.execute("VALUES (1)");
+                        st.execute(config.engine().probeSql());
                     } catch (SQLException e) {
                         probe = e;
                     }
