@@ -544,16 +544,29 @@ public final class HsqldbEngine implements Engine {
         org.hsqldb.Session session = c.isWrapperFor(org.hsqldb.jdbc.JDBCConnection.class)
                 && c.unwrap(org.hsqldb.jdbc.JDBCConnection.class).getSession() instanceof org.hsqldb.Session embedded ? embedded : null;
         if (session == null) return java.util.Map.of();
-        java.util.Map<String, Long> out = new java.util.TreeMap<>();
-        org.hsqldb.lib.HsqlArrayList<org.hsqldb.Table> tables = session.getDatabase().schemaManager.getAllTables(false);
-        for (int i = 0; i < tables.size(); i++) {
-            org.hsqldb.Table t = tables.get(i);
-            if (!t.hasIdentityColumn() || t.isView() || t.isTemp()) continue;
-            org.hsqldb.NumberSequence identity = t.getColumn(t.getIdentityColumnIndex()).getIdentitySequence();
-            if (identity == null) continue;
-            out.put(Engine.identityKey(TableShape.quote(t.getSchemaName().name) + "." + TableShape.quote(t.getName().name)), identity.peek());
+        try {
+            org.hsqldb.Database database = session.getDatabase();
+            if (database == null || session.isClosed()) throw closed(null);
+            java.util.Map<String, Long> out = new java.util.TreeMap<>();
+            org.hsqldb.lib.HsqlArrayList<org.hsqldb.Table> tables = database.schemaManager.getAllTables(false);
+            for (int i = 0; i < tables.size(); i++) {
+                org.hsqldb.Table t = tables.get(i);
+                if (!t.hasIdentityColumn() || t.isView() || t.isTemp()) continue;
+                org.hsqldb.NumberSequence identity = t.getColumn(t.getIdentityColumnIndex()).getIdentitySequence();
+                if (identity == null) continue;
+                out.put(Engine.identityKey(TableShape.quote(t.getSchemaName().name) + "." + TableShape.quote(t.getName().name)), identity.peek());
+            }
+            return out;
+        } catch (RuntimeException e) {
+            // the database was shut down under the reading (its session answers with nothing where it had objects)
+            if (session.getDatabase() == null || session.isClosed()) throw closed(e);
+            throw new SQLException("MacroDB: cannot read HSQLDB's identity positions: " + e, SqlState.INTERNAL_ERROR.getState(), e);
         }
-        return out;
+    }
+
+    /** The database of an embedded session is gone ({@code SHUTDOWN}): the class-08 state HSQLDB gives such a session. */
+    private static SQLException closed(RuntimeException cause) {
+        return new java.sql.SQLNonTransientConnectionException("connection exception: closed (the database was shut down)", "08003", cause);
     }
 
     @Override public String deleteOneRowSql(String table, String condition) {
