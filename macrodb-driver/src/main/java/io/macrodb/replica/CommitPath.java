@@ -183,7 +183,10 @@ final class CommitPath {
         Connection c = session.connection();
         // an engine whose triggers record the rows in the server (PostgreSQL) hands them over now
         if (changes instanceof CaptureContext capture) config.engine().collectChanges(c, capture);
-        if (changes.isEmpty()) {
+        // A transaction that drew from a sequence or an identity ships their positions even with no row to ship (a
+        // SELECT NEXT VALUE FOR taking an order number, rows inserted and deleted again): else a promoted secondary
+        // hands the same values out again.
+        if (changes.isEmpty() && !changes.usesSequences() && !changes.insertsIdentities()) {
             c.commit();
             awaitPublished(); // it may have read a commit whose version is being published right now
             return 0;
@@ -202,7 +205,7 @@ final class CommitPath {
             set.primaryDiverged(session.replica(), e.getMessage());
             throw e;
         }
-        if ((changes.usesSequences() || changes.insertsIdentities()) && !built.isEmpty()) {
+        if (changes.usesSequences() || changes.insertsIdentities()) {
             Map<String, Long> next = changes.usesSequences() ? config.engine().sequencePositions(c) : Map.of();
             if (changes.insertsIdentities()) {
                 Map<String, Long> identities = config.engine().identityPositions(c);
