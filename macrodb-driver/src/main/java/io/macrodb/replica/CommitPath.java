@@ -233,13 +233,25 @@ final class CommitPath {
         // The engine commits outside the order's lock: commits of transactions with disjoint writes run
         // in parallel in the engine (CommitOrder says why their version order is still right).
         SQLException failed = engineCommit(c);
+        // A commit that failed because the engine is gone may have committed there all the same (H2's SHUTDOWN
+        // lets a running COMMIT finish, then fails it with 90135), and a transaction holding a later version may
+        // have read its rows: decided before the version is published, so that such later records are not
+        // shipped either (CommitOrder#abandon). The primary then leaves service at once, so no later ticket is
+        // handed out on it.
+        boolean abandoned = failed != null && set.replicaFailed(on, failed, "a commit");
+        boolean[] shipped = new boolean[1];
         long v = publish(() -> {
-            order.finish(ticket, failed == null);
+            if (abandoned) order.abandon(ticket);
+            else shipped[0] = order.finish(ticket, failed == null);
             return ticket.version();
         }, failed, "transaction", durable);
-        if (failed != null) {
-            set.replicaFailed(on, failed, "a commit");
-            throw failed;
+        if (failed != null) throw failed;
+        if (!shipped[0]) {
+            // committed in an engine that was abandoned after a commit before it whose outcome is unknown, and whose
+            // rows this transaction may have read: not in the log, so not in the successor
+            throw new SQLTransactionRollbackException("MacroDB: the primary failed while this transaction committed ("
+                    + on.stateReason() + "): a commit before it failed with the engine, which may have committed it, and"
+                    + " this transaction may have read its rows, so it was not logged either; nothing was committed, retry it", "40001");
         }
         if (durable != null) awaitDurable(durable, v);
         return v;
