@@ -83,11 +83,14 @@ final class CommitOrder {
     private final byte[] emptyPayload;
     /** The newest version handed out; every version up to it is published or being committed. */
     private volatile long lastTicket;
+    /** The newest version published: every version up to it is. */
+    private volatile long lastPublished;
     /** Guarded by {@link #lock}: see {@link #droppedTickets()}. */
     private long droppedTickets;
 
     CommitOrder(long lastVersion, Publisher publisher, byte[] emptyPayload) {
         this.lastTicket = lastVersion;
+        this.lastPublished = lastVersion;
         this.publisher = publisher;
         this.emptyPayload = emptyPayload;
     }
@@ -141,7 +144,7 @@ final class CommitOrder {
      * @throws IOException if the durable log did not take this ticket's record
      */
     boolean finish(Ticket t, boolean committed) throws IOException {
-        return finish(t, committed, false);
+        return finish(t, committed, null);
     }
 
     /**
@@ -152,22 +155,26 @@ final class CommitOrder {
      * be taken after this one on the abandoned primary (the order's admission refuses it), so the
      * tickets open now are all there are.
      *
+     * @return how many open tickets after it were dropped so
      * @throws IOException if the durable log did not take this ticket's (empty) record
      */
-    void abandon(Ticket t) throws IOException {
-        finish(t, false, true);
+    int abandon(Ticket t) throws IOException {
+        int[] dropped = new int[1];
+        finish(t, false, dropped);
+        return dropped[0];
     }
 
-    private boolean finish(Ticket t, boolean committed, boolean abandoned) throws IOException {
+    private boolean finish(Ticket t, boolean committed, int[] abandoned) throws IOException {
         lock.lock();
         try {
             t.finished = true;
             t.committed = committed;
-            if (abandoned) {
+            if (abandoned != null) {
                 for (Ticket later : open) {
                     if (later.version > t.version && !later.dropped) {
                         later.dropped = true;
                         droppedTickets++;
+                        abandoned[0]++;
                     }
                 }
             }
@@ -175,6 +182,35 @@ final class CommitOrder {
             while (!t.published) publishedSome.awaitUninterruptibly();
             if (t.durableFailure != null) throw t.durableFailure;
             return t.committed && !t.dropped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits (at most {@code timeoutNanos}) until every version up to {@code v} is published.
+     *
+     * @return false if that did not happen in time
+     */
+    boolean awaitPublished(long v, long timeoutNanos) {
+        if (lastPublished >= v) return true; // also while a failover holds the order idle: nothing is open then
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            if (!lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS)) return lastPublished >= v;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return lastPublished >= v;
+        }
+        try {
+            while (lastPublished < v) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) return false;
+                publishedSome.awaitNanos(left);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return lastPublished >= v;
         } finally {
             lock.unlock();
         }
@@ -204,6 +240,7 @@ final class CommitOrder {
                 head.durableFailure = new IOException(e.toString(), e);
             }
             head.published = true;
+            lastPublished = head.version;
             any = true;
         }
         if (any) publishedSome.signalAll();

@@ -499,6 +499,13 @@ public final class ReplicaSet {
      */
     public void awaitPublished() { commits.awaitPublished(); }
 
+    /**
+     * {@link #awaitPublished()} for a read-only transaction that ran on {@code r}, the primary when it began: false if
+     * what it read does not stand, because {@code r} failed with a commit whose outcome its engine took with it (the
+     * commit was not logged, and the transaction may have read its rows); it then fails with 40001.
+     */
+    public boolean awaitPublished(Replica r) { return commits.awaitPublished(r); }
+
     // ---------------------------------------------------------------- durability
 
     /** What start-up recovered and where the durable log stands ("none" without durability). */

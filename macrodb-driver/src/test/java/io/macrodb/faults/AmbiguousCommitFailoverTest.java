@@ -119,6 +119,100 @@ class AmbiguousCommitFailoverTest {
         }
     }
 
+    /**
+     * The same held commit, seen by readers on the primary instead of a writer: a transaction that read the first
+     * transfer's row there (an undeclared one with {@code SELECT ... FOR UPDATE}, and a declared read-only one sent to
+     * the primary because no secondary was fresh) ends only once the versions it could have seen are published; when
+     * the first commit is abandoned with the failed primary, what they read is a commit the database does not have,
+     * and they fail with 40001 instead of returning as if it stood.
+     */
+    @Test
+    void aReadOnThePrimaryThatSawACommitTheGonePrimaryTookWithItFails() throws Exception {
+        String name = "ambiguousread" + Long.toHexString(System.nanoTime());
+        String url = "jdbc:macrodb:h2:mem:" + name + ";DATABASE_EVENT_LISTENER='" + H2CommitPause.class.getName() + "'"
+                + "?replicas=3&lockTimeout=5000&readWait=5";
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        ExecutorService committer = Executors.newSingleThreadExecutor();
+        try (Connection admin = TestDb.open(url); Connection w1 = TestDb.open(url); Connection forUpdate = TestDb.open(url);
+             Connection reader = TestDb.open(url)) {
+            MacroConnection mc = TestDb.macro(admin);
+            String oldPrimaryUrl = mc.replicaStatus().get(0).url();
+            try (Statement s = admin.createStatement()) {
+                s.execute("CREATE TABLE account (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
+                s.execute("INSERT INTO account VALUES (0, 1000), (1, 1000), (2, 1000)");
+            }
+            assertTrue(mc.admin().awaitCaughtUp(5_000));
+            // the secondaries stay behind the next commit, so that the declared reader goes to the primary
+            mc.admin().pauseApplying(1, true);
+            mc.admin().pauseApplying(2, true);
+            try (Statement s = admin.createStatement()) {
+                s.executeUpdate("UPDATE account SET balance = balance + 0 WHERE id = 2");
+            }
+            w1.setAutoCommit(false);
+            transfer(w1, 0, 1, 3);
+            H2CommitPause.holdNextCommitOf(committer.submit(Thread::currentThread).get());
+            Future<?> first = committer.submit(() -> {
+                w1.commit();
+                return null;
+            });
+            assertTrue(H2CommitPause.awaitHeld(10_000), "the first commit reached the engine");
+
+            forUpdate.setAutoCommit(false);
+            try (Statement s = forUpdate.createStatement(); ResultSet rs = s.executeQuery("SELECT balance FROM account WHERE id = 1 FOR UPDATE")) {
+                assertTrue(rs.next());
+                assertEquals(1003, rs.getLong(1), "the engine committed the first transfer");
+            }
+            reader.setReadOnly(true);
+            reader.setAutoCommit(false);
+            try (Statement s = reader.createStatement(); ResultSet rs = s.executeQuery("SELECT balance FROM account WHERE id = 0")) {
+                assertTrue(rs.next());
+                assertTrue(TestDb.macro(reader).currentReplica().isPrimary(), "no secondary was fresh: the read ran on the primary");
+                assertEquals(997, rs.getLong(1), "the engine committed the first transfer");
+            }
+            Future<?> forUpdateCommit = pool.submit(() -> {
+                forUpdate.commit();
+                return null;
+            });
+            Future<?> readerCommit = pool.submit(() -> {
+                reader.commit();
+                return null;
+            });
+            Thread.sleep(100);
+            assertFalse(forUpdateCommit.isDone(), "a transaction that read on the primary ends once what it could see is published");
+            assertFalse(readerCommit.isDone(), "so does a read-only one");
+            mc.admin().pauseApplying(1, false);
+            mc.admin().pauseApplying(2, false);
+
+            Future<?> stop = pool.submit(() -> {
+                Failovers.shutDown(oldPrimaryUrl);
+                return null;
+            });
+            awaitExclusiveMode(oldPrimaryUrl);
+            Thread.sleep(100);
+            H2CommitPause.release();
+
+            assertEquals("40001", failure(first).getSQLState());
+            SQLException forUpdateFailure = outcome(forUpdateCommit);
+            SQLException readerFailure = outcome(readerCommit);
+            stop.get(30, TimeUnit.SECONDS);
+            Failovers.awaitPromotion(mc);
+            long[] balances = balances(admin);
+            System.out.println("ambiguous read: balances after the promotion " + java.util.Arrays.toString(balances) + "; FOR UPDATE: "
+                    + forUpdateFailure + "; read-only: " + readerFailure);
+            assertEquals(1000, balances[1], "the first transfer is not in the database");
+            assertTrue(forUpdateFailure != null && "40001".equals(forUpdateFailure.getSQLState()),
+                    () -> "the transaction that read 1003 on the failed primary " + (forUpdateFailure == null ? "committed" : "failed: " + forUpdateFailure));
+            assertTrue(readerFailure != null && "40001".equals(readerFailure.getSQLState()),
+                    () -> "the read-only transaction that read 997 on the failed primary " + (readerFailure == null ? "committed" : "failed: " + readerFailure));
+            assertTrue(PrimaryFailoverTest.waitForAllActive(mc), () -> "replicas after the promotion: " + mc.replicaStatus());
+            TestDb.assertConverged(admin);
+        } finally {
+            H2CommitPause.release();
+            pool.shutdownNow();
+            committer.shutdownNow();
+        }
+    }
+
     private static void transfer(Connection c, int from, int to, long amount) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("UPDATE account SET balance = balance + ? WHERE id = ?")) {
             ps.setLong(1, -amount);
