@@ -724,6 +724,7 @@ final class Transaction {
     /** Ends a read-only transaction: commit releases its snapshot, then the session may go back to its pool. */
     private void endRead(boolean commit) throws SQLException {
         Session s = readSession;
+        boolean stands = true;
         try {
             endReadSession(s, commit);
         } finally {
@@ -731,12 +732,18 @@ final class Transaction {
             // less (monotonic reads). Waiting for publication makes the replica's version cover it. The
             // engine transaction ends first: an applier running DDL may be waiting for it to end.
             if (s.isPrimary()) {
-                db.awaitPublished();
+                stands = db.awaitPublished(s.replica());
                 seenVersion = Math.max(seenVersion, db.version());
             } else {
                 s.replica().awaitPublished();
                 seenVersion = Math.max(seenVersion, s.replica().version());
             }
+        }
+        if (commit && !stands) {
+            // it may have read rows of a commit that the failed primary took with it: no record carries them
+            throw SqlStates.retryable("the primary this read-only transaction ran on failed (" + s.replica().stateReason()
+                    + ") with a commit whose outcome its engine took with it, and this transaction may have read that"
+                    + " commit's rows, which the database does not have; retry it", null);
         }
     }
 

@@ -29,6 +29,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A ticket whose engine commit fails still gets its version, published as an empty record: the
  * versions stay gap-free (secondaries wait for every version), and nothing of the failed
  * transaction reaches a replica.
+ *
+ * <p>That is right only when the failed commit left nothing in the engine. A commit that failed
+ * because the engine went away may have committed all the same: H2's {@code SHUTDOWN} lets a running
+ * {@code COMMIT} finish in the engine, which releases its rows, and then fails the statement with
+ * "The database is open in exclusive mode" (90135). A transaction that took a later version may have
+ * read those rows by then, and its record carries images that include them: shipped after the empty
+ * record, it gives every replica part of the lost transaction. So such a ticket is finished with
+ * {@link #abandon}: every ticket after it that is still open is published empty as well (its
+ * committer is told, and fails), since the engine that has those transactions is abandoned and
+ * its successor is built from the log.
  */
 final class CommitOrder {
     /** Where finished tickets go, in version order, while this order's lock is held. */
@@ -52,6 +62,8 @@ final class CommitOrder {
         private boolean finished;
         private boolean committed;
         private boolean published;
+        /** A ticket after an {@linkplain #abandon abandoned} one: published empty whatever its engine commit did. */
+        private boolean dropped;
         private IOException durableFailure;
 
         private Ticket(long version, List<Change> changes, byte[] payload) {
@@ -71,9 +83,14 @@ final class CommitOrder {
     private final byte[] emptyPayload;
     /** The newest version handed out; every version up to it is published or being committed. */
     private volatile long lastTicket;
+    /** The newest version published: every version up to it is. */
+    private volatile long lastPublished;
+    /** Guarded by {@link #lock}: see {@link #droppedTickets()}. */
+    private long droppedTickets;
 
     CommitOrder(long lastVersion, Publisher publisher, byte[] emptyPayload) {
         this.lastTicket = lastVersion;
+        this.lastPublished = lastVersion;
         this.publisher = publisher;
         this.emptyPayload = emptyPayload;
     }
@@ -121,16 +138,89 @@ final class CommitOrder {
      * published, which happens once every earlier ticket is finished: engine commits are short and
      * never wait for MacroDB, so the wait is one engine commit at most.
      *
+     * @return whether its record was published with its changes: false if the engine's commit failed,
+     *         or if a commit before it was {@linkplain #abandon abandoned} while it was open (then it was
+     *         published empty, and its transaction is not in the log whatever its engine commit did)
      * @throws IOException if the durable log did not take this ticket's record
      */
-    void finish(Ticket t, boolean committed) throws IOException {
+    boolean finish(Ticket t, boolean committed) throws IOException {
+        return finish(t, committed, null);
+    }
+
+    /**
+     * Finishes a ticket whose engine commit failed in an engine that is gone (the primary is being
+     * replaced): its outcome in that engine is unknown, so it is published empty like any failed commit,
+     * and so is every ticket after it that is open now, whether or not its engine commit succeeds,
+     * since its transaction may have read rows of this one that no record will carry. No ticket can
+     * be taken after this one on the abandoned primary (the order's admission refuses it), so the
+     * tickets open now are all there are.
+     *
+     * @return how many open tickets after it were dropped so
+     * @throws IOException if the durable log did not take this ticket's (empty) record
+     */
+    int abandon(Ticket t) throws IOException {
+        int[] dropped = new int[1];
+        finish(t, false, dropped);
+        return dropped[0];
+    }
+
+    private boolean finish(Ticket t, boolean committed, int[] abandoned) throws IOException {
         lock.lock();
         try {
             t.finished = true;
             t.committed = committed;
+            if (abandoned != null) {
+                for (Ticket later : open) {
+                    if (later.version > t.version && !later.dropped) {
+                        later.dropped = true;
+                        droppedTickets++;
+                        abandoned[0]++;
+                    }
+                }
+            }
             drain();
             while (!t.published) publishedSome.awaitUninterruptibly();
             if (t.durableFailure != null) throw t.durableFailure;
+            return t.committed && !t.dropped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits (at most {@code timeoutNanos}) until every version up to {@code v} is published.
+     *
+     * @return false if that did not happen in time
+     */
+    boolean awaitPublished(long v, long timeoutNanos) {
+        if (lastPublished >= v) return true; // also while a failover holds the order idle: nothing is open then
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            if (!lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS)) return lastPublished >= v;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return lastPublished >= v;
+        }
+        try {
+            while (lastPublished < v) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) return false;
+                publishedSome.awaitNanos(left);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return lastPublished >= v;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Tickets published empty because a commit before them was {@linkplain #abandon abandoned} (for tests and monitoring). */
+    long droppedTickets() {
+        lock.lock();
+        try {
+            return droppedTickets;
         } finally {
             lock.unlock();
         }
@@ -142,7 +232,7 @@ final class CommitOrder {
         while ((head = open.peekFirst()) != null && head.finished) {
             open.pollFirst();
             try {
-                if (head.committed) publisher.publish(head.version, head.changes, head.payload);
+                if (head.committed && !head.dropped) publisher.publish(head.version, head.changes, head.payload);
                 else publisher.publish(head.version, List.of(), emptyPayload);
             } catch (IOException e) {
                 head.durableFailure = e;
@@ -150,6 +240,7 @@ final class CommitOrder {
                 head.durableFailure = new IOException(e.toString(), e);
             }
             head.published = true;
+            lastPublished = head.version;
             any = true;
         }
         if (any) publishedSome.signalAll();
@@ -167,7 +258,10 @@ final class CommitOrder {
     /** {@link #sequenceNow(List, byte[])} with {@code admit} checked under the order's lock first. */
     <E extends Exception> long sequenceNow(List<Change> changes, byte[] payload, Admission<E> admit) throws IOException, E {
         Ticket t = take(changes, payload, admit);
-        finish(t, true);
+        if (!finish(t, true)) {
+            // only an update transaction's commit is abandoned, and none is in flight beside a record sequenced at once
+            throw new IllegalStateException("MacroDB: v" + t.version + " was published empty: a commit in flight beside it was abandoned");
+        }
         return t.version;
     }
 

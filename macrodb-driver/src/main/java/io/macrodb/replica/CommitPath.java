@@ -70,6 +70,12 @@ final class CommitPath {
     private final Semaphore writerToken = new Semaphore(1, true);
     /** Whether update transactions take {@link #writerToken}. */
     private final boolean oneWriter;
+    /**
+     * The primaries that had a commit {@linkplain CommitOrder#abandon abandoned}: their engine may hold a commit that
+     * no record carries, so a read there may have seen it ({@link #awaitPublished(Replica)}). Failed replicas only, a
+     * few in the life of a database.
+     */
+    private final java.util.Set<Replica> abandonedOn = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final AtomicLong throttled = new AtomicLong();
     private final AtomicLong throttledNanos = new AtomicLong();
     private volatile long lastThrottleLog;
@@ -188,7 +194,13 @@ final class CommitPath {
         // hands the same values out again.
         if (changes.isEmpty() && !changes.usesSequences() && !changes.insertsIdentities()) {
             c.commit();
-            awaitPublished(); // it may have read a commit whose version is being published right now
+            // it may have read a commit whose version is being published right now, or one that was abandoned
+            if (!awaitPublished(session.replica())) {
+                Replica on = session.replica();
+                throw new SQLTransactionRollbackException("MacroDB: the primary failed while this transaction ran (" + on.stateReason()
+                        + ") with a commit whose outcome it took with it, and this transaction may have read that commit's rows;"
+                        + " retry it", "40001");
+            }
             return 0;
         }
         // A transaction with changes takes a version only from inside the update gate: a schema change
@@ -236,13 +248,32 @@ final class CommitPath {
         // The engine commits outside the order's lock: commits of transactions with disjoint writes run
         // in parallel in the engine (CommitOrder says why their version order is still right).
         SQLException failed = engineCommit(c);
+        // A commit that failed because the engine is gone may have committed there all the same (H2's SHUTDOWN
+        // lets a running COMMIT finish, then fails it with 90135), and a transaction holding a later version may
+        // have read its rows: decided before the version is published, so that such later records are not
+        // shipped either (CommitOrder#abandon). The primary then leaves service at once, so no later ticket is
+        // handed out on it.
+        boolean abandoned = failed != null && set.replicaFailed(on, failed, "a commit");
+        if (abandoned) abandonedOn.add(on); // before its version is published: see awaitPublished(Replica)
+        boolean[] shipped = new boolean[1];
         long v = publish(() -> {
-            order.finish(ticket, failed == null);
+            if (abandoned) {
+                int dropped = order.abandon(ticket);
+                LOG.warning("MacroDB: the commit of v" + ticket.version() + " failed with the primary's engine (" + failed
+                        + "), which may have committed it; it is not logged" + (dropped == 0 ? ""
+                        : ", nor are the " + dropped + " commit(s) after it in flight, which may have read its rows"));
+            } else {
+                shipped[0] = order.finish(ticket, failed == null);
+            }
             return ticket.version();
         }, failed, "transaction", durable);
-        if (failed != null) {
-            set.replicaFailed(on, failed, "a commit");
-            throw failed;
+        if (failed != null) throw failed;
+        if (!shipped[0]) {
+            // committed in an engine that was abandoned after a commit before it whose outcome is unknown, and whose
+            // rows this transaction may have read: not in the log, so not in the successor
+            throw new SQLTransactionRollbackException("MacroDB: the primary failed while this transaction committed ("
+                    + on.stateReason() + "): a commit before it failed with the engine, which may have committed it, and"
+                    + " this transaction may have read its rows, so it was not logged either; nothing was committed, retry it", "40001");
         }
         if (durable != null) awaitDurable(durable, v);
         return v;
@@ -425,6 +456,26 @@ final class CommitPath {
         set.snapshots().committedDurably();
     }
 
+    /**
+     * {@link #awaitPublished()} for a transaction that read on {@code r}, the primary when it began, and wrote
+     * nothing: whether what it read stands. It does not if {@code r} had a commit {@linkplain CommitOrder#abandon
+     * abandoned} (its engine failed under it, and may have committed it) among the versions handed out by now: the
+     * transaction may have read that commit's rows, which no record carries and the successor does not have.
+     * Every such commit has a version up to the newest handed out now (it took it before its engine commit), and
+     * {@code r} is out of service before that version is published (CommitPath#commit), so: once every version
+     * handed out is published, a replica still in service had none, and a failed one had one if it is in
+     * {@link #abandonedOn}. A failed one whose versions are not all published in time (lockTimeout, at least
+     * 10 s) does not stand either.
+     */
+    boolean awaitPublished(Replica r) {
+        if (!set.shipsChanges()) return true;
+        long handedOut = order.lastTicket();
+        awaitPublished(handedOut);
+        if (r.isActive()) return true;
+        return order.awaitPublished(handedOut, TimeUnit.MILLISECONDS.toNanos(Math.max(config.lockTimeoutMillis(), 10_000)))
+                && !abandonedOn.contains(r);
+    }
+
     /** See {@link ReplicaSet#awaitPublished}. */
     void awaitPublished() {
         // With one replica and no log every read runs on the primary: there is nothing to wait for,
@@ -432,7 +483,10 @@ final class CommitPath {
         if (!set.shipsChanges()) return;
         // Every commit the engine has made has a version up to the newest handed out; those publish
         // in order once their engine commits end, which never wait for MacroDB.
-        long handedOut = order.lastTicket();
+        awaitPublished(order.lastTicket());
+    }
+
+    private void awaitPublished(long handedOut) {
         Replica p = set.primary();
         while (!p.gate().await(handedOut, TimeUnit.MILLISECONDS.toNanos(100), p::isActive)) {
             if (!p.isActive() || p != set.primary() || set.isClosed()) break; // failover publishes what was committed on the new primary

@@ -499,6 +499,13 @@ public final class ReplicaSet {
      */
     public void awaitPublished() { commits.awaitPublished(); }
 
+    /**
+     * {@link #awaitPublished()} for a read-only transaction that ran on {@code r}, the primary when it began: false if
+     * what it read does not stand, because {@code r} failed with a commit whose outcome its engine took with it (the
+     * commit was not logged, and the transaction may have read its rows); it then fails with 40001.
+     */
+    public boolean awaitPublished(Replica r) { return commits.awaitPublished(r); }
+
     // ---------------------------------------------------------------- durability
 
     /** What start-up recovered and where the durable log stands ("none" without durability). */
@@ -527,14 +534,18 @@ public final class ReplicaSet {
     public List<ReplicaStatus> status() {
         // Secondaries first: a secondary never passes the primary, so reading the primary last
         // keeps every reported lag >= 0 while versions move.
-        long[] versions = new long[secondaries.size()];
-        for (int i = 0; i < versions.length; i++) versions[i] = secondaries.get(i).version();
+        // One snapshot of the membership: a promotion removes a secondary and adds one while this runs (reading the
+        // list twice once failed a failover test with ArrayIndexOutOfBoundsException from replicaStatus())
+        List<Replica> secs = new ArrayList<>(secondaries);
+        Replica p = primary;
+        long[] versions = new long[secs.size()];
+        for (int i = 0; i < versions.length; i++) versions[i] = secs.get(i).version();
         long pv = version();
         List<ReplicaStatus> out = new ArrayList<>();
-        out.add(new ReplicaStatus(primary.index(), "primary", primary.url(), primary.state(), primary.stateReason(), pv, 0, 0,
-                primary.activeReaders(), 0, 0, 0, 0, 0, 0, limitOf(primary), primary.admission().waited()));
+        out.add(new ReplicaStatus(p.index(), "primary", p.url(), p.state(), p.stateReason(), pv, 0, 0,
+                p.activeReaders(), 0, 0, 0, 0, 0, 0, limitOf(p), p.admission().waited()));
         for (int i = 0; i < versions.length; i++) {
-            Replica r = secondaries.get(i);
+            Replica r = secs.get(i);
             Applier a = r.applier();
             out.add(new ReplicaStatus(r.index(), "secondary", r.url(), r.state(), r.stateReason(), versions[i],
                     pv - versions[i], r.stalenessNanos() / 1e6, r.activeReaders(),

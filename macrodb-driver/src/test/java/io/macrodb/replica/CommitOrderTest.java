@@ -76,6 +76,41 @@ class CommitOrderTest {
         assertEquals(0, order.inFlight());
     }
 
+    /**
+     * A commit that failed in an engine that is gone may have committed there (H2's SHUTDOWN fails a COMMIT it let
+     * finish), and the tickets after it may hold rows it wrote: those open when it is abandoned are published empty and
+     * their committers learn it, whether their engine commit is done (v13) or still running (v14); one before it (v11)
+     * is not touched.
+     */
+    @Test void anAbandonedCommitTakesTheOpenTicketsAfterItWithItAndLeavesTheOnesBefore() throws Exception {
+        Recorder rec = new Recorder();
+        CommitOrder order = new CommitOrder(10, rec, new byte[0]);
+        CommitOrder.Ticket t11 = order.take(change("a"), null, () -> { });
+        CommitOrder.Ticket t12 = order.take(change("b"), null, () -> { });
+        CommitOrder.Ticket t13 = order.take(change("c"), null, () -> { });
+        CommitOrder.Ticket t14 = order.take(change("d"), null, () -> { });
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Boolean> thirteen = pool.submit(() -> order.finish(t13, true));
+            Future<?> twelve = pool.submit(() -> { order.abandon(t12); return null; });
+            Thread.sleep(100);
+            assertTrue(rec.versions.isEmpty(), "published before v11 finished: " + rec.versions);
+            assertTrue(order.finish(t11, true), "v11 came before the abandoned commit");
+            twelve.get(5, TimeUnit.SECONDS);
+            assertFalse(thirteen.get(5, TimeUnit.SECONDS), "v13 was open when v12 was abandoned");
+            assertFalse(order.finish(t14, true), "so was v14, whose engine commit ended after it");
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(List.of(11L, 12L, 13L, 14L), rec.versions);
+        assertEquals(change("a").toString(), rec.records.get(0).toString());
+        assertEquals(List.of(List.of(), List.of(), List.of()), rec.records.subList(1, 4));
+        assertEquals(2, order.droppedTickets());
+        CommitOrder.Ticket t15 = order.take(change("e"), null, () -> { });
+        assertTrue(order.finish(t15, true), "a ticket taken afterwards (on a successor) is not affected");
+        assertEquals(change("e").toString(), rec.records.get(4).toString());
+    }
+
     @Test void manyCommittersFinishingInRandomOrderPublishEveryVersionOnceAndInOrder() throws Exception {
         long seed = System.nanoTime();
         System.out.println("CommitOrderTest seed=" + seed);

@@ -71,8 +71,20 @@ public final class BankWorkload implements AutoCloseable {
         default void close() throws Exception {}
     }
 
-    /** What one read saw, and whether it ran on a secondary (as the reader's connection reports it). */
-    public record Read(long total, boolean onSecondary) {}
+    /**
+     * What one read saw, and whether it ran on a secondary (as the reader's connection reports it); {@code detail}, when
+     * a reader can tell more about a wrong total (where it read and what each account held there), goes into the
+     * violation.
+     */
+    public record Read(long total, boolean onSecondary, String detail) {
+        public Read(long total, boolean onSecondary) {
+            this(total, onSecondary, null);
+        }
+    }
+
+    /** How many wrong totals a reader describes in detail ({@link #describeWrongRead}); the rest are only counted. */
+    private static final int DESCRIBED_VIOLATIONS = 5;
+    private final AtomicLong described = new AtomicLong();
 
     @FunctionalInterface
     public interface WriterFactory {
@@ -412,8 +424,9 @@ public final class BankWorkload implements AutoCloseable {
                             }
                         }
                         boolean secondary = !mc.currentReplica().isPrimary();
+                        String detail = total == expectedTotal() ? null : describeWrongRead(c, mc, s);
                         c.commit();
-                        return new Read(total, secondary);
+                        return new Read(total, secondary, detail);
                     } catch (SQLException e) {
                         c.rollback();
                         if (!"40001".equals(e.getSQLState())) throw e;
@@ -427,6 +440,50 @@ public final class BankWorkload implements AutoCloseable {
                 }
             };
         };
+    }
+
+    /**
+     * For the first few wrong totals: the replica the read ran on and every replica's version and state (from the
+     * observer), the balances the reading transaction sees now (on a secondary, the state of one version until its
+     * applier moves on), and the balances each replica's engine holds, read through sessions of their own, so that a
+     * report says which accounts are off and where. Null once {@link #DESCRIBED_VIOLATIONS} were described.
+     */
+    private String describeWrongRead(Connection c, MacroConnection mc, Statement s) {
+        if (described.incrementAndGet() > DESCRIBED_VIOLATIONS) return null;
+        StringBuilder sb = new StringBuilder("read on ").append(mc.currentReplica());
+        try (ResultSet rs = s.executeQuery("SELECT id, balance FROM account ORDER BY id")) {
+            sb.append("; its balances now:");
+            while (rs.next()) sb.append(' ').append(rs.getInt(1)).append('=').append(rs.getLong(2));
+        } catch (SQLException e) {
+            sb.append("; its balances could not be read again: ").append(e);
+        }
+        try {
+            for (io.macrodb.replica.ReplicaStatus r : TestDb.macro(observer).replicaStatus()) {
+                sb.append("; ").append(r.role()).append(' ').append(r.index()).append(" v").append(r.version()).append(' ').append(r.state());
+                try (Connection e = java.sql.DriverManager.getConnection(existingOnly(r.url()), "sa", "");
+                     Statement es = e.createStatement(); ResultSet rs = es.executeQuery("SELECT id, balance FROM account ORDER BY id")) {
+                    long sum = 0;
+                    StringBuilder b = new StringBuilder();
+                    while (rs.next()) {
+                        sum += rs.getLong(2);
+                        b.append(' ').append(rs.getInt(1)).append('=').append(rs.getLong(2));
+                    }
+                    sb.append(" total ").append(sum).append(':').append(b);
+                } catch (SQLException e) {
+                    sb.append(" (engine not read: ").append(e.getMessage()).append(')');
+                }
+            }
+        } catch (SQLException e) {
+            sb.append("; no replica status: ").append(e);
+        }
+        return sb.toString();
+    }
+
+    /** A replica's engine URL that opens its database only if it exists (a failed in-memory replica is not made afresh). */
+    private static String existingOnly(String url) {
+        if (url.startsWith("jdbc:h2:")) return url + ";IFEXISTS=TRUE";
+        if (url.startsWith("jdbc:hsqldb:")) return url + ";ifexists=true";
+        return url.replace(";create=true", "");
     }
 
     /** Readers that run {@code SELECT SUM(balance)} in autocommit, routed by the SQL classifier. A 40001 is a retried read. */
@@ -508,7 +565,8 @@ public final class BankWorkload implements AutoCloseable {
                         reads.incrementAndGet();
                         if (read.onSecondary()) readsOnSecondaries.incrementAndGet();
                         if (read.total() != expected) {
-                            violation("total " + read.total() + " != " + expected + " (on " + (read.onSecondary() ? "a secondary" : "the primary") + ")");
+                            violation("total " + read.total() + " != " + expected + " (on " + (read.onSecondary() ? "a secondary" : "the primary") + ")"
+                                    + (read.detail() == null ? "" : ": " + read.detail()));
                         }
                     }
                 }
