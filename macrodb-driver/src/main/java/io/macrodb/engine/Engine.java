@@ -159,6 +159,25 @@ public interface Engine {
     default void checkSchemaChange(Connection c) throws SQLException {}
 
     /**
+     * Whether the engine refuses the schema change {@code sql} inside a transaction block (PostgreSQL's
+     * {@code CREATE INDEX CONCURRENTLY}): the primary then runs it in autocommit, where nothing can be refused or
+     * rolled back after it ran, and the secondaries apply {@link #schemaChangeOnSecondary}.
+     */
+    default boolean schemaChangeOutsideTransaction(String sql) { return false; }
+
+    /** The form of the schema change {@code sql} that a secondary applies, inside its apply transaction. */
+    default String schemaChangeOnSecondary(String sql) { return sql; }
+
+    /**
+     * Before a schema change {@linkplain #schemaChangeOutsideTransaction outside a transaction} runs on the primary: what
+     * {@link #undoFailedSchemaChange} needs to remove what a failure of it leaves behind (null: nothing).
+     */
+    default Object beforeSchemaChangeOutsideTransaction(Connection c) throws SQLException { return null; }
+
+    /** After such a schema change failed: removes what it left behind, so that the primary is as it was. */
+    default void undoFailedSchemaChange(Connection c, Object before) throws SQLException {}
+
+    /**
      * The names the engine generated for constraints the application did not name, keyed by what each
      * constrains (its table, kind, columns, clause), where the engine draws them from a counter of each
      * database's own (HSQLDB's {@code SYS_PK_10105}), so that a replica's differ from the primary's; null

@@ -301,6 +301,58 @@ public final class PostgresEngine implements Engine {
         }
     }
 
+    /** Comments and blanks before a statement's first word. */
+    private static final String LEADING = "^(?:\\s+|--[^\\n]*(?:\\n|$)|/\\*.*?\\*/)*";
+
+    /** {@code CREATE [UNIQUE] INDEX CONCURRENTLY} and {@code DROP INDEX CONCURRENTLY}: the part before the keyword, and it. */
+    private static final java.util.regex.Pattern CONCURRENTLY = java.util.regex.Pattern.compile(LEADING
+            + "((?:create\\s+(?:unique\\s+)?|drop\\s+)index)\\s+concurrently\\b",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /**
+     * PostgreSQL refuses {@code CREATE INDEX CONCURRENTLY} and {@code DROP INDEX CONCURRENTLY} inside a transaction block
+     * (25001): the primary runs them in autocommit, as the application meant (building the index without blocking its
+     * writers), and the secondaries build or drop the index plainly, inside their apply transaction.
+     */
+    @Override public boolean schemaChangeOutsideTransaction(String sql) {
+        return CONCURRENTLY.matcher(sql).find();
+    }
+
+    /** The invalid indexes there are now: a failed {@code CREATE INDEX CONCURRENTLY} leaves one more. */
+    @Override public Object beforeSchemaChangeOutsideTransaction(Connection c) throws SQLException {
+        return invalidIndexes(c);
+    }
+
+    /**
+     * A failed {@code CREATE INDEX CONCURRENTLY} leaves its index behind, invalid: it is dropped, so that the primary is
+     * as it was (the change was not logged, so no secondary has it, and a later {@code DROP INDEX} of it would fail
+     * on every secondary).
+     */
+    @Override public void undoFailedSchemaChange(Connection c, Object before) throws SQLException {
+        if (!(before instanceof Set<?> known)) return;
+        for (String index : invalidIndexes(c)) {
+            if (known.contains(index)) continue;
+            try (Statement s = c.createStatement()) {
+                s.execute("DROP INDEX IF EXISTS " + index);
+            }
+        }
+    }
+
+    private static Set<String> invalidIndexes(Connection c) throws SQLException {
+        Set<String> out = new LinkedHashSet<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT n.nspname, x.relname FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid"
+                     + " JOIN pg_namespace n ON n.oid = x.relnamespace WHERE NOT i.indisvalid")) {
+            while (rs.next()) out.add(PostgresCatalog.quoted(rs.getString(1), rs.getString(2)));
+        }
+        return out;
+    }
+
+    @Override public String schemaChangeOnSecondary(String sql) {
+        java.util.regex.Matcher m = CONCURRENTLY.matcher(sql);
+        return m.find() ? sql.substring(0, m.start(1)) + m.group(1) + sql.substring(m.end()) : sql;
+    }
+
     /**
      * SQLState {@code 42939} (reserved name): what the application put, or would put, into schema {@code macrodb},
      * which MacroDB keeps for itself.

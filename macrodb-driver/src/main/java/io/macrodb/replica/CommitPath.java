@@ -325,10 +325,27 @@ final class CommitPath {
             List<Change> computed = null;
             java.util.Map<String, String> names = null;
             CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+            // what the engine refuses inside a transaction block runs in autocommit (nothing to roll back after it)
+            boolean outside = replicate && config.engine().schemaChangeOutsideTransaction(sql);
             try {
                 if (replicate) config.engine().beforeSchemaChange(session.connection());
-                result = call.run();
-                if (replicate) config.engine().checkSchemaChange(session.connection());
+                Object before = outside ? config.engine().beforeSchemaChangeOutsideTransaction(session.connection()) : null;
+                if (outside) session.connection().setAutoCommit(true);
+                try {
+                    result = call.run();
+                } catch (SQLException | RuntimeException e) {
+                    if (outside) {
+                        try {
+                            config.engine().undoFailedSchemaChange(session.connection(), before);
+                        } catch (SQLException undo) {
+                            e.addSuppressed(undo);
+                        }
+                    }
+                    throw e;
+                } finally {
+                    if (outside) session.connection().setAutoCommit(false);
+                }
+                if (replicate && !outside) config.engine().checkSchemaChange(session.connection());
                 if (replicate) {
                     try {
                         names = config.engine().generatedNames(session.connection());

@@ -289,7 +289,7 @@ final class RowWriter implements AutoCloseable {
             schema = sc.schema();
         }
         if (!zoneKnown || !java.util.Objects.equals(sc.zone(), zone)) setZone(sc.zone());
-        try (PreparedStatement ps = c.prepareStatement(sc.sql())) {
+        try (PreparedStatement ps = c.prepareStatement(sc.ddl() ? engine.schemaChangeOnSecondary(sc.sql()) : sc.sql())) {
             Object[] p = sc.params();
             for (int i = 0; i < p.length; i++) io.macrodb.engine.Values.bind(ps, i + 1, p[i]);
             ps.execute();
