@@ -52,6 +52,28 @@ class IdentityAfterPromotionTest {
         }
     }
 
+    /**
+     * Once every secondary caught up, fails the primary ({@code oldPrimaryUrl}), waits for the promotion, inserts a row
+     * with value {@code v} into {@code table} (retrying while the promotion goes on), and returns the id it got.
+     */
+    private static long idAfterPromotion(Connection c, String oldPrimaryUrl, String table, int v) throws Exception {
+        MacroConnection mc = TestDb.macro(c);
+        assertTrue(mc.admin().awaitCaughtUp(5_000));
+        Failovers.shutDown(oldPrimaryUrl);
+        Failovers.awaitPromotion(mc);
+        c.setAutoCommit(false);
+        TestDb.inTransaction(c, tx -> {
+            try (Statement s = tx.createStatement()) {
+                s.execute("INSERT INTO " + table + " (v) VALUES (" + v + ")");
+            }
+        });
+        c.setAutoCommit(true);
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM " + table + " WHERE v = " + v)) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"h2", "hsqldb"})
     void anIdentityGoesOnWhereTheFailedPrimarysStopped(String engine) throws Exception {
@@ -64,20 +86,8 @@ class IdentityAfterPromotionTest {
             try (Statement s = c.createStatement()) {
                 for (String sql : SCRIPT) s.execute(sql);
             }
-            assertTrue(mc.admin().awaitCaughtUp(5_000));
-            Failovers.shutDown(oldPrimaryUrl);
-            Failovers.awaitPromotion(mc);
-            c.setAutoCommit(false);
-            TestDb.inTransaction(c, tx -> {
-                try (Statement s = tx.createStatement()) {
-                    s.execute("INSERT INTO items (v) VALUES (6)");
-                }
-            });
-            c.setAutoCommit(true);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM items WHERE v = 6")) {
-                assertTrue(rs.next());
-                assertEquals(expected, rs.getLong(1), "the identity went on as the failed primary's (and the plain engine's) would have");
-            }
+            assertEquals(expected, idAfterPromotion(c, oldPrimaryUrl, "items", 6),
+                    "the identity went on as the failed primary's (and the plain engine's) would have");
             TestDb.assertConverged(c);
         }
     }
@@ -106,20 +116,7 @@ class IdentityAfterPromotionTest {
             }
             c.commit();
             c.setAutoCommit(true);
-            assertTrue(mc.admin().awaitCaughtUp(5_000));
-            Failovers.shutDown(oldPrimaryUrl);
-            Failovers.awaitPromotion(mc);
-            c.setAutoCommit(false);
-            TestDb.inTransaction(c, tx -> {
-                try (Statement s = tx.createStatement()) {
-                    s.execute("INSERT INTO ticket (v) VALUES (4)");
-                }
-            });
-            c.setAutoCommit(true);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM ticket WHERE v = 4")) {
-                assertTrue(rs.next());
-                assertEquals(4, rs.getLong(1), "the AUTOINCREMENT went on at 4, as the failed primary's would have");
-            }
+            assertEquals(4, idAfterPromotion(c, oldPrimaryUrl, "ticket", 4), "the AUTOINCREMENT went on at 4, as the failed primary's would have");
             TestDb.assertConverged(c);
         }
     }
