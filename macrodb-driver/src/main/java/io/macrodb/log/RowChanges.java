@@ -14,8 +14,8 @@ import java.util.List;
  *
  * A secondary applies deletes, then updates, then inserts. That order can collide on a unique
  * constraint when the transaction swapped unique values between rows; the applier then re-applies
- * the group the slow, always-safe way: remove every touched key, then insert every final image
- * ({@link #touchedKeys()} and {@link #images()}).
+ * the group the slow, always-safe way: remove every touched key (inserted ones too), then insert
+ * every final image ({@link #touchedKeys()} and {@link #images()}).
  *
  * <p>Two other forms:
  * <ul>
@@ -47,11 +47,18 @@ public record RowChanges(TableShape shape, List<Object[]> deletes, List<Object[]
 
     public int size() { return deletes.size() + updates.size() + inserts.size(); }
 
-    /** Keys that may exist on a secondary before this change: deleted and updated rows. */
+    /**
+     * Every key this change touches: deleted, updated and inserted rows'. The safe order removes each that exists
+     * before it inserts the final images, which makes it idempotent: an inserted key exists on a secondary only if
+     * this change was partly or wholly applied there already (an engine commit that failed after it committed, a
+     * rollback that left rows behind), and applying it again then gives the same rows instead of a duplicate key
+     * that failed the secondary.
+     */
     public List<Object[]> touchedKeys() {
-        List<Object[]> keys = new java.util.ArrayList<>(deletes.size() + updates.size());
+        List<Object[]> keys = new java.util.ArrayList<>(deletes.size() + updates.size() + inserts.size());
         keys.addAll(deletes);
         for (Object[] row : updates) keys.add(shape.keyOf(row));
+        if (shape.hasKey()) for (Object[] row : inserts) keys.add(shape.keyOf(row));
         return keys;
     }
 

@@ -584,11 +584,20 @@ final class Applier implements Runnable {
                 rollbackQuietly();
                 writer.clear();
                 boolean retryable = e instanceof SQLException se && engine.isRetryable(se);
+                if (thrown instanceof CommitFailed) safe = true; // it may be in the engine already: the safe order is idempotent
                 if (!safe && e instanceof SQLException se && se.getSQLState() != null && se.getSQLState().startsWith("23")) {
-                    // a transaction swapped unique values between rows: apply this group the safe way
+                    // a transaction swapped unique values between rows (or the group was partly applied already, see
+                    // RowChanges.touchedKeys): apply this group the safe way
+                    LOG.log(Level.FINE, () -> replica + ": applying v" + first.version() + "..v" + last.version()
+                            + " in the fast order failed (" + e + "); applying it the safe way");
                     safe = true;
                     attempt--;
                     continue;
+                }
+                // what made a group fail first says most about why a secondary left the rotation later
+                if (attempt == 1) {
+                    LOG.warning(replica + ": applying v" + first.version() + "..v" + last.version() + (safe ? " (safe order)" : "")
+                            + " failed, retrying: " + e);
                 }
                 if (!running) return false; // shutting down
                 if (attempt >= MAX_ATTEMPTS || !retryable && attempt >= 3) {
@@ -611,10 +620,22 @@ final class Applier implements Runnable {
         return false;
     }
 
+    /** An engine commit that failed: the engine may have committed all the same, so the group is applied again the safe way. */
+    private static final class CommitFailed extends SQLException {
+        CommitFailed(SQLException cause) {
+            super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+        }
+    }
+
     private void apply(ChangeRecord first, ChangeRecord last, boolean safe) throws SQLException {
         long started = System.nanoTime();
         boolean ddl = applyRecords(writer, first, last, safe);
-        commitAndPublish(session, last);
+        try {
+            commitAndPublish(session, last);
+        } catch (SQLException e) {
+            if (ddl) throw e; // the engine committed the DDL itself; it must not run twice
+            throw new CommitFailed(e);
+        }
         // Outside the publication lock: on HSQLDB the trigger DDL waits for readers' transactions,
         // and a reader ending its transaction waits for that lock.
         if (ddl) {
