@@ -14,8 +14,9 @@ import java.util.List;
  *
  * A secondary applies deletes, then updates, then inserts. That order can collide on a unique
  * constraint when the transaction swapped unique values between rows; the applier then re-applies
- * the group the slow, always-safe way: remove every touched key (inserted ones too), then insert
- * every final image ({@link #touchedKeys()} and {@link #images()}).
+ * the group the slow, always-safe way: remove every touched key, then insert every final image
+ * ({@link #touchedKeys()} and {@link #images()}; a secondary's applier removes the inserted keys too,
+ * {@link #everyKey()}).
  *
  * <p>Two other forms:
  * <ul>
@@ -47,18 +48,23 @@ public record RowChanges(TableShape shape, List<Object[]> deletes, List<Object[]
 
     public int size() { return deletes.size() + updates.size() + inserts.size(); }
 
-    /**
-     * Every key this change touches: deleted, updated and inserted rows'. The safe order removes each that exists
-     * before it inserts the final images, which makes it idempotent: an inserted key exists on a secondary only if
-     * this change was partly or wholly applied there already (an engine commit that failed after it committed, a
-     * rollback that left rows behind), and applying it again then gives the same rows instead of a duplicate key
-     * that failed the secondary.
-     */
+    /** Keys that may exist on a secondary before this change: deleted and updated rows. */
     public List<Object[]> touchedKeys() {
-        List<Object[]> keys = new java.util.ArrayList<>(deletes.size() + updates.size() + inserts.size());
+        List<Object[]> keys = new java.util.ArrayList<>(deletes.size() + updates.size());
         keys.addAll(deletes);
         for (Object[] row : updates) keys.add(shape.keyOf(row));
-        if (shape.hasKey()) for (Object[] row : inserts) keys.add(shape.keyOf(row));
+        return keys;
+    }
+
+    /**
+     * {@link #touchedKeys()} and the inserted rows' keys: every key this change touches. Removing each that exists
+     * before inserting the final images makes the safe order idempotent: an inserted key exists on a secondary only if
+     * this change was partly or wholly applied there already (an engine commit that failed after it committed, a
+     * rollback that left rows behind), and applying it again then gives the same rows.
+     */
+    public List<Object[]> everyKey() {
+        List<Object[]> keys = touchedKeys();
+        if (shape.hasKey() && !replace) for (Object[] row : inserts) keys.add(shape.keyOf(row));
         return keys;
     }
 

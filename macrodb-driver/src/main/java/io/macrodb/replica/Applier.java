@@ -662,13 +662,13 @@ final class Applier implements Runnable {
     private static boolean applyRecords(RowWriter w, ChangeRecord first, ChangeRecord last, boolean safe) throws SQLException {
         java.util.List<Change> net = COMPACT ? GroupCompaction.of(first, last) : null;
         if (net != null) {
-            for (Change c : net) w.apply((RowChanges) c, safe);
+            for (Change c : net) w.apply((RowChanges) c, safe, true);
             return false;
         }
         boolean ddl = false;
         for (ChangeRecord r = first; ; r = r.next()) {
             for (Change c : r.changes()) {
-                if (c instanceof RowChanges rc) w.apply(rc, safe);
+                if (c instanceof RowChanges rc) w.apply(rc, safe, true);
                 else if (c instanceof StatementChange sc) {
                     w.apply(sc);
                     ddl |= sc.ddl();

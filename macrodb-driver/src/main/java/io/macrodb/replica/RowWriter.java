@@ -60,6 +60,16 @@ final class RowWriter implements AutoCloseable {
      * primary.
      */
     void apply(RowChanges rc, boolean safe) throws SQLException {
+        apply(rc, safe, false);
+    }
+
+    /**
+     * @param idempotent with {@code safe}: remove the inserted keys too ({@link RowChanges#everyKey()}), so that a
+     *                   change the session holds already (a secondary's group applied again after its engine commit
+     *                   failed) gives the same rows; recovery leaves it off, so that a record whose inserted row the
+     *                   snapshot already holds is reported as damage
+     */
+    void apply(RowChanges rc, boolean safe, boolean idempotent) throws SQLException {
         TableShape shape = rc.shape();
         PreparedStatement[] ps = prepared.get(shape);
         if (ps == null) {
@@ -76,7 +86,8 @@ final class RowWriter implements AutoCloseable {
             return;
         }
         if (safe || rc.replace()) {
-            deleteKeys(ps[0], shape, rc.touchedKeys(), false); // an earlier fast attempt was rolled back, but be lenient
+            // an earlier fast attempt was rolled back, but be lenient
+            deleteKeys(ps[0], shape, idempotent ? rc.everyKey() : rc.touchedKeys(), false);
             insertRows(ps[2], shape, rc.images());
             return;
         }
