@@ -646,19 +646,25 @@ public final class PostgresEngine implements Engine {
     }
 
     @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
-        schemaGeneration.incrementAndGet();
-        try {
-            return Engine.super.refreshCapture(c);
-        } finally {
-            // and again once the triggers are current: a commit that described a table in between reads it again
-            schemaGeneration.incrementAndGet();
-        }
+        return inNewSchemaGeneration(() -> Engine.super.refreshCapture(c));
     }
 
     @Override public List<TableShape> recreateCapture(Connection c) throws SQLException {
+        return inNewSchemaGeneration(() -> Engine.super.recreateCapture(c));
+    }
+
+    private interface CaptureChange {
+        List<TableShape> run() throws SQLException;
+    }
+
+    /**
+     * Runs a change of the capture triggers with {@link #schemaGeneration} moved on before it, and again once the
+     * triggers are current: a commit that described a table in between reads it again.
+     */
+    private List<TableShape> inNewSchemaGeneration(CaptureChange change) throws SQLException {
         schemaGeneration.incrementAndGet();
         try {
-            return Engine.super.recreateCapture(c);
+            return change.run();
         } finally {
             schemaGeneration.incrementAndGet();
         }
