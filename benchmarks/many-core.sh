@@ -12,6 +12,10 @@
 # JAVA: the java to use (default: .device/jre/bin/java if present, else java on the PATH).
 # JAR:  the benchmark (default: .device/lib/macrodb.jar if present, else macrodb-cli/target/macrodb.jar).
 # HEAP: JVM heap flags (default: -Xms16g -Xmx48g, as on 2026-11-22; for a 128 GiB machine).
+# CLIENTS, REPETITIONS: the client counts and repetitions (default 1,4,8,16,32 and 2, as on
+#   2026-11-22); fewer of either fit more mixes into one call of a time-limited machine.
+# MIX_LIMIT: seconds after which a mix is stopped (default: none). Its stdout.txt keeps every point
+#   measured until then; results.json and the CSV files are written only by a mix that finished.
 #
 # Each mix takes about 6 minutes on 16 cores (5 configurations x 5 client counts x 2 repetitions x
 # 6 s, plus loading, the JVM warm-up and the catch-up waits): run one mix per call where a call may
@@ -30,8 +34,10 @@ if [ -z "${JAR:-}" ]; then
   if [ -f .device/lib/macrodb.jar ]; then JAR=.device/lib/macrodb.jar; else JAR=macrodb-cli/target/macrodb.jar; fi
 fi
 HEAP=${HEAP:--Xms16g -Xmx48g}
-COMMON=(-C standalone,macrodb:1,macrodb:4,macrodb:8,independent:8 -c 1,4,8,16,32
-        --warmup 2 -d 4 --repetitions 2 --jvm-warmup 6 --warehouses 8 --no-progress)
+COMMON=(-C standalone,macrodb:1,macrodb:4,macrodb:8,independent:8 -c "${CLIENTS:-1,4,8,16,32}"
+        --warmup 2 -d 4 --repetitions "${REPETITIONS:-2}" --jvm-warmup 6 --warehouses 8 --no-progress)
+LIMIT=()
+[ -n "${MIX_LIMIT:-}" ] && LIMIT=(timeout --signal=TERM --kill-after=10 "$MIX_LIMIT")
 
 args_of() {
   case $1 in
@@ -59,7 +65,7 @@ for m in $list; do
   { echo "## before"; date -u; nproc; free -h; "$JAVA" -version 2>&1; uptime; grep -m1 'model name' /proc/cpuinfo; } > "$dir/machine.txt" 2>&1
   # shellcheck disable=SC2046
   set -x
-  "$JAVA" -Djava.awt.headless=true $HEAP -XX:+UseG1GC -jar "$JAR" bench $(args_of "$m") "${COMMON[@]}" -o "$dir" > "$dir/stdout.txt" 2>&1
+  "${LIMIT[@]}" "$JAVA" -Djava.awt.headless=true $HEAP -XX:+UseG1GC -jar "$JAR" bench $(args_of "$m") "${COMMON[@]}" -o "$dir" > "$dir/stdout.txt" 2>&1
   r=$?
   { set +x; } 2>/dev/null
   { echo "## after (exit $r)"; date -u; uptime; } >> "$dir/machine.txt"
