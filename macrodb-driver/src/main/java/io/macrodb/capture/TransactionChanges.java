@@ -80,8 +80,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
 
     private final ArrayList<Object> events = new ArrayList<>();
     private boolean usesSequences;
-    /** An insert into a table with an identity column: its position travels with the commit. */
-    private boolean insertsIdentities;
+    /** The tables with an identity column this transaction inserted into: their positions travel with the commit. */
+    private final java.util.Map<String, TableShape> identityTables = new java.util.LinkedHashMap<>();
     /** Whether the triggers' images may be trusted at all (no application triggers), and whether they still are. */
     private final boolean trustImages;
     private final boolean ships;
@@ -187,7 +187,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             throw new SQLException("MacroDB: no replicated shape for " + schema + "." + table, SqlState.INTERNAL_ERROR.getState());
         }
         if (!shape.volatileDefaults().isEmpty()) usesSequences = true; // a default may draw from a sequence
-        if (oldRow == null && shape.identityColumn() != null) insertsIdentities = true;
+        if (oldRow == null && shape.identityColumn() != null) identityTables.putIfAbsent(shape.qualifiedName(), shape);
         if (!ships) {
             events.add(NOT_SHIPPED); // nobody reads the changes: only that there are some counts
             return;
@@ -345,7 +345,9 @@ public final class TransactionChanges extends CaptureContext implements PendingC
 
     public boolean usesSequences() { return usesSequences; }
 
-    @Override public boolean insertsIdentities() { return insertsIdentities; }
+    @Override public boolean insertsIdentities() { return !identityTables.isEmpty(); }
+
+    @Override public java.util.Collection<TableShape> identityTables() { return java.util.List.copyOf(identityTables.values()); }
 
     /**
      * A position to roll back to: before a statement runs, or at a savepoint. It also starts a new

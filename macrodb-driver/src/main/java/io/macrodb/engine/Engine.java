@@ -272,6 +272,22 @@ public interface Engine {
      */
     default Map<String, Long> identityPositions(Connection c) throws SQLException { return Map.of(); }
 
+    /**
+     * {@link #identityPositions(Connection)} of some tables only: what a commit that inserted into them ships. An
+     * engine that can read one table's position without reading every table's overrides this; a commit pays for it.
+     */
+    default Map<String, Long> identityPositions(Connection c, java.util.Collection<io.macrodb.log.TableShape> tables) throws SQLException {
+        if (tables.isEmpty()) return Map.of();
+        Map<String, Long> all = identityPositions(c);
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (io.macrodb.log.TableShape t : tables) {
+            String key = identityKey(t.qualifiedName());
+            Long next = all.get(key);
+            if (next != null) out.put(key, next);
+        }
+        return out;
+    }
+
     /** How an identity column's position is named among sequence positions (never a sequence's name). */
     static String identityKey(String qualifiedTable) { return qualifiedTable + " IDENTITY"; }
 

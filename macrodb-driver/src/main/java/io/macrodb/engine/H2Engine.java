@@ -153,6 +153,28 @@ public final class H2Engine implements Engine {
         return out;
     }
 
+    /**
+     * One table's position at a time, by name: a commit that inserted into a table with an identity column reads
+     * only that table's, where the query over every column of every table cost a tenth of a TPC-C client's CPU.
+     */
+    @Override public java.util.Map<String, Long> identityPositions(Connection c, java.util.Collection<TableShape> tables) throws SQLException {
+        if (tables.isEmpty()) return java.util.Map.of();
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT IDENTITY_BASE FROM INFORMATION_SCHEMA.COLUMNS"
+                + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND IS_IDENTITY = 'YES'")) {
+            for (TableShape t : tables) {
+                ps.setString(1, t.schema());
+                ps.setString(2, t.table());
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) continue;
+                    long next = rs.getLong(1);
+                    if (!rs.wasNull()) out.put(Engine.identityKey(t.qualifiedName()), next);
+                }
+            }
+        }
+        return out;
+    }
+
     @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET REFERENTIAL_INTEGRITY " + on);

@@ -220,7 +220,7 @@ final class CommitPath {
         if (changes.usesSequences() || changes.insertsIdentities()) {
             Map<String, Long> next = changes.usesSequences() ? config.engine().sequencePositions(c) : Map.of();
             if (changes.insertsIdentities()) {
-                Map<String, Long> identities = config.engine().identityPositions(c);
+                Map<String, Long> identities = config.engine().identityPositions(c, changes.identityTables());
                 if (!identities.isEmpty()) {
                     next = new java.util.TreeMap<>(next);
                     next.putAll(identities);

@@ -22,6 +22,12 @@ public interface PendingChanges {
     default boolean insertsIdentities() { return false; }
 
     /**
+     * The tables with an identity column it inserted into, whose identity positions its record carries (the other
+     * tables' positions travelled with the commits that inserted into them).
+     */
+    default java.util.Collection<io.macrodb.log.TableShape> identityTables() { return java.util.List.of(); }
+
+    /**
      * The changes to log, read inside the still-open transaction on {@code c} (row images) with
      * statements from {@code cache}.
      */
