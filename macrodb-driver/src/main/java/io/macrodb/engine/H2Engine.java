@@ -154,18 +154,42 @@ public final class H2Engine implements Engine {
     }
 
     /**
-     * One table's position at a time, by name: a commit that inserted into a table with an identity column reads
-     * only that table's, where the query over every column of every table cost a tenth of a TPC-C client's CPU.
+     * The positions of the tables a commit inserted into, read from the embedded engine's own sequence objects (the
+     * value {@code INFORMATION_SCHEMA.COLUMNS.IDENTITY_BASE} shows), through the session an embedded
+     * {@code JdbcConnection} holds. Every commit that inserted into a table with an identity column (TPC-C's Payment,
+     * through its history table) reads them while it holds its row locks: the query of every column of every table
+     * it replaced cost about 0.3 ms at TPC-C scale 0.1 and grows with the tables' rows (6-10 ms with 20,000 rows in
+     * each of nine tables); the same query filtered by table still cost about 0.1 ms. Where the session is not
+     * embedded, or this H2 has other internals, the filtered query answers.
      */
     @Override public java.util.Map<String, Long> identityPositions(Connection c, java.util.Collection<TableShape> tables) throws SQLException {
         if (tables.isEmpty()) return java.util.Map.of();
         java.util.Map<String, Long> out = new java.util.TreeMap<>();
-        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT IDENTITY_BASE FROM INFORMATION_SCHEMA.COLUMNS"
+        org.h2.engine.SessionLocal session = embeddedSession(c);
+        if (session != null) {
+            try {
+                org.h2.engine.Database database = session.getDatabase();
+                for (TableShape t : tables) {
+                    org.h2.schema.Schema schema = database.findSchema(t.schema());
+                    org.h2.table.Table table = schema == null ? null : schema.findTableOrView(session, t.table());
+                    if (table == null) continue;
+                    for (org.h2.table.Column col : table.getColumns()) {
+                        if (!col.isIdentity() || col.getSequence() == null) continue;
+                        out.put(Engine.identityKey(t.qualifiedName()), col.getSequence().getBaseValue());
+                        break;
+                    }
+                }
+                return out;
+            } catch (LinkageError e) {
+                out.clear(); // an H2 whose internals differ: the catalog answers
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT IDENTITY_BASE FROM INFORMATION_SCHEMA.COLUMNS"
                 + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND IS_IDENTITY = 'YES'")) {
             for (TableShape t : tables) {
                 ps.setString(1, t.schema());
                 ps.setString(2, t.table());
-                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) continue;
                     long next = rs.getLong(1);
                     if (!rs.wasNull()) out.put(Engine.identityKey(t.qualifiedName()), next);
@@ -173,6 +197,16 @@ public final class H2Engine implements Engine {
             }
         }
         return out;
+    }
+
+    /** The engine session of an embedded H2 connection, or null (a server connection, or other internals). */
+    private static org.h2.engine.SessionLocal embeddedSession(Connection c) {
+        try {
+            if (!c.isWrapperFor(org.h2.jdbc.JdbcConnection.class)) return null;
+            return c.unwrap(org.h2.jdbc.JdbcConnection.class).getSession() instanceof org.h2.engine.SessionLocal local ? local : null;
+        } catch (SQLException | LinkageError e) {
+            return null;
+        }
     }
 
     @Override public void setReferentialIntegrity(Connection c, boolean on) throws SQLException {

@@ -18,10 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A commit ships the identity positions of the tables it inserted into, read one table at a time
- * ({@link Engine#identityPositions(Connection, java.util.Collection)}), and they are the positions the whole-catalog
- * read gives for those tables, quoted and mixed-case names included. On H2 the whole-catalog read was a query of
- * every column of every table, made by every commit that inserted into a table with an identity column (TPC-C's
- * Payment, through its history table: its median latency on MacroDB-2 went from 0.56-0.62 ms to 0.20-0.31 ms).
+ * ({@link Engine#identityPositions(Connection, java.util.Collection)}: on H2 from the engine's sequence objects, on
+ * HSQLDB from its table objects), and they are the positions the whole-catalog read gives for those tables, quoted
+ * and mixed-case names included. On H2 the whole-catalog read was a query of every column of every table, made by
+ * every commit that inserted into a table with an identity column (TPC-C's Payment, through its history table),
+ * whose cost grows with the tables' rows.
  */
 class IdentityPositionsTest {
 
