@@ -11,13 +11,22 @@
 # The jar loses what no benchmark run loads: the SQLite native libraries of other platforms than Linux x86_64,
 # Netty (the server), PostgreSQL's message translations, JMH and the PDF export. Derby stays: removing it breaks
 # the JDBC drivers' service list (java.sql.DriverManager then loads none after it). java.desktop stays in the
-# runtime: ResultsWriter needs its classes even where the charts fail (no fontconfig there).
+# runtime: ResultsWriter needs its classes even where the charts fail (no fontconfig there). jdk.jfr is added for
+# many-core.sh's JFR=1.
 set -euo pipefail
 top=$(git rev-parse --show-toplevel)
 cd "$top"
 jar=${1:-macrodb-cli/target/macrodb.jar}
 [ -f "$jar" ] || { echo "no $jar: build it first (mvn -B -o -q -pl macrodb-cli -am package -DskipTests)" >&2; exit 2; }
-../shared/tools/jre-for-device.sh "$jar" >/dev/null
+# the runtime of jre-for-device.sh plus jdk.jfr, so that many-core.sh's JFR=1 can record where threads wait there
+# (the machine has no Java, so no jfr either: the recording comes back and is read here)
+if [ ! -x .device/jre/bin/jfr ]; then
+  rm -rf .device/jre
+  jlink --add-modules java.base,java.sql,java.logging,java.management,java.naming,jdk.unsupported,jdk.management,java.desktop,java.xml,jdk.jfr \
+        --strip-debug --no-man-pages --no-header-files --compress=2 --output .device/jre
+  rm -f .device/jre/lib/libawt_xawt.so .device/jre/lib/libsplashscreen.so .device/jre/lib/libjsound.so
+fi
+../shared/tools/jre-for-device.sh "$jar" >/dev/null   # copies the jar into .device/lib (the runtime is there already)
 strip --strip-unneeded .device/jre/lib/server/libjvm.so 2>/dev/null || true
 lib=.device/lib/$(basename "$jar")
 native=org/sqlite/native

@@ -14,6 +14,10 @@
 # HEAP: JVM heap flags (default: -Xms16g -Xmx48g, as on 2026-11-22; for a 128 GiB machine).
 # CLIENTS, REPETITIONS: the client counts and repetitions (default 1,4,8,16,32 and 2, as on
 #   2026-11-22); fewer of either fit more mixes into one call of a time-limited machine.
+# CONFIGS: the configurations (default standalone,macrodb:1,macrodb:4,macrodb:8,independent:8).
+# JFR: 1 records the run with JDK Flight Recorder (benchmarks/waits.jfc: CPU samples, and waits over 1 ms with
+#   their stacks) into <folder>/recording.jfr, at most 14 MB; read it here with benchmarks/jfr-waits.py. Meant for
+#   one configuration at one client count (CONFIGS=macrodb:4 CLIENTS=16 REPETITIONS=1 JFR=1 ...).
 # MIX_LIMIT: seconds after which a mix is stopped (default: none). Its stdout.txt keeps every point
 #   measured until then; results.json and the CSV files are written only by a mix that finished.
 #
@@ -34,7 +38,7 @@ if [ -z "${JAR:-}" ]; then
   if [ -f .device/lib/macrodb.jar ]; then JAR=.device/lib/macrodb.jar; else JAR=macrodb-cli/target/macrodb.jar; fi
 fi
 HEAP=${HEAP:--Xms16g -Xmx48g}
-COMMON=(-C standalone,macrodb:1,macrodb:4,macrodb:8,independent:8 -c "${CLIENTS:-1,4,8,16,32}"
+COMMON=(-C "${CONFIGS:-standalone,macrodb:1,macrodb:4,macrodb:8,independent:8}" -c "${CLIENTS:-1,4,8,16,32}"
         --warmup 2 -d 4 --repetitions "${REPETITIONS:-2}" --jvm-warmup 6 --warehouses 8 --no-progress)
 LIMIT=()
 [ -n "${MIX_LIMIT:-}" ] && LIMIT=(timeout --signal=TERM --kill-after=10 "$MIX_LIMIT")
@@ -65,7 +69,9 @@ for m in $list; do
   { echo "## before"; date -u; nproc; free -h; "$JAVA" -version 2>&1; uptime; grep -m1 'model name' /proc/cpuinfo; } > "$dir/machine.txt" 2>&1
   # shellcheck disable=SC2046
   set -x
-  "${LIMIT[@]}" "$JAVA" -Djava.awt.headless=true $HEAP -XX:+UseG1GC -jar "$JAR" bench $(args_of "$m") "${COMMON[@]}" -o "$dir" > "$dir/stdout.txt" 2>&1
+  REC=()
+  [ "${JFR:-0}" = 1 ] && REC=("-XX:StartFlightRecording=filename=$dir/recording.jfr,settings=benchmarks/waits.jfc,maxsize=14m")
+  "${LIMIT[@]}" "$JAVA" -Djava.awt.headless=true $HEAP -XX:+UseG1GC "${REC[@]}" -jar "$JAR" bench $(args_of "$m") "${COMMON[@]}" -o "$dir" > "$dir/stdout.txt" 2>&1
   r=$?
   { set +x; } 2>/dev/null
   { echo "## after (exit $r)"; date -u; uptime; } >> "$dir/machine.txt"
