@@ -117,10 +117,17 @@ public final class Benchmark {
                 }
             }
             long end = System.nanoTime();
-            for (Lane lane : lanes) {
+            List<Timed<Deployment.Convergence>> converged = verifyAll(lanes);
+            long verified = converged.stream().filter(java.util.Objects::nonNull).count();
+            if (verified > 0) {
+                listener.note(String.format(Locale.ROOT, "end: convergence checks of %d configuration%s, side by side, in %.1f s",
+                        verified, verified == 1 ? "" : "s", (System.nanoTime() - end) / 1e9));
+            }
+            for (int i = 0; i < lanes.size(); i++) {
+                Lane lane = lanes.get(i);
                 runs.addAll(lane.runs());
                 pending.remove(lane);
-                check(lane);
+                check(lane, converged.get(i));
                 listener.progress(soFar());
             }
             open.timeClosing(listener, lanes.stream().map(Lane::where).toList());
@@ -166,21 +173,71 @@ public final class Benchmark {
         return r.withCatchUp(c.ms(), c.caughtUp());
     }
 
-    /** The checks of one configuration once all its runs are done: no unexpected errors, and MacroDB's replicas converged. */
-    private void check(Lane lane) throws SQLException {
-        long t0 = System.nanoTime();
+    /** A result and how long it took, in seconds. */
+    private record Timed<T>(T value, double seconds) {}
+
+    /**
+     * The convergence check of every MacroDB configuration of a group ({@link Deployment#verify}),
+     * all at once (each on a thread of its own; each computes its replicas' checksums side by side
+     * where it can): the deployments are idle by then, and one after the other they were most of
+     * the end of a run. Null for the others, and for all without {@link BenchPlan#verify()}.
+     * Returns once every check has ended, even when one failed (its failure is thrown then).
+     */
+    private List<Timed<Deployment.Convergence>> verifyAll(List<Lane> lanes) throws SQLException {
+        List<Timed<Deployment.Convergence>> out = new ArrayList<>();
+        List<java.util.concurrent.FutureTask<Timed<Deployment.Convergence>>> tasks = new ArrayList<>();
+        for (Lane lane : lanes) {
+            Deployment d = lane.deployment();
+            if (!plan.verify() || d.macro() == null) {
+                tasks.add(null);
+                continue;
+            }
+            java.util.concurrent.FutureTask<Timed<Deployment.Convergence>> t = new java.util.concurrent.FutureTask<>(() -> {
+                long t0 = System.nanoTime();
+                Deployment.Convergence c = d.verify(CATCH_UP_MILLIS);
+                return new Timed<>(c, (System.nanoTime() - t0) / 1e9);
+            });
+            Thread th = new Thread(t, "bench-verify-" + d.config().label());
+            th.setDaemon(true);
+            th.start();
+            tasks.add(t);
+        }
+        SQLException failure = null;
+        for (var t : tasks) {
+            try {
+                out.add(t == null ? null : t.get());
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable cause = e.getCause();
+                SQLException s = cause instanceof SQLException q ? q : new SQLException("convergence check failed: " + cause, cause);
+                if (failure == null) failure = s;
+                else failure.addSuppressed(s);
+                out.add(null);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                if (failure == null) failure = new SQLException("interrupted", "57014", e);
+                out.add(null);
+            }
+        }
+        if (failure != null) throw failure;
+        return out;
+    }
+
+    /**
+     * The checks of one configuration once all its runs are done: no unexpected errors, and MacroDB's
+     * replicas converged ({@code converged}: what {@link #verifyAll} found; null when not checked).
+     */
+    private void check(Lane lane, Timed<Deployment.Convergence> converged) {
         long errors = lane.runs().stream().mapToLong(RunResult::errors).sum();
         checks.add(new BenchResults.Check("no unexpected errors: " + lane.where(), errors == 0,
                 errors == 0 ? "" : errors + " errors; first: " + lane.runs().stream()
                         .filter(r -> r.errors() > 0).findFirst().map(r -> r.errorSamples().toString()).orElse("")));
-        Deployment d = lane.deployment();
-        if (plan.verify() && d.macro() != null) {
-            Deployment.Convergence c = d.verify(CATCH_UP_MILLIS);
+        if (converged != null) {
+            Deployment.Convergence c = converged.value();
             checks.add(new BenchResults.Check("replicas converged: " + lane.where(), c.equal(),
                     (c.caughtUp() ? String.format(Locale.ROOT, "caught up in %.1f ms", c.catchUpMs())
                             : "NOT caught up in " + CATCH_UP_MILLIS + " ms") + ", checksums " + c.checksums()));
             listener.note(String.format(Locale.ROOT, "end: replicas of %s %s in %.1f s: caught up in %.1f s, %d checksums in %.1f s",
-                    lane.where(), c.equal() ? "converged" : "did NOT converge", (System.nanoTime() - t0) / 1e9, c.catchUpMs() / 1e3,
+                    lane.where(), c.equal() ? "converged" : "did NOT converge", converged.seconds(), c.catchUpMs() / 1e3,
                     c.checksums().size(), c.checksumMs() / 1e3));
         }
     }

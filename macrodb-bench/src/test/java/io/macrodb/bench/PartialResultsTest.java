@@ -81,6 +81,8 @@ class PartialResultsTest {
         String where = "h2 micro " + mix.name() + " ";
         assertTrue(notes.stream().anyMatch(n -> n.matches("end: replicas of " + where + "macrodb-2 converged in [0-9.]+ s: caught up in [0-9.]+ s,"
                 + " 2 checksums in [0-9.]+ s")), notes.toString());
+        assertTrue(notes.contains(notes.stream().filter(n -> n.matches("end: convergence checks of 1 configuration, side by side, in [0-9.]+ s"))
+                .findFirst().orElse("none")), notes.toString());
         assertTrue(notes.stream().anyMatch(n -> n.startsWith("end: closed " + where + "standalone in ")), notes.toString());
         assertTrue(notes.stream().anyMatch(n -> n.startsWith("end: closed " + where + "macrodb-2 in ")), notes.toString());
         assertTrue(notes.stream().anyMatch(n -> n.startsWith("end: checks and closing of h2 micro " + mix.name() + " took ")), notes.toString());
