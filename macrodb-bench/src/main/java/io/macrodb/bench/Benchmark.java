@@ -3,6 +3,7 @@ package io.macrodb.bench;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Runs a {@link BenchPlan}: for each engine, workload and mix, every configuration on a fresh
@@ -31,6 +32,8 @@ public final class Benchmark {
     private final PointRunner.Settings settings;
     private final List<RunResult> runs = new ArrayList<>();
     private final List<BenchResults.Check> checks = new ArrayList<>();
+    /** The lanes of the group running now whose runs have not joined {@link #runs} yet. */
+    private final List<Lane> pending = new ArrayList<>();
 
     private Benchmark(BenchPlan plan, BenchListener listener) {
         this.plan = plan;
@@ -56,8 +59,9 @@ public final class Benchmark {
                 }
             }
         }
+        BenchResults all = BenchResults.of(runs, checks);
         listener.finished();
-        return BenchResults.of(runs, checks);
+        return all;
     }
 
     /** Runs each workload's first mix on each kind of configuration, unmeasured (see {@link BenchPlan}). */
@@ -94,6 +98,7 @@ public final class Benchmark {
     private void runGroup(BenchEngine engine, Workload w, Mix mix, List<SystemConfig> group) throws SQLException {
         try (OpenDeployments open = new OpenDeployments()) {
             List<Lane> lanes = new ArrayList<>();
+            pending.clear();
             for (SystemConfig cfg : group) {
                 String where = engine + " " + w.name() + " " + mix.name() + " " + cfg.label();
                 listener.note("loading " + where);
@@ -101,6 +106,7 @@ public final class Benchmark {
                 listener.note(String.format("loaded %s in %.1f s", where, d.loadSeconds()));
                 lanes.add(new Lane(where, d, new ArrayList<>()));
             }
+            pending.addAll(lanes);
             int turn = 0;
             for (int clients : plan.clients()) {
                 for (int rep = 1; rep <= plan.repetitions(); rep++, turn++) {
@@ -110,11 +116,32 @@ public final class Benchmark {
                     }
                 }
             }
-            for (Lane lane : lanes) {
-                runs.addAll(lane.runs());
-                check(lane);
+            long end = System.nanoTime();
+            List<Timed<Deployment.Convergence>> converged = verifyAll(lanes);
+            long verified = converged.stream().filter(java.util.Objects::nonNull).count();
+            if (verified > 0) {
+                listener.note(String.format(Locale.ROOT, "end: convergence checks of %d configuration%s, side by side, in %.1f s",
+                        verified, verified == 1 ? "" : "s", (System.nanoTime() - end) / 1e9));
             }
+            for (int i = 0; i < lanes.size(); i++) {
+                Lane lane = lanes.get(i);
+                runs.addAll(lane.runs());
+                pending.remove(lane);
+                check(lane, converged.get(i));
+                listener.progress(soFar());
+            }
+            open.timeClosing(listener, lanes.stream().map(Lane::where).toList());
+            open.close();
+            listener.note(String.format(Locale.ROOT, "end: checks and closing of %s %s %s took %.1f s after its last run",
+                    engine, w.name(), mix.name(), (System.nanoTime() - end) / 1e9));
         }
+    }
+
+    /** Every run so far and every check made, in the order of the final results. */
+    private BenchResults soFar() {
+        List<RunResult> all = new ArrayList<>(runs);
+        for (Lane lane : pending) all.addAll(lane.runs());
+        return BenchResults.of(all, checks);
     }
 
     /**
@@ -126,6 +153,7 @@ public final class Benchmark {
         RunResult r = settle(lane, PointRunner.run(lane.deployment(), w, mix, clients, rep, settings));
         lane.runs().add(r);
         listener.runFinished(r);
+        listener.progress(soFar());
     }
 
     /**
@@ -145,18 +173,72 @@ public final class Benchmark {
         return r.withCatchUp(c.ms(), c.caughtUp());
     }
 
-    /** The checks of one configuration once all its runs are done: no unexpected errors, and MacroDB's replicas converged. */
-    private void check(Lane lane) throws SQLException {
+    /** A result and how long it took, in seconds. */
+    private record Timed<T>(T value, double seconds) {}
+
+    /**
+     * The convergence check of every MacroDB configuration of a group ({@link Deployment#verify}),
+     * all at once (each on a thread of its own; each computes its replicas' checksums side by side
+     * where it can): the deployments are idle by then, and one after the other they were most of
+     * the end of a run. Null for the others, and for all without {@link BenchPlan#verify()}.
+     * Returns once every check has ended, even when one failed (its failure is thrown then).
+     */
+    private List<Timed<Deployment.Convergence>> verifyAll(List<Lane> lanes) throws SQLException {
+        List<Timed<Deployment.Convergence>> out = new ArrayList<>();
+        List<java.util.concurrent.FutureTask<Timed<Deployment.Convergence>>> tasks = new ArrayList<>();
+        for (Lane lane : lanes) {
+            Deployment d = lane.deployment();
+            if (!plan.verify() || d.macro() == null) {
+                tasks.add(null);
+                continue;
+            }
+            java.util.concurrent.FutureTask<Timed<Deployment.Convergence>> t = new java.util.concurrent.FutureTask<>(() -> {
+                long t0 = System.nanoTime();
+                Deployment.Convergence c = d.verify(CATCH_UP_MILLIS);
+                return new Timed<>(c, (System.nanoTime() - t0) / 1e9);
+            });
+            Thread th = new Thread(t, "bench-verify-" + d.config().label());
+            th.setDaemon(true);
+            th.start();
+            tasks.add(t);
+        }
+        SQLException failure = null;
+        for (var t : tasks) {
+            try {
+                out.add(t == null ? null : t.get());
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable cause = e.getCause();
+                SQLException s = cause instanceof SQLException q ? q : new SQLException("convergence check failed: " + cause, cause);
+                if (failure == null) failure = s;
+                else failure.addSuppressed(s);
+                out.add(null);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                if (failure == null) failure = new SQLException("interrupted", "57014", e);
+                out.add(null);
+            }
+        }
+        if (failure != null) throw failure;
+        return out;
+    }
+
+    /**
+     * The checks of one configuration once all its runs are done: no unexpected errors, and MacroDB's
+     * replicas converged ({@code converged}: what {@link #verifyAll} found; null when not checked).
+     */
+    private void check(Lane lane, Timed<Deployment.Convergence> converged) {
         long errors = lane.runs().stream().mapToLong(RunResult::errors).sum();
         checks.add(new BenchResults.Check("no unexpected errors: " + lane.where(), errors == 0,
                 errors == 0 ? "" : errors + " errors; first: " + lane.runs().stream()
                         .filter(r -> r.errors() > 0).findFirst().map(r -> r.errorSamples().toString()).orElse("")));
-        Deployment d = lane.deployment();
-        if (plan.verify() && d.macro() != null) {
-            Deployment.Convergence c = d.verify(CATCH_UP_MILLIS);
+        if (converged != null) {
+            Deployment.Convergence c = converged.value();
             checks.add(new BenchResults.Check("replicas converged: " + lane.where(), c.equal(),
-                    (c.caughtUp() ? String.format(java.util.Locale.ROOT, "caught up in %.1f ms", c.catchUpMs())
+                    (c.caughtUp() ? String.format(Locale.ROOT, "caught up in %.1f ms", c.catchUpMs())
                             : "NOT caught up in " + CATCH_UP_MILLIS + " ms") + ", checksums " + c.checksums()));
+            listener.note(String.format(Locale.ROOT, "end: replicas of %s %s in %.1f s: caught up in %.1f s, %d checksums in %.1f s",
+                    lane.where(), c.equal() ? "converged" : "did NOT converge", converged.seconds(), c.catchUpMs() / 1e3,
+                    c.checksums().size(), c.checksumMs() / 1e3));
         }
     }
 
@@ -167,16 +249,29 @@ public final class Benchmark {
     private static final class OpenDeployments implements AutoCloseable {
         private final List<Deployment> open = new ArrayList<>();
 
+        private BenchListener timing;
+        private List<String> names = List.of();
+
         Deployment add(Deployment d) {
             open.add(d);
             return d;
         }
 
+        /** Has {@link #close} note how long each deployment took to close ({@code names}: in the order they were added). */
+        void timeClosing(BenchListener listener, List<String> names) {
+            this.timing = listener;
+            this.names = names;
+        }
+
         @Override public void close() {
             RuntimeException failure = null;
             for (int i = open.size() - 1; i >= 0; i--) {
+                long t0 = System.nanoTime();
                 try {
                     open.get(i).close();
+                    if (timing != null && i < names.size()) {
+                        timing.note(String.format(Locale.ROOT, "end: closed %s in %.1f s", names.get(i), (System.nanoTime() - t0) / 1e9));
+                    }
                 } catch (RuntimeException e) {
                     if (failure == null) failure = e;
                     else failure.addSuppressed(e);

@@ -18,13 +18,21 @@ import java.util.Map;
  * that its tables and charts can be drawn again elsewhere ({@code macrodb bench report}). The
  * points and peaks are read as they were stored, not derived again: the tables show what the run
  * showed. Files from before a field existed read with that field as "not measured" (NaN, or no
- * catch-up to report); fields this version does not know are ignored.
+ * catch-up to report); fields this version does not know are ignored. A partial results.json (a
+ * run stopped before its end, see {@link PartialResults}) reads like a finished one.
  */
 public final class ResultsReader {
     private ResultsReader() {}
 
-    /** What a results folder holds: the results, the machine and command, and the plan as written. */
-    public record Stored(BenchResults results, Environment environment, Map<String, Object> plan) {}
+    /**
+     * What a results folder holds: the results, the machine and command, the plan as written, and,
+     * for a run that had not finished ({@link PartialResults}: results written as it went, or when it
+     * was stopped), how far it got ({@code state}, {@code runsDone}, {@code runsPlanned}, ...; null for
+     * a finished run's results).
+     */
+    public record Stored(BenchResults results, Environment environment, Map<String, Object> plan, Map<String, Object> partial) {
+        public boolean isPartial() { return partial != null; }
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -52,7 +60,9 @@ public final class ResultsReader {
             Environment env = root.hasNonNull("environment") ? JSON.convertValue(root.get("environment"), Environment.class) : null;
             Map<String, Object> plan = root.hasNonNull("plan") ? JSON.convertValue(root.get("plan"), new TypeReference<Map<String, Object>>() {})
                     : Map.of();
-            return new Stored(r, env, plan);
+            Map<String, Object> partial = root.hasNonNull("partial")
+                    ? JSON.convertValue(root.get("partial"), new TypeReference<Map<String, Object>>() {}) : null;
+            return new Stored(r, env, plan, partial);
         } catch (IllegalArgumentException e) {
             throw new IOException(file + ": not a benchmark's results: " + e.getMessage(), e);
         }

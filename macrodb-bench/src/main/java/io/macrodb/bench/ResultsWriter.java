@@ -14,8 +14,10 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,20 +67,68 @@ public final class ResultsWriter {
      */
     public static Written write(Path dir, BenchResults r, Environment env, Map<String, Object> plan, ChartWriter charts)
             throws IOException {
+        writeData(dir, r, env, plan, null);
+        return drawCharts(dir, r, charts);
+    }
+
+    /**
+     * Writes what a run that has not finished knows so far: results.json marked {@code "partial"}
+     * (with {@code partial}'s entries: why, how many runs of how many), the CSV files and summary.md,
+     * no charts (slow, and {@code macrodb bench report} draws them from results.json). Each file is
+     * replaced whole (see {@link #replace}): a run killed while this writes leaves the previous
+     * version of the file, never half of one. {@link ResultsReader} reads the partial results.json
+     * like a finished one.
+     *
+     * @param partial what to say about the run's state, e.g. {@code runsDone}, {@code runsPlanned}, {@code reason}
+     */
+    public static void writePartial(Path dir, BenchResults r, Environment env, Map<String, Object> plan, Map<String, Object> partial)
+            throws IOException {
+        writeData(dir, r, env, plan, partial);
+    }
+
+    /** results.json (with a "partial" entry unless {@code partial} is null), the CSV files and summary.md, each replaced whole. */
+    private static void writeData(Path dir, BenchResults r, Environment env, Map<String, Object> plan, Map<String, Object> partial)
+            throws IOException {
         Files.createDirectories(dir);
         Map<String, Object> json = new LinkedHashMap<>();
+        if (partial != null) json.put("partial", partial);
         json.put("environment", env);
         json.put("plan", plan);
         json.put("checks", r.checks());
         json.put("peaks", r.peaks());
         json.put("points", r.points());
         json.put("runs", r.runs());
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("results.json").toFile(), json);
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        replace(dir.resolve("results.json"), f -> mapper.writeValue(f.toFile(), json));
         csv(dir.resolve("runs.csv"), r.runs().stream().map(ResultsWriter::flat).toList());
         csv(dir.resolve("points.csv"), r.points().stream().map(ResultsWriter::flat).toList());
         csv(dir.resolve("peaks.csv"), r.peaks().stream().map(ResultsWriter::flat).toList());
         writeSummaryMarkdown(dir, r);
-        return drawCharts(dir, r, charts);
+    }
+
+    /** Writes a file's new content. */
+    @FunctionalInterface
+    interface FileWrite {
+        void to(Path file) throws IOException;
+    }
+
+    /**
+     * Replaces {@code file} whole: writes a temporary file beside it, then moves it over the file
+     * (atomically where the file system can), so that a reader, or a process killed meanwhile,
+     * sees the old content or the new, never part of it.
+     */
+    static void replace(Path file, FileWrite write) throws IOException {
+        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+        try {
+            write.to(tmp);
+            try {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
     }
 
     /** summary.md: the tables, the notes, the legend and the checks, in Markdown. */
@@ -90,7 +140,7 @@ public final class ResultsWriter {
         md.append("\n").append(String.join("\n", Report.LEGEND)).append("\n\n## Checks\n\n");
         for (BenchResults.Check c : r.checks()) md.append("- ").append(c.passed() ? "passed" : "**FAILED**").append(": ").append(c.what())
                 .append(c.passed() ? "" : " (" + c.detail() + ")").append('\n');
-        Files.writeString(dir.resolve("summary.md"), md.toString());
+        replace(dir.resolve("summary.md"), f -> Files.writeString(f, md.toString()));
     }
 
     /**
@@ -128,12 +178,13 @@ public final class ResultsWriter {
 
     private static void csv(Path file, List<Map<String, Object>> rows) throws IOException {
         if (rows.isEmpty()) {
-            Files.writeString(file, "");
+            replace(file, f -> Files.writeString(f, ""));
             return;
         }
         CsvSchema.Builder b = CsvSchema.builder().setUseHeader(true);
         rows.get(0).keySet().forEach(b::addColumn);
-        new CsvMapper().writer(b.build()).writeValue(file.toFile(), rows);
+        CsvSchema schema = b.build();
+        replace(file, f -> new CsvMapper().writer(schema).writeValue(f.toFile(), rows));
     }
 
     private static final Color[] PALETTE = {new Color(0, 0, 0), new Color(0x1f, 0x77, 0xb4), new Color(0xff, 0x7f, 0x0e),

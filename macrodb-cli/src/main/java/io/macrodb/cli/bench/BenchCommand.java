@@ -2,6 +2,7 @@ package io.macrodb.cli.bench;
 
 import io.macrodb.bench.BenchEngine;
 import io.macrodb.bench.BenchListener;
+import io.macrodb.bench.PartialResults;
 import io.macrodb.bench.BenchPlan;
 import io.macrodb.bench.BenchResults;
 import io.macrodb.bench.Benchmark;
@@ -195,15 +196,6 @@ public final class BenchCommand implements Callable<Integer> {
             o.println("(stderr is not a terminal: no progress bar, a line per run instead)");
             o.flush();
         }
-        BenchResults res;
-        try {
-            res = Benchmark.run(plan, listener);
-        } finally {
-            // PostgreSQL's servers are stopped now (a shutdown hook would, at the latest)
-            for (BenchEngine e : plan.engines()) e.release();
-        }
-        String text = BenchSummary.text(res);
-        o.print(text);
         Map<String, Object> planJson = new LinkedHashMap<>();
         planJson.put("engines", plan.engines().stream().map(Object::toString).toList());
         planJson.put("workloads", plan.workloads().stream().map(w -> Map.of("workload", w.workload().toString(),
@@ -220,8 +212,34 @@ public final class BenchCommand implements Callable<Integer> {
         planJson.put("warehouses", warehouses);
         planJson.put("scale", scale);
         planJson.put("seed", seed);
-        ResultsWriter.Written written = ResultsWriter.write(dir, res, Environment.capture(command), planJson, chartWriter);
-        Files.writeString(dir.resolve("summary.txt"), BenchSummary.summaryTxt(command, text));
+        // results so far written after every run and check, and by a shutdown hook if the run is stopped (a time limit's SIGTERM)
+        PartialResults partial = PartialResults.install(dir, Environment.capture(command), planJson, System.err);
+        BenchListener endNotes = new BenchListener() {
+            @Override public void note(String message) {
+                if (!message.startsWith("end: ")) return;
+                o.println("  " + message);
+                o.flush();
+            }
+        };
+        BenchResults res;
+        long lastRunEnded;
+        try {
+            res = Benchmark.run(plan, BenchListener.all(listener, partial, endNotes));
+            lastRunEnded = System.nanoTime();
+        } finally {
+            // PostgreSQL's servers are stopped now (a shutdown hook would, at the latest)
+            for (BenchEngine e : plan.engines()) e.release();
+        }
+        String text = BenchSummary.text(res);
+        o.print(text);
+        long writing = System.nanoTime();
+        ResultsWriter.Written written = partial.complete(() -> {
+            ResultsWriter.Written w = ResultsWriter.write(dir, res, Environment.capture(command), planJson, chartWriter);
+            Files.writeString(dir.resolve("summary.txt"), BenchSummary.summaryTxt(command, text));
+            return w;
+        });
+        o.printf(Locale.ROOT, "  end: results and charts written in %.1f s (%.1f s after the end of the benchmark)%n",
+                (System.nanoTime() - writing) / 1e9, (System.nanoTime() - lastRunEnded) / 1e9);
         int charts = written.charts().size();
         o.println("Wrote " + dir.resolve("results.json") + ", runs.csv, points.csv, peaks.csv, summary.md, summary.txt and "
                 + charts + " chart" + (charts == 1 ? "" : "s") + ".");
