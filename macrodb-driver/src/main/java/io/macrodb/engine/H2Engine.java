@@ -138,8 +138,27 @@ public final class H2Engine implements Engine {
         return Catalog.sequencePositions(c, "BASE_VALUE");
     }
 
-    /** H2 tells an identity column's next value: {@code INFORMATION_SCHEMA.COLUMNS.IDENTITY_BASE}. */
+    /**
+     * Every identity column's next value (what a promotion restarts them at), read like {@link
+     * #identityPositions(Connection, java.util.Collection)}: from the engine's sequence objects, or, where the session
+     * is not embedded, from {@code INFORMATION_SCHEMA.COLUMNS.IDENTITY_BASE}, a query whose cost grows with the rows.
+     */
     @Override public java.util.Map<String, Long> identityPositions(Connection c) throws SQLException {
+        org.h2.engine.SessionLocal session = embeddedSession(c);
+        if (session != null) {
+            try {
+                java.util.Map<String, Long> out = new java.util.TreeMap<>();
+                for (org.h2.table.Table t : session.getDatabase().getAllTablesAndViews()) {
+                    String schema = t.getSchema().getName();
+                    if ("INFORMATION_SCHEMA".equals(schema)) continue;
+                    Long next = identityBase(t);
+                    if (next != null) out.put(Engine.identityKey(TableShape.quote(schema) + "." + TableShape.quote(t.getName())), next);
+                }
+                return out;
+            } catch (LinkageError e) {
+                // an H2 whose internals differ: the catalog answers
+            }
+        }
         java.util.Map<String, Long> out = new java.util.TreeMap<>();
         try (Statement s = c.createStatement();
              java.sql.ResultSet rs = s.executeQuery("SELECT TABLE_SCHEMA, TABLE_NAME, IDENTITY_BASE FROM INFORMATION_SCHEMA.COLUMNS"
@@ -151,6 +170,14 @@ public final class H2Engine implements Engine {
             }
         }
         return out;
+    }
+
+    /** The base value of a table's identity column's sequence (what {@code IDENTITY_BASE} shows), or null if it has none. */
+    private static Long identityBase(org.h2.table.Table table) {
+        for (org.h2.table.Column col : table.getColumns()) {
+            if (col.isIdentity() && col.getSequence() != null) return col.getSequence().getBaseValue();
+        }
+        return null;
     }
 
     /**
@@ -172,12 +199,8 @@ public final class H2Engine implements Engine {
                 for (TableShape t : tables) {
                     org.h2.schema.Schema schema = database.findSchema(t.schema());
                     org.h2.table.Table table = schema == null ? null : schema.findTableOrView(session, t.table());
-                    if (table == null) continue;
-                    for (org.h2.table.Column col : table.getColumns()) {
-                        if (!col.isIdentity() || col.getSequence() == null) continue;
-                        out.put(Engine.identityKey(t.qualifiedName()), col.getSequence().getBaseValue());
-                        break;
-                    }
+                    Long next = table == null ? null : identityBase(table);
+                    if (next != null) out.put(Engine.identityKey(t.qualifiedName()), next);
                 }
                 return out;
             } catch (LinkageError e) {
