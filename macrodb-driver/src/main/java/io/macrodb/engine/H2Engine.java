@@ -157,6 +157,8 @@ public final class H2Engine implements Engine {
                 return out;
             } catch (LinkageError e) {
                 // an H2 whose internals differ: the catalog answers
+            } catch (RuntimeException e) {
+                throw unreadable(session, e);
             }
         }
         java.util.Map<String, Long> out = new java.util.TreeMap<>();
@@ -205,6 +207,8 @@ public final class H2Engine implements Engine {
                 return out;
             } catch (LinkageError e) {
                 out.clear(); // an H2 whose internals differ: the catalog answers
+            } catch (RuntimeException e) {
+                throw unreadable(session, e);
             }
         }
         try (PreparedStatement ps = c.prepareStatement("SELECT IDENTITY_BASE FROM INFORMATION_SCHEMA.COLUMNS"
@@ -220,6 +224,18 @@ public final class H2Engine implements Engine {
             }
         }
         return out;
+    }
+
+    /**
+     * The engine's objects failed to answer: its database was closed under the read (a connection exception, so that
+     * the commit treats the engine as gone, as the catalog query's 90098 would be), or something else went wrong.
+     */
+    private static SQLException unreadable(org.h2.engine.SessionLocal session, RuntimeException e) {
+        if (session.isClosed() || session.getDatabase().isClosing()) {
+            return new java.sql.SQLNonTransientConnectionException("MacroDB: the H2 database was closed while its identity"
+                    + " positions were read", "08003", e);
+        }
+        return new SQLException("MacroDB: cannot read H2's identity positions: " + e, io.macrodb.sql.SqlState.INTERNAL_ERROR.getState(), e);
     }
 
     /** The engine session of an embedded H2 connection, or null (a server connection, or other internals). */
