@@ -7,7 +7,7 @@
 # Usage, from the project's root:
 #   benchmarks/many-core.sh MIX|all [OUT]
 # MIX: h2-tpcc-100-0 h2-tpcc-80-20 h2-tpcc-8-92 h2-tpcw-browsing hsqldb-tpcc-80-20 hsqldb-tpcc-8-92
-#      sqlite-tpcc-80-20 sqlite-tpcc-100-0
+#      sqlite-tpcc-80-20 sqlite-tpcc-100-0, and (not in 'all') h2-tpcc-80-20-routing
 # OUT: where the folders go (default: $OUT/results if $OUT is set, else bench-results/many-core).
 # JAVA: the java to use (default: .device/jre/bin/java if present, else java on the PATH).
 # JAR:  the benchmark (default: .device/lib/macrodb.jar if present, else macrodb-cli/target/macrodb.jar).
@@ -38,7 +38,7 @@ if [ -z "${JAR:-}" ]; then
   if [ -f .device/lib/macrodb.jar ]; then JAR=.device/lib/macrodb.jar; else JAR=macrodb-cli/target/macrodb.jar; fi
 fi
 HEAP=${HEAP:--Xms16g -Xmx48g}
-COMMON=(-C "${CONFIGS:-standalone,macrodb:1,macrodb:4,macrodb:8,independent:8}" -c "${CLIENTS:-1,4,8,16,32}"
+COMMON=(-c "${CLIENTS:-1,4,8,16,32}"
         --warmup 2 -d 4 --repetitions "${REPETITIONS:-2}" --jvm-warmup 6 --warehouses 8 --no-progress)
 LIMIT=()
 [ -n "${MIX_LIMIT:-}" ] && LIMIT=(timeout --signal=TERM --kill-after=10 "$MIX_LIMIT")
@@ -53,7 +53,19 @@ args_of() {
     hsqldb-tpcc-8-92)  echo "-e hsqldb -w tpcc -m 8-92 --scale 0.1" ;;
     sqlite-tpcc-80-20) echo "-e sqlite -w tpcc -m 80-20 --scale 0.1" ;;
     sqlite-tpcc-100-0) echo "-e sqlite -w tpcc -m 100-0 --scale 0.1" ;;
+    h2-tpcc-80-20-routing) echo "-e h2 -w tpcc -m 80-20 --scale 0.1" ;;
     *) return 1 ;;
+  esac
+}
+
+# The configurations of a mix (CONFIGS overrides them). h2-tpcc-80-20-routing (not in 'all') asks whether H2's
+# ceiling with secondaries is reads waiting for them: MacroDB-4 as is, with readWait=0 (a read that finds no fresh
+# secondary runs on the primary at once) and with session consistency (a read waits only for its own session's
+# commits).
+configs_of() {
+  case $1 in
+    h2-tpcc-80-20-routing) echo "standalone,macrodb:1,macrodb:4,macrodb:4:readWait=0,macrodb:4:leastActive:session" ;;
+    *) echo "standalone,macrodb:1,macrodb:4,macrodb:8,independent:8" ;;
   esac
 }
 
@@ -71,7 +83,7 @@ for m in $list; do
   set -x
   REC=()
   [ "${JFR:-0}" = 1 ] && REC=("-XX:StartFlightRecording=filename=$dir/recording.jfr,settings=benchmarks/waits.jfc,maxsize=14m")
-  "${LIMIT[@]}" "$JAVA" -Djava.awt.headless=true $HEAP -XX:+UseG1GC "${REC[@]}" -jar "$JAR" bench $(args_of "$m") "${COMMON[@]}" -o "$dir" > "$dir/stdout.txt" 2>&1
+  "${LIMIT[@]}" "$JAVA" -Djava.awt.headless=true $HEAP -XX:+UseG1GC "${REC[@]}" -jar "$JAR" bench $(args_of "$m") -C "${CONFIGS:-$(configs_of "$m")}" "${COMMON[@]}" -o "$dir" > "$dir/stdout.txt" 2>&1
   r=$?
   { set +x; } 2>/dev/null
   { echo "## after (exit $r)"; date -u; uptime; } >> "$dir/machine.txt"
