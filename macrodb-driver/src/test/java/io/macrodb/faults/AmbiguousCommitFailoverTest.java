@@ -60,12 +60,7 @@ class AmbiguousCommitFailoverTest {
             w2.setAutoCommit(false);
 
             transfer(w1, 0, 1, 3);
-            H2CommitPause.holdNextCommitOf(committer.submit(Thread::currentThread).get());
-            Future<?> first = committer.submit(() -> {
-                w1.commit();
-                return null;
-            });
-            assertTrue(H2CommitPause.awaitHeld(10_000), "the first commit reached the engine");
+            Future<?> first = commitHeldInTheEngine(committer, w1);
             // the engine committed the first transfer and released its rows: this one reads account 1 as it left it
             transfer(w2, 1, 2, 5);
             Future<?> second = pool.submit(() -> {
@@ -150,12 +145,7 @@ class AmbiguousCommitFailoverTest {
             }
             w1.setAutoCommit(false);
             transfer(w1, 0, 1, 3);
-            H2CommitPause.holdNextCommitOf(committer.submit(Thread::currentThread).get());
-            Future<?> first = committer.submit(() -> {
-                w1.commit();
-                return null;
-            });
-            assertTrue(H2CommitPause.awaitHeld(10_000), "the first commit reached the engine");
+            Future<?> first = commitHeldInTheEngine(committer, w1);
 
             forUpdate.setAutoCommit(false);
             try (Statement s = forUpdate.createStatement(); ResultSet rs = s.executeQuery("SELECT balance FROM account WHERE id = 1 FOR UPDATE")) {
@@ -211,6 +201,20 @@ class AmbiguousCommitFailoverTest {
             pool.shutdownNow();
             committer.shutdownNow();
         }
+    }
+
+    /**
+     * Commits {@code c} on {@code committer}'s thread, whose next engine commit H2 holds: returns once the commit has
+     * reached the engine (and is held there), with the commit's outcome to come.
+     */
+    private static Future<?> commitHeldInTheEngine(ExecutorService committer, Connection c) throws Exception {
+        H2CommitPause.holdNextCommitOf(committer.submit(Thread::currentThread).get());
+        Future<?> commit = committer.submit(() -> {
+            c.commit();
+            return null;
+        });
+        assertTrue(H2CommitPause.awaitHeld(10_000), "the first commit reached the engine");
+        return commit;
     }
 
     private static void transfer(Connection c, int from, int to, long amount) throws SQLException {

@@ -24,19 +24,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ClosingEngineReaderTest {
 
-    @Test
-    void aSessionRefusedWhileTheEngineClosesTakesAGoneSecondaryOutOfTheRotation() throws Exception {
+    /** What HSQLDB gives a session opened while its database shuts down. */
+    private static final SQLException CLOSING = new SQLException(
+            "Database lock acquisition failure: attempt to connect while db opening /closing", "S1000", -451);
+
+    private static Connection openHsqldb() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(io.macrodb.testing.TestEngines.all().anyMatch("hsqldb"::equals),
                 "not among -Dmacrodb.testEngines");
-        try (Connection c = TestDb.open(TestDb.url("hsqldb", "replicas=2&rebuild=manual&lockTimeout=5000"))) {
+        return TestDb.open(TestDb.url("hsqldb", "replicas=2&rebuild=manual&lockTimeout=5000"));
+    }
+
+    @Test
+    void aSessionRefusedWhileTheEngineClosesTakesAGoneSecondaryOutOfTheRotation() throws Exception {
+        try (Connection c = openHsqldb()) {
             ReplicaSet set = Internals.replicaSet(c);
             Replica secondary = set.secondaries().get(0);
             assertTrue(secondary.isActive());
             Failovers.shutDown(secondary.url()); // behind MacroDB's back: it has not noticed yet
             assertTrue(secondary.isActive());
-            SQLException closing = new SQLException("Database lock acquisition failure: attempt to connect while db opening /closing",
-                    "S1000", -451);
-            assertTrue(set.replicaFailed(secondary, closing, "a reader starting a session"),
+            assertTrue(set.replicaFailed(secondary, CLOSING, "a reader starting a session"),
                     "the reader moves on: the secondary's engine is gone");
             assertFalse(secondary.isActive(), "the secondary left the rotation: " + secondary.stateReason());
         }
@@ -44,14 +50,10 @@ class ClosingEngineReaderTest {
 
     @Test
     void theSameErrorFromAnEngineThatAnswersLeavesTheSecondaryInService() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.macrodb.testing.TestEngines.all().anyMatch("hsqldb"::equals),
-                "not among -Dmacrodb.testEngines");
-        try (Connection c = TestDb.open(TestDb.url("hsqldb", "replicas=2&rebuild=manual&lockTimeout=5000"))) {
+        try (Connection c = openHsqldb()) {
             ReplicaSet set = Internals.replicaSet(c);
             Replica secondary = set.secondaries().get(0);
-            SQLException closing = new SQLException("Database lock acquisition failure: attempt to connect while db opening /closing",
-                    "S1000", -451);
-            assertFalse(set.replicaFailed(secondary, closing, "a reader starting a session"), "a probe finds the engine there");
+            assertFalse(set.replicaFailed(secondary, CLOSING, "a reader starting a session"), "a probe finds the engine there");
             assertTrue(secondary.isActive());
         }
     }
