@@ -94,6 +94,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private final java.util.Set<TableShape> failedStatementTables = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     /** Appended to the read-back query ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()}). */
     private final String readBackSuffix;
+    /** Composite keys are read back a chunk at a time ({@link io.macrodb.engine.Engine#rowValueListsUseKeyIndex()}). */
+    private final boolean rowValueLists;
     /** Numbers the statements: {@link #mark()} starts a new one. */
     private int statement;
     private int statementStart;
@@ -127,22 +129,30 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      *              (its commits take a version all the same)
      */
     public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships) {
-        this(propagation, shapes, trustImages, ships, false, "", false);
+        this(propagation, shapes, trustImages, ships, false, "", false, false);
     }
 
     /**
+     * @param engine      the primary's engine: what it appends to the query that reads the transaction's own changed
+     *                    rows back ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()}), whether it reads a list of
+     *                    composite keys through the key's index ({@link io.macrodb.engine.Engine#rowValueListsUseKeyIndex()}),
+     *                    and whether its trigger images can be older than the rows
+     *                    ({@link io.macrodb.engine.Engine#triggerImagesMayBeStale()}: every changed row is then read back)
      * @param checkImages whether the engine's isolation can fail, so that every trusted image is
      *                    checked against the row read back before it is shipped
      *                    ({@link io.macrodb.engine.Engine#checksCaptureImages()})
-     * @param readBackSuffix what the engine appends to the query that reads the transaction's own changed rows back
-     *                       ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()})
-     * @param staleImages whether the engine's trigger images can be older than the rows
-     *                    ({@link io.macrodb.engine.Engine#triggerImagesMayBeStale()}): every changed row is then read back
      */
-    public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships, boolean checkImages,
-                              String readBackSuffix, boolean staleImages) {
+    public TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships,
+                              io.macrodb.engine.Engine engine, boolean checkImages) {
+        this(propagation, shapes, trustImages, ships, checkImages, engine.ownRowsReadSuffix(), engine.rowValueListsUseKeyIndex(),
+                engine.triggerImagesMayBeStale());
+    }
+
+    private TransactionChanges(Propagation propagation, ShapeResolver shapes, boolean trustImages, boolean ships, boolean checkImages,
+                               String readBackSuffix, boolean rowValueLists, boolean staleImages) {
         this.checkImages = checkImages;
         this.readBackSuffix = readBackSuffix;
+        this.rowValueLists = rowValueLists;
         this.staleImages = staleImages;
         this.propagation = propagation;
         this.shapes = shapes;
@@ -480,7 +490,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             }
             List<Object[]> images;
             if (!imagesTrusted || t.moved || staleImages) {
-                images = readImages(c, cache, shape, t.existed.keySet(), readBackSuffix);
+                images = readImages(c, cache, shape, t.existed.keySet(), readBackSuffix, rowValueLists);
                 READ_BACK.increment();
                 // Derby's key-only triggers pass no images (imagesTrusted is false for them), but the keys they report
                 // must still be the rows: unless a failed statement changed rows of the table (the engine undid rows its
@@ -496,7 +506,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 }
                 if (checkImages || VERIFY_IMAGES) {
                     try {
-                        verify(shape, images, readImages(c, cache, shape, t.existed.keySet(), readBackSuffix), checkImages);
+                        verify(shape, images, readImages(c, cache, shape, t.existed.keySet(), readBackSuffix, rowValueLists), checkImages);
                     } catch (io.macrodb.engine.EngineDiverged | IllegalStateException e) {
                         // what the triggers reported, in order, for whoever explains it
                         StringBuilder sb = new StringBuilder(e.getMessage()).append(" [events of ").append(shape).append(':');
@@ -682,20 +692,28 @@ public final class TransactionChanges extends CaptureContext implements PendingC
 
     private static final int IN_CHUNK = 16;
 
+    /**
+     * The rows of {@code keys} as the transaction sees them now: {@link #IN_CHUNK} keys a query where the key is one
+     * column, or where {@code rowValueLists} lets a composite key be listed ({@code (k1, k2) IN ((?, ?), ...)}); else
+     * one query a key. The last chunk repeats its last key: one statement for every chunk, the same rows.
+     */
     private static List<Object[]> readImages(Connection c, StatementCache cache, TableShape shape,
-                                             java.util.Collection<RowKey> keys, String suffix) throws SQLException {
+                                             java.util.Collection<RowKey> keys, String suffix, boolean rowValueLists) throws SQLException {
         List<Object[]> rows = new ArrayList<>(keys.size());
-        int chunk = keys.size() == 1 ? 1 : IN_CHUNK;
+        boolean chunked = shape.keyCount() == 1 || rowValueLists && shape.keyCount() > 1;
+        int chunk = keys.size() == 1 || !chunked ? 1 : IN_CHUNK;
         // without a key a row is found by its values, and an unlocked read could count another writer's equal row
-        String sql = shape.selectByKeySql(chunk) + (shape.hasKey() ? suffix : "");
+        String select = shape.selectByKeySql(chunk, rowValueLists);
+        String sql = suffix.isEmpty() || !shape.hasKey() ? select : select + suffix;
         PreparedStatement ps = cache.prepare(sql);
         try {
-            if (shape.keyCount() == 1) {
+            if (chunked) {
                 List<RowKey> all = new ArrayList<>(keys);
+                int width = shape.keyCount();
                 for (int from = 0; from < all.size(); from += chunk) {
                     for (int i = 0; i < chunk; i++) {
-                        // pad the last chunk by repeating its last key: same statement, same rows
-                        Values.bind(ps, i + 1, all.get(Math.min(from + i, all.size() - 1)).values()[0]);
+                        Object[] key = all.get(Math.min(from + i, all.size() - 1)).values();
+                        for (int j = 0; j < width; j++) Values.bind(ps, i * width + j + 1, key[j]);
                     }
                     readInto(ps, shape, rows);
                 }

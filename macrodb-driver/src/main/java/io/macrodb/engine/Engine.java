@@ -397,8 +397,8 @@ public interface Engine {
      * under load say yes: a row another transaction changed behind this one's triggers (a dirty write)
      * is then caught before a secondary receives an image the primary does not hold, the transaction
      * is rolled back (40001) and the primary, whose engine can no longer be trusted, is replaced by a
-     * secondary (docs/internals.md, "Images the engine did not keep"). It costs one read-back query per
-     * table per update transaction.
+     * secondary (docs/internals.md, "Images the engine did not keep"). It costs reading the changed rows
+     * back: a query per 16 keys of a table (per key of a composite key, unless {@link #rowValueListsUseKeyIndex()}).
      */
     default boolean checksCaptureImages() { return false; }
 
@@ -410,6 +410,13 @@ public interface Engine {
      * read without locks.
      */
     default String ownRowsReadSuffix() { return ""; }
+
+    /**
+     * Whether the engine finds the rows of {@code WHERE (k1, k2) IN ((?, ?), ...)} through the primary key's index:
+     * a commit that reads its changed rows back then reads a composite key's rows 16 keys a query instead of one
+     * (H2: its plan names the key's index; where unsure, false keeps one query per key).
+     */
+    default boolean rowValueListsUseKeyIndex() { return false; }
 
     /**
      * Whether the engine's readers take row locks that its writers wait for, and wait for its writers' locks

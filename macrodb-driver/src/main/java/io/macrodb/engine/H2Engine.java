@@ -266,6 +266,9 @@ public final class H2Engine implements Engine {
      */
     @Override public boolean checksCaptureImages() { return true; }
 
+    /** H2 2.x plans {@code (k1, k2) IN ((?, ?), ...)} as a lookup in the key's index ({@code ReadBackTest} checks the plan). */
+    @Override public boolean rowValueListsUseKeyIndex() { return true; }
+
 
     @Override public boolean isEngineGone(SQLException e) {
         int code = e.getErrorCode();

@@ -786,9 +786,8 @@ final class Transaction {
         turn = db.beginUpdate();
         counters.began(why);
         began = why;
-        changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges(),
-                CHECK_IMAGES && db.engine().checksCaptureImages(), db.engine().ownRowsReadSuffix(),
-                db.engine().triggerImagesMayBeStale());
+        changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges(), db.engine(),
+                CHECK_IMAGES && db.engine().checksCaptureImages());
         state = State.UPDATE;
         savepointGeneration++;
         namedSavepoints.clear();

@@ -22,6 +22,8 @@ public final class TableShape {
     private final int[] columnOrdinals;
     private final int[] columnTypes;
     private final boolean lastIsRowid;
+    /** {@link #selectByKeySql(int, boolean)}'s statements, built once per shape: every H2 update commit reads by them. */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, String> selectByKey = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param columns        replicated (non-generated) columns in ordinal order
@@ -128,12 +130,40 @@ public final class TableShape {
      * for a one-column key, or {@code WHERE k1 = ? AND k2 = ?} for a composite key.
      */
     public String selectByKeySql(int chunk) {
+        return selectByKeySql(chunk, false);
+    }
+
+    /**
+     * As {@link #selectByKeySql(int)}; with {@code rowValues} a composite key too is read {@code chunk} keys at a time,
+     * {@code WHERE (k1, k2) IN ((?, ?), ...)}, its placeholders key by key (for an engine whose plan reads such a list
+     * through the key's index).
+     */
+    public String selectByKeySql(int chunk, boolean rowValues) {
+        boolean rows = rowValues && keyIndexes.length > 1 && chunk > 1;
+        return selectByKey.computeIfAbsent(chunk * 2 + (rows ? 1 : 0), k -> buildSelectByKey(chunk, rows));
+    }
+
+    private String buildSelectByKey(int chunk, boolean rowValues) {
         StringBuilder sb = new StringBuilder("SELECT ");
         for (int i = 0; i < columns.size(); i++) sb.append(i == 0 ? "" : ", ").append(quote(columns.get(i)));
         sb.append(" FROM ").append(qualifiedName()).append(" WHERE ");
-        if (keyIndexes.length == 1) {
-            sb.append(quote(columns.get(keyIndexes[0]))).append(" IN (");
-            for (int i = 0; i < chunk; i++) sb.append(i == 0 ? "?" : ", ?");
+        if (keyIndexes.length == 1 || rowValues) {
+            StringBuilder one = new StringBuilder();
+            if (rowValues) {
+                sb.append('(');
+                one.append('(');
+                for (int i = 0; i < keyIndexes.length; i++) {
+                    sb.append(i == 0 ? "" : ", ").append(quote(columns.get(keyIndexes[i])));
+                    one.append(i == 0 ? "?" : ", ?");
+                }
+                sb.append(')');
+                one.append(')');
+            } else {
+                sb.append(quote(columns.get(keyIndexes[0])));
+                one.append('?');
+            }
+            sb.append(" IN (");
+            for (int i = 0; i < chunk; i++) sb.append(i == 0 ? "" : ", ").append(one);
             return sb.append(')').toString();
         }
         for (int i = 0; i < keyIndexes.length; i++) {
