@@ -59,12 +59,13 @@ args_of() {
 }
 
 # The configurations of a mix (CONFIGS overrides them). h2-tpcc-80-20-routing (not in 'all') asks whether H2's
-# ceiling with secondaries is reads waiting for them: MacroDB-4 as is, with readWait=0 (a read that finds no fresh
-# secondary runs on the primary at once) and with session consistency (a read waits only for its own session's
-# commits).
+# ceiling with secondaries is reads waiting for them: MacroDB-4 as is (primaryReads=idle: a read that finds no fresh
+# secondary runs on a primary with a processor to spare), with the routing before that (primaryReads=fallback), with
+# readWait=0 (such a read runs on the primary at once, busy or not) and with session consistency (a read waits only
+# for its own session's commits).
 configs_of() {
   case $1 in
-    h2-tpcc-80-20-routing) echo "standalone,macrodb:1,macrodb:4,macrodb:4:readWait=0,macrodb:4:leastActive:session" ;;
+    h2-tpcc-80-20-routing) echo "standalone,macrodb:1,macrodb:4,macrodb:4:primaryReads=fallback,macrodb:4:readWait=0,macrodb:4:leastActive:session" ;;
     *) echo "standalone,macrodb:1,macrodb:4,macrodb:8,independent:8" ;;
   esac
 }

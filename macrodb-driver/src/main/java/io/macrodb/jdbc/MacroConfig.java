@@ -35,6 +35,8 @@ public final class MacroConfig {
     private final ReadConsistency consistency;
     private final String balancer;
     private final long readWaitMillis;
+    /** {@code primaryReads=idle}: a read that would wait for a secondary runs on an idle primary instead. */
+    private final boolean primaryReadsWhenIdle;
     private final long lockTimeoutMillis;
     private final int applyGroup;
     private final int applyThreads;
@@ -74,6 +76,7 @@ public final class MacroConfig {
             throw SqlStates.rejected(e.getMessage());
         }
         this.readWaitMillis = intOption(o, MacroProperty.READ_WAIT);
+        this.primaryReadsWhenIdle = primaryReadsOption(o).equals("idle");
         this.lockTimeoutMillis = intOption(o, MacroProperty.LOCK_TIMEOUT);
         this.applyGroup = intOption(o, MacroProperty.APPLY_GROUP);
         int threads = intOption(o, MacroProperty.APPLY_THREADS, defaultApplyThreads(engine, replicas));
@@ -211,6 +214,20 @@ public final class MacroConfig {
         int colon = rest.indexOf(':');
         Engine engine = colon <= 0 ? null : Engines.forName(rest.substring(0, colon));
         return engine == null ? 0 : defaultApplyThreads(engine, replicas);
+    }
+
+    /**
+     * {@code primaryReads} as the URL gives it, else the system property {@code macrodb.defaultPrimaryReads} (the driver's
+     * tests run with {@code fallback}, so that their reads keep reaching the secondaries they test), else the default.
+     */
+    private static String primaryReadsOption(Map<String, String> o) throws SQLException {
+        String forced = System.getProperty("macrodb.defaultPrimaryReads");
+        if (!o.containsKey(MacroProperty.PRIMARY_READS.optionName()) && forced != null && !forced.isBlank()) {
+            Map<String, String> withDefault = new java.util.HashMap<>(o);
+            withDefault.put(MacroProperty.PRIMARY_READS.optionName(), forced);
+            return choice(withDefault, MacroProperty.PRIMARY_READS);
+        }
+        return choice(o, MacroProperty.PRIMARY_READS);
     }
 
     static int defaultReplicas() {
@@ -414,6 +431,8 @@ public final class MacroConfig {
     /** The balancer option as given (parsed and validated when the connection was configured). */
     public String balancerName() { return balancer; }
     public long readWaitMillis() { return readWaitMillis; }
+    /** Whether a read-only transaction that would wait for a secondary runs on an idle primary instead ({@code primaryReads=idle}). */
+    public boolean primaryReadsWhenIdle() { return primaryReadsWhenIdle; }
     public long lockTimeoutMillis() { return lockTimeoutMillis; }
     public boolean optimisticReads() { return optimisticReads; }
     /** Whether this connection registers its replica set's MXBean ({@code jmx=true}). */

@@ -63,6 +63,8 @@ public class MacroDataSource implements javax.sql.DataSource {
     public String getBalancer() { return string(MacroProperty.BALANCER); }
     public void setReadWait(long millis) { set(MacroProperty.READ_WAIT, Long.toString(millis)); }
     public long getReadWait() { return number(MacroProperty.READ_WAIT, 0); }
+    public void setPrimaryReads(String primaryReads) { set(MacroProperty.PRIMARY_READS, primaryReads); }
+    public String getPrimaryReads() { return string(MacroProperty.PRIMARY_READS); }
     public void setLockTimeout(long millis) { set(MacroProperty.LOCK_TIMEOUT, Long.toString(millis)); }
     public long getLockTimeout() { return number(MacroProperty.LOCK_TIMEOUT, 0); }
     public void setApplyGroup(int records) { set(MacroProperty.APPLY_GROUP, Integer.toString(records)); }
@@ -192,6 +194,7 @@ public class MacroDataSource implements javax.sql.DataSource {
         public Builder consistency(String consistency) { ds.setConsistency(consistency); return this; }
         public Builder balancer(String balancer) { ds.setBalancer(balancer); return this; }
         public Builder readWaitMillis(long millis) { ds.setReadWait(millis); return this; }
+        public Builder primaryReads(String primaryReads) { ds.setPrimaryReads(primaryReads); return this; }
         public Builder lockTimeoutMillis(long millis) { ds.setLockTimeout(millis); return this; }
         public Builder applyGroup(int records) { ds.setApplyGroup(records); return this; }
         public Builder applyThreads(int threads) { ds.setApplyThreads(threads); return this; }

@@ -16,6 +16,11 @@ public enum Route {
     PRIMARY_WAIT_TIMED_OUT("wait_timed_out"),
     /** A read-only transaction on the primary at once: no secondary could catch up within {@code readWait} (or it is 0). */
     PRIMARY_NO_WAIT("no_wait"),
+    /**
+     * A read-only transaction on the primary at once: no secondary was fresh enough, and the primary ran fewer
+     * transactions than its share of the processors ({@code primaryReads=idle}).
+     */
+    PRIMARY_IDLE("primary_idle"),
     /** A read-only transaction on the primary: no secondary in the rotation ({@code replicas=1}, or all failed). */
     PRIMARY_NO_SECONDARY("no_secondary"),
     /** An update transaction: its first statement may write. */

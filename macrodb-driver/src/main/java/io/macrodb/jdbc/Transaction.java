@@ -104,7 +104,7 @@ final class Transaction {
         this.config = config;
         this.router = new ReadRouter(db, config.consistency(),
                 db.extension(Balancer.Shared.class, Balancer.Shared::new).get(config.balancerName()), config.readWaitMillis(),
-                db.extension(ReadWaits.class, ReadWaits::new));
+                config.primaryReadsWhenIdle(), db.extension(ReadWaits.class, ReadWaits::new));
         this.learning = db.extension(ShapeLearning.class, ShapeLearning::new);
         this.counters = db.extension(RoutingCounters.class, () -> new RoutingCounters(db.config().replicas()));
         this.routingLog = config.routingLog() ? new RoutingLog() : null;
@@ -709,6 +709,7 @@ final class Transaction {
                 case WAITED -> Route.SECONDARY_AFTER_WAIT;
                 case WAIT_TIMED_OUT -> Route.PRIMARY_WAIT_TIMED_OUT;
                 case NO_WAIT -> Route.PRIMARY_NO_WAIT;
+                case PRIMARY_IDLE -> Route.PRIMARY_IDLE;
                 case NO_SECONDARY -> Route.PRIMARY_NO_SECONDARY;
             };
             counters.began(why);

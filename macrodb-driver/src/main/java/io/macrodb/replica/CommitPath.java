@@ -76,6 +76,8 @@ final class CommitPath {
      * few in the life of a database.
      */
     private final java.util.Set<Replica> abandonedOn = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Update transactions begun and not yet ended ({@link UpdateTurn#close}): the primary's write load, for routing. */
+    private final java.util.concurrent.atomic.AtomicInteger updatesRunning = new java.util.concurrent.atomic.AtomicInteger();
     private final AtomicLong throttled = new AtomicLong();
     private final AtomicLong throttledNanos = new AtomicLong();
     private volatile long lastThrottleLog;
@@ -128,7 +130,8 @@ final class CommitPath {
         }
         try {
             Admission.Permit permit = set.primary().admission().enter(config.lockTimeoutMillis(), "the primary");
-            return new UpdateTurn(updateGate, config.lockTimeoutMillis(), permit, oneWriter ? writerToken : null);
+            updatesRunning.incrementAndGet();
+            return new UpdateTurn(updateGate, config.lockTimeoutMillis(), permit, oneWriter ? writerToken : null, updatesRunning);
         } catch (SQLException | RuntimeException e) {
             if (oneWriter) writerToken.release();
             throw e;
@@ -136,6 +139,8 @@ final class CommitPath {
     }
 
     long throttledTransactions() { return throttled.get(); }
+
+    int updatesRunning() { return updatesRunning.get(); }
 
     long throttledNanos() { return throttledNanos.get(); }
 

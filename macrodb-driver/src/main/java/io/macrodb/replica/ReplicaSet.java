@@ -63,6 +63,8 @@ public final class ReplicaSet {
     private final ReplicationLog log;
     /** Update transactions, commits and schema changes: the version order and the update gate. */
     private final CommitPath commits;
+    /** The primary's share of the processors: {@link #primaryIdle()} calls it idle while it runs fewer transactions. */
+    private final int primaryShare;
     /** Building secondaries: at open, a failed one rebuilt, one added after a promotion. */
     private final Repair repair;
     /** Deciding that a replica failed, failing the primary over, and the monitor thread. */
@@ -142,6 +144,7 @@ public final class ReplicaSet {
         this.catalog = catalog;
         this.uniqueName = uniqueName;
         this.commits = new CommitPath(this, config, log);
+        this.primaryShare = Math.max(1, Runtime.getRuntime().availableProcessors() / Math.max(1, config.replicas()));
         this.repair = new Repair(this, config, log);
         this.failover = new Failover(this, config, log, commits.order(), repair);
     }
@@ -454,6 +457,22 @@ public final class ReplicaSet {
      * @return what the transaction holds; closed exactly when it ends (commit or rollback)
      */
     public UpdateTurn beginUpdate() throws SQLException { return commits.beginUpdate(); }
+
+    /** Update transactions running on the primary now (begun, not yet ended). */
+    public int updatesRunning() { return commits.updatesRunning(); }
+
+    /**
+     * Whether the primary has a processor to spare for a read-only transaction: it runs fewer transactions (update
+     * transactions and reads) than its share of the processors, {@code processors / replicas} and at least 1, and its
+     * admission has room. Racy by nature (a transaction may begin right after): a hint for routing, which a read taken
+     * there on a wrong hint only costs the primary one more transaction.
+     */
+    public boolean primaryIdle() {
+        Replica p = primary;
+        if (commits.updatesRunning() + p.activeReaders() >= primaryShare) return false;
+        Admission a = p.admission();
+        return !a.isLimited() || a.running() < a.limit();
+    }
 
     /** Update transactions that waited at their start for a secondary beyond {@code maxLag}. */
     public long throttledTransactions() { return commits.throttledTransactions(); }

@@ -25,11 +25,15 @@ public final class UpdateTurn implements AutoCloseable {
     private final Admission.Permit permit;
     /** The writer turn (statement propagation, SQLite), or null. */
     private final Semaphore writerToken;
+    /** The commit path's count of running update transactions, which {@link #close} decrements. */
+    private final java.util.concurrent.atomic.AtomicInteger running;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean leftGate = new AtomicBoolean();
     private volatile boolean inGate;
 
-    UpdateTurn(UpdateGate gate, long gateTimeoutMillis, Admission.Permit permit, Semaphore writerToken) {
+    UpdateTurn(UpdateGate gate, long gateTimeoutMillis, Admission.Permit permit, Semaphore writerToken,
+               java.util.concurrent.atomic.AtomicInteger running) {
+        this.running = running;
         this.gate = gate;
         this.gateTimeoutMillis = gateTimeoutMillis;
         this.permit = permit;
@@ -61,5 +65,6 @@ public final class UpdateTurn implements AutoCloseable {
         if (inGate && leftGate.compareAndSet(false, true)) gate.leave();
         permit.close();
         if (writerToken != null) writerToken.release();
+        running.decrementAndGet();
     }
 }

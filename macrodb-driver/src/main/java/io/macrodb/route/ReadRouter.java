@@ -11,10 +11,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Chooses where a read-only transaction runs. A secondary that already satisfies the consistency
- * level is used at once; otherwise the freshest secondary is waited for (spin, then park) up to
- * {@code maxWaitMillis}, and if it is still behind the transaction runs on the primary, which is
- * always fresh. Waiting longer than a read would take on the primary gains nothing: under an
- * update-heavy mix this is what keeps reads from queueing behind the appliers.
+ * level is used at once. Otherwise, with {@code primaryReads=idle}, a primary that runs fewer
+ * transactions than its share of the processors takes the read at once ({@link ReplicaSet#primaryIdle()}):
+ * waiting for a secondary to apply the newest commits (often the client's own, a few hundred
+ * microseconds of apply work) gains nothing while the primary has a processor free. Otherwise the
+ * freshest secondary is waited for (spin, then park) up to {@code maxWaitMillis}, and if it is still
+ * behind the transaction runs on the primary, which is always fresh. Waiting longer than a read would
+ * take on the primary gains nothing: under an update-heavy mix this is what keeps reads from queueing
+ * behind the appliers.
  *
  * <p>Admission: the transaction is admitted to the replica it runs on (at most that replica's
  * limit run at once). A secondary that is fresh but full is passed over for another fresh one with
@@ -25,6 +29,8 @@ public final class ReadRouter {
     private ReadConsistency consistency;
     private final Balancer balancer;
     private final long maxWaitNanos;
+    /** {@code primaryReads=idle}: a read that would wait runs on an idle primary instead. */
+    private final boolean primaryWhenIdle;
     private final ReadWaits waits;
     private long lastWaitNanos;
     /** The version the last {@link #choose} required of a secondary. */
@@ -41,6 +47,8 @@ public final class ReadRouter {
         WAIT_TIMED_OUT,
         /** no secondary could catch up within readWait at its recent apply rate (or readWait is 0): the primary at once */
         NO_WAIT,
+        /** no secondary was fresh enough, and the primary had room ({@code primaryReads=idle}): the primary at once */
+        PRIMARY_IDLE,
         /** no secondary is in the rotation: the primary */
         NO_SECONDARY
     }
@@ -48,13 +56,17 @@ public final class ReadRouter {
     /**
      * A router for one connection (it is not thread-safe: it remembers its last wait).
      *
-     * @param waits the database's shared routing counters, which every routing decision updates
+     * @param primaryWhenIdle whether a read that no secondary can take at once runs on an idle primary
+     *                        ({@code primaryReads=idle}) instead of waiting for a secondary
+     * @param waits           the database's shared routing counters, which every routing decision updates
      */
-    public ReadRouter(ReplicaSet replicas, ReadConsistency consistency, Balancer balancer, long maxWaitMillis, ReadWaits waits) {
+    public ReadRouter(ReplicaSet replicas, ReadConsistency consistency, Balancer balancer, long maxWaitMillis,
+                      boolean primaryWhenIdle, ReadWaits waits) {
         this.replicas = replicas;
         this.consistency = consistency;
         this.balancer = balancer;
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(maxWaitMillis);
+        this.primaryWhenIdle = primaryWhenIdle;
         this.waits = waits;
     }
 
@@ -126,6 +138,11 @@ public final class ReadRouter {
         if (freshest == null) {
             lastDecision = Decision.NO_SECONDARY;
             waits.primaryNoSecondary(); // every secondary has left the rotation
+            return replicas.primary();
+        }
+        if (primaryWhenIdle && replicas.primaryIdle()) {
+            lastDecision = Decision.PRIMARY_IDLE;
+            waits.primaryIdle();
             return replicas.primary();
         }
         // Wait for the freshest secondary only if its recent apply rate says it will get there within

@@ -16,6 +16,7 @@ public final class ReadWaits {
     private final LongAdder waitNanos = new LongAdder();
     private final LongAdder primaryNoWait = new LongAdder();
     private final LongAdder primaryNoSecondary = new LongAdder();
+    private final LongAdder primaryIdle = new LongAdder();
 
     void atOnce() { atOnce.increment(); }
 
@@ -28,9 +29,11 @@ public final class ReadWaits {
 
     void primaryNoSecondary() { primaryNoSecondary.increment(); }
 
+    void primaryIdle() { primaryIdle.increment(); }
+
     public Stats snapshot() {
         return new Stats(atOnce.sum(), waitedThenSecondary.sum(), waitedThenPrimary.sum(), waitNanos.sum(),
-                primaryNoWait.sum(), primaryNoSecondary.sum());
+                primaryNoWait.sum(), primaryNoSecondary.sum(), primaryIdle.sum());
     }
 
     /**
@@ -43,12 +46,20 @@ public final class ReadWaits {
      * @param primaryNoWait       ran on the primary at once: no secondary could catch up within
      *                            {@code readWait} at its recent apply rate (or readWait is 0)
      * @param primaryNoSecondary  ran on the primary because no secondary was in the rotation
+     * @param primaryIdle         ran on the primary at once instead of waiting for a secondary, because the primary
+     *                            ran fewer transactions than its share of the processors ({@code primaryReads=idle})
      */
     public record Stats(long atOnce, long waitedThenSecondary, long waitedThenPrimary, long waitNanos,
-                        long primaryNoWait, long primaryNoSecondary) {
+                        long primaryNoWait, long primaryNoSecondary, long primaryIdle) {
+        /** The counts without {@code primaryIdle} (as before {@code primaryReads}): none ran on an idle primary. */
+        public Stats(long atOnce, long waitedThenSecondary, long waitedThenPrimary, long waitNanos, long primaryNoWait,
+                     long primaryNoSecondary) {
+            this(atOnce, waitedThenSecondary, waitedThenPrimary, waitNanos, primaryNoWait, primaryNoSecondary, 0);
+        }
+
         /** Every routed read-only transaction. */
         public long reads() {
-            return atOnce + waitedThenSecondary + waitedThenPrimary + primaryNoWait + primaryNoSecondary;
+            return atOnce + waitedThenSecondary + waitedThenPrimary + primaryNoWait + primaryNoSecondary + primaryIdle;
         }
 
         public long waited() { return waitedThenSecondary + waitedThenPrimary; }
@@ -65,15 +76,16 @@ public final class ReadWaits {
         public Stats minus(Stats earlier) {
             return new Stats(atOnce - earlier.atOnce, waitedThenSecondary - earlier.waitedThenSecondary,
                     waitedThenPrimary - earlier.waitedThenPrimary, waitNanos - earlier.waitNanos,
-                    primaryNoWait - earlier.primaryNoWait, primaryNoSecondary - earlier.primaryNoSecondary);
+                    primaryNoWait - earlier.primaryNoWait, primaryNoSecondary - earlier.primaryNoSecondary,
+                    primaryIdle - earlier.primaryIdle);
         }
 
         @Override public String toString() {
             return String.format("%d reads: %d on a fresh secondary at once, %d waited (%d then ran on the secondary,"
                             + " %d on the primary; mean wait %.1f us over all reads), %d on the primary without waiting,"
-                            + " %d on the primary with no secondary in rotation",
+                            + " %d on an idle primary instead of waiting, %d on the primary with no secondary in rotation",
                     reads(), atOnce, waited(), waitedThenSecondary, waitedThenPrimary, meanWaitMicros(),
-                    primaryNoWait, primaryNoSecondary);
+                    primaryNoWait, primaryIdle, primaryNoSecondary);
         }
     }
 }

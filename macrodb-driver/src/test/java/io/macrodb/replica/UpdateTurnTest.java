@@ -20,7 +20,8 @@ class UpdateTurnTest {
         UpdateGate gate = new UpdateGate();
         AtomicInteger permitsClosed = new AtomicInteger();
         Semaphore writer = new Semaphore(0); // as if the turn had taken the only writer permit
-        UpdateTurn turn = new UpdateTurn(gate, 1_000, permitsClosed::incrementAndGet, writer);
+        AtomicInteger running = new AtomicInteger(1); // as the commit path counts it when the turn begins
+        UpdateTurn turn = new UpdateTurn(gate, 1_000, permitsClosed::incrementAndGet, writer, running);
         assertFalse(turn.inGate());
         assertEquals(0, gate.active(), "entering the turn does not enter the gate");
         turn.enterGate();
@@ -32,13 +33,14 @@ class UpdateTurnTest {
         assertEquals(0, gate.active());
         assertEquals(1, permitsClosed.get());
         assertEquals(1, writer.availablePermits(), "the writer turn went back once");
+        assertEquals(0, running.get(), "counted out of the running update transactions once");
         assertThrows(IllegalStateException.class, turn::enterGate);
     }
 
     @Test
     void aTurnThatNeverWroteLeavesNothingBehind() {
         UpdateGate gate = new UpdateGate();
-        UpdateTurn turn = new UpdateTurn(gate, 1_000, () -> { }, null);
+        UpdateTurn turn = new UpdateTurn(gate, 1_000, () -> { }, null, new AtomicInteger(1));
         turn.close();
         assertEquals(0, gate.active());
     }
@@ -47,10 +49,10 @@ class UpdateTurnTest {
     @Test
     void aSchemaChangeWaitsOnlyForTurnsInsideTheGate() throws Exception {
         UpdateGate gate = new UpdateGate();
-        UpdateTurn outside = new UpdateTurn(gate, 1_000, () -> { }, null);
+        UpdateTurn outside = new UpdateTurn(gate, 1_000, () -> { }, null, new AtomicInteger(1));
         gate.enterExclusive(1_000); // at once: the open turn has not written
         gate.exitExclusive();
-        UpdateTurn inside = new UpdateTurn(gate, 1_000, () -> { }, null);
+        UpdateTurn inside = new UpdateTurn(gate, 1_000, () -> { }, null, new AtomicInteger(1));
         inside.enterGate();
         SQLException e = assertThrows(SQLException.class, () -> gate.enterExclusive(100));
         assertEquals("40001", e.getSQLState());

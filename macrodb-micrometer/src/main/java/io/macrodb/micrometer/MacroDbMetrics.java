@@ -45,7 +45,7 @@ import java.util.logging.Logger;
  * <table>
  * <tr><th>meter</th><th>type</th><th>tags</th><th>what</th></tr>
  * <tr><td>{@code macrodb.transactions}</td><td>function counter</td><td>{@code target} (secondary, primary),
- *     {@code reason} (fresh, waited, wait_timed_out, no_wait, no_secondary, update, optimistic_off, learned,
+ *     {@code reason} (fresh, waited, wait_timed_out, no_wait, primary_idle, no_secondary, update, optimistic_off, learned,
  *     untrackable, catalog, schema_change, moved)</td><td>transactions by where they began and why (moved: an
  *     undeclared transaction that moved to the primary at its first write, also counted where it began)</td></tr>
  * <tr><td>{@code macrodb.replica.reads}</td><td>function counter</td><td>replica, role</td><td>read-only transactions begun there</td></tr>

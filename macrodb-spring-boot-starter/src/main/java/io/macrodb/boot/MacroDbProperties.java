@@ -26,6 +26,8 @@ public class MacroDbProperties {
     private String balancer;
     /** How long a read-only transaction may wait for a secondary to catch up before running on the primary (driver default 5ms). */
     private Duration readWait;
+    /** idle (default): a read no secondary can take at once runs on an idle primary; fallback: it waits for a secondary first. */
+    private String primaryReads;
     /** Bound on every lock and turn wait; what times out fails with SQLState 40001 (driver default 10s). */
     private Duration lockTimeout;
     /** Most log records a behind secondary applies in one engine transaction (driver default 256). */
@@ -64,6 +66,7 @@ public class MacroDbProperties {
         put(o, "consistency", consistency);
         put(o, "balancer", balancer);
         put(o, "readWait", millis(readWait));
+        put(o, "primaryReads", primaryReads);
         put(o, "lockTimeout", millis(lockTimeout));
         put(o, "applyGroup", applyGroup);
         put(o, "applyThreads", applyThreads);
@@ -100,6 +103,8 @@ public class MacroDbProperties {
     public void setBalancer(String balancer) { this.balancer = balancer; }
     public Duration getReadWait() { return readWait; }
     public void setReadWait(Duration readWait) { this.readWait = readWait; }
+    public String getPrimaryReads() { return primaryReads; }
+    public void setPrimaryReads(String primaryReads) { this.primaryReads = primaryReads; }
     public Duration getLockTimeout() { return lockTimeout; }
     public void setLockTimeout(Duration lockTimeout) { this.lockTimeout = lockTimeout; }
     public Integer getApplyGroup() { return applyGroup; }

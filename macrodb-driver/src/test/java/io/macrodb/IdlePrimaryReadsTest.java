@@ -1,0 +1,179 @@
+package io.macrodb;
+
+import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.jdbc.Route;
+import io.macrodb.route.ReadWaits;
+import io.macrodb.testing.BankWorkload;
+import io.macrodb.testing.TestDb;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code primaryReads=idle} (the default; the driver's tests otherwise run with {@code fallback}, see the root POM): a
+ * read-only transaction that no secondary can take at once runs on the primary at once while the primary runs fewer
+ * transactions than its share of the processors, and waits for a secondary as before while the primary is busy.
+ * Either way it sees every commit made before it began.
+ */
+class IdlePrimaryReadsTest {
+
+    private static void setup(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v BIGINT NOT NULL)");
+            for (int i = 0; i < 40; i++) s.execute("INSERT INTO t VALUES (" + i + ", 0)");
+        }
+    }
+
+    private static long readOnly(Connection reader, int id) throws SQLException {
+        reader.setReadOnly(true);
+        reader.setAutoCommit(false);
+        try (Statement s = reader.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = " + id)) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+
+    private static void increment(Connection writer, int id) throws SQLException {
+        try (Statement s = writer.createStatement()) {
+            assertEquals(1, s.executeUpdate("UPDATE t SET v = v + 1 WHERE id = " + id));
+        }
+    }
+
+    /** The primary's share of the processors, as {@code ReplicaSet.primaryIdle} computes it. */
+    private static int share(int replicas) {
+        return Math.max(1, Runtime.getRuntime().availableProcessors() / replicas);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "hsqldb", "sqlite"})
+    void aReadNoSecondaryCanTakeRunsOnTheIdlePrimaryAtOnceAndSeesTheLastCommit(String engine) throws Exception {
+        String url = TestDb.url(engine, "replicas=2&primaryReads=idle&readWait=30000");
+        try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
+            setup(writer);
+            MacroConnection mr = TestDb.macro(reader);
+            assertTrue(mr.admin().awaitCaughtUp(5_000));
+            ReadWaits.Stats start = mr.readWaits();
+            long idleBefore = mr.admin().routingCounts().count(Route.PRIMARY_IDLE);
+            assertEquals(0, readOnly(reader, 1));
+            assertFalse(mr.currentReplica().isPrimary(), "a fresh secondary still takes the read, idle primary or not");
+            reader.commit();
+
+            mr.admin().pauseApplying(1, true);
+            try {
+                increment(writer, 1); // committed: the primary runs nothing now
+                long t0 = System.nanoTime();
+                assertEquals(1, readOnly(reader, 1), "a strict read after the commit sees it");
+                assertTrue(mr.currentReplica().isPrimary());
+                reader.commit();
+                assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10), "it did not wait for the paused secondary");
+                assertEquals(new ReadWaits.Stats(1, 0, 0, 0, 0, 0, 1), mr.readWaits().minus(start), () -> mr.readWaits().toString());
+                assertEquals(0, mr.lastReadWaitNanos());
+                assertEquals(idleBefore + 1, mr.admin().routingCounts().count(Route.PRIMARY_IDLE), "counted as its own route");
+            } finally {
+                mr.admin().pauseApplying(1, false);
+            }
+        }
+    }
+
+    /**
+     * The secondary's applier is held up by a lock on its engine, and its measured apply rate says it will catch up:
+     * with an idle primary the read runs there at once; with the primary running its share of update transactions
+     * it waits for the secondary, as with {@code primaryReads=fallback}; and {@code fallback} waits even for an idle
+     * primary.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"idle", "busy", "fallback"})
+    void aReadWaitsForTheSecondaryOnlyWhileThePrimaryIsBusy(String primary) throws Exception {
+        int replicas = 2;
+        String url = TestDb.url("h2", "replicas=" + replicas + "&readWait=5000&stallTimeout=60000&lockTimeout=10000"
+                + "&primaryReads=" + (primary.equals("fallback") ? "fallback" : "idle"));
+        List<Connection> busy = new ArrayList<>();
+        try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
+            setup(writer);
+            for (int i = 0; i < 50; i++) increment(writer, 2); // the applier's recent rate is known
+            MacroConnection mr = TestDb.macro(reader);
+            assertTrue(mr.admin().awaitCaughtUp(5_000));
+            String secondaryUrl = mr.replicaStatus().get(1).url();
+            try (Connection blocker = DriverManager.getConnection(secondaryUrl, "sa", "")) {
+                blocker.setAutoCommit(false);
+                try (Statement s = blocker.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = 1 FOR UPDATE")) {
+                    assertTrue(rs.next());
+                }
+                increment(writer, 1); // the secondary cannot apply it while the blocker holds the row
+                if (primary.equals("busy")) {
+                    for (int i = 0; i < share(replicas); i++) { // open update transactions, on rows of their own
+                        Connection c = TestDb.open(url);
+                        busy.add(c);
+                        c.setAutoCommit(false);
+                        increment(c, 10 + i);
+                    }
+                }
+                Thread release = new Thread(() -> {
+                    try {
+                        Thread.sleep(300);
+                        blocker.rollback();
+                    } catch (InterruptedException | SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                ReadWaits.Stats before = mr.readWaits();
+                release.start();
+                assertEquals(1, readOnly(reader, 1), "the read sees the commit before it wherever it runs");
+                boolean onPrimary = mr.currentReplica().isPrimary();
+                reader.commit();
+                release.join();
+                ReadWaits.Stats d = mr.readWaits().minus(before);
+                if (primary.equals("idle")) {
+                    assertTrue(onPrimary, d::toString);
+                    assertEquals(new ReadWaits.Stats(0, 0, 0, 0, 0, 0, 1), d, d::toString);
+                    assertEquals(0, mr.lastReadWaitNanos());
+                } else {
+                    assertFalse(onPrimary, d::toString);
+                    assertEquals(1, d.waitedThenSecondary(), d::toString);
+                    assertEquals(0, d.primaryIdle(), d::toString);
+                    assertTrue(mr.lastReadWaitNanos() > 0);
+                }
+            } finally {
+                for (Connection c : busy) {
+                    c.rollback();
+                    c.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * The bank's total never changes on any read with reads free to take an idle primary: each sees one state, on a
+     * secondary or on the primary, and every commit made before it began (2 writers, 3 readers; on 2 cores the
+     * primary is often idle, so both kinds of read happen).
+     */
+    @Test
+    void theBanksTotalHoldsWithReadsOnAnIdlePrimary() throws Exception {
+        String url = TestDb.url("h2", "replicas=3&primaryReads=idle");
+        try (Connection admin = TestDb.open(url);
+             BankWorkload bank = BankWorkload.of("bank h2 primaryReads=idle", url)) {
+            bank.accounts(50, 1_000)
+                    .writers(2, bank.plainTransfers(false, 100))
+                    .readers(2, bank.declaredReaders(true))
+                    .readers(1, bank.autocommitReaders())
+                    .transfers(300).reads(1_000);
+            bank.createAccounts(admin);
+            bank.run();
+            TestDb.assertConverged(admin);
+            bank.assertTotal(admin);
+        }
+    }
+}
