@@ -4,8 +4,8 @@ ROUNDS=${ROUNDS:-3}
 for r in $(seq 1 $ROUNDS); do
   for jar in old new; do
     echo "$r $jar $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg)" >> order.txt
-    java -jar /tmp/jars/$jar.jar bench -e h2 -w tpcc -m 8-92 --scale 0.1 --warehouses 2 -C macrodb:1,macrodb:2 -c 1,2 \
-      --warmup 3 -d 8 --repetitions 2 --jvm-warmup 8 --no-progress -o /tmp/ab/$jar-$r > /tmp/ab/$jar-$r.log 2>&1
+    java -jar ${JARS:-/tmp/jars}/$jar.jar bench -e h2 -w tpcc -m 8-92 --scale 0.1 --warehouses 2 -C macrodb:1,macrodb:2 -c 1,2 \
+      --warmup 3 -d 8 --repetitions 2 --jvm-warmup 8 --no-progress -o $jar-$r > $jar-$r.log 2>&1
   done
 done
 echo done >> order.txt
