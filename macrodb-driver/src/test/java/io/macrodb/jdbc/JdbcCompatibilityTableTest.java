@@ -162,7 +162,7 @@ class JdbcCompatibilityTableTest {
         note("Accepted and ignored (a negative timeout is rejected, HY024): the embedded engines have no network;"
                 + " lock waits are bounded by the lockTimeout option.", c + "setNetworkTimeout(Executor, int)");
         note("Routing: a read-only transaction runs on a secondary that is recent enough for the consistency level"
-                + " (or on the primary if none catches up within readWait); a write in it fails with 25006."
+                + " (or on the primary if it is idle, or if none catches up within readWait); a write in it fails with 25006."
                 + " Cannot change inside a transaction (25000).", c + "setReadOnly(boolean)");
         note("Applied to every session this connection uses. Cannot change inside a transaction (25000);"
                 + " unknown levels are rejected (HY024).", c + "setTransactionIsolation(int)");
