@@ -4,22 +4,24 @@ import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.jdbc.Route;
 import io.macrodb.route.ReadWaits;
 import io.macrodb.testing.BankWorkload;
+import io.macrodb.testing.CounterTable;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
+import static io.macrodb.testing.CounterTable.increment;
+import static io.macrodb.testing.CounterTable.readOnly;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -31,25 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class IdlePrimaryReadsTest {
 
     private static void setup(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v BIGINT NOT NULL)");
-            for (int i = 0; i < 40; i++) s.execute("INSERT INTO t VALUES (" + i + ", 0)");
-        }
-    }
-
-    private static long readOnly(Connection reader, int id) throws SQLException {
-        reader.setReadOnly(true);
-        reader.setAutoCommit(false);
-        try (Statement s = reader.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = " + id)) {
-            assertTrue(rs.next());
-            return rs.getLong(1);
-        }
-    }
-
-    private static void increment(Connection writer, int id) throws SQLException {
-        try (Statement s = writer.createStatement()) {
-            assertEquals(1, s.executeUpdate("UPDATE t SET v = v + 1 WHERE id = " + id));
-        }
+        CounterTable.create(c, 40);
     }
 
     /** The primary's share of the processors, as {@code ReplicaSet.primaryIdle} computes it. */
@@ -107,11 +91,7 @@ class IdlePrimaryReadsTest {
             MacroConnection mr = TestDb.macro(reader);
             assertTrue(mr.admin().awaitCaughtUp(5_000));
             String secondaryUrl = mr.replicaStatus().get(1).url();
-            try (Connection blocker = DriverManager.getConnection(secondaryUrl, "sa", "")) {
-                blocker.setAutoCommit(false);
-                try (Statement s = blocker.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = 1 FOR UPDATE")) {
-                    assertTrue(rs.next());
-                }
+            try (Connection blocker = CounterTable.lockOnSecondary(secondaryUrl, 1)) {
                 increment(writer, 1); // the secondary cannot apply it while the blocker holds the row
                 if (primary.equals("busy")) {
                     for (int i = 0; i < share(replicas); i++) { // open update transactions, on rows of their own
@@ -121,20 +101,15 @@ class IdlePrimaryReadsTest {
                         increment(c, 10 + i);
                     }
                 }
-                Thread release = new Thread(() -> {
-                    try {
-                        Thread.sleep(300);
-                        blocker.rollback();
-                    } catch (InterruptedException | SQLException e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
+                AtomicReference<Throwable> releaseFailure = new AtomicReference<>();
+                Thread release = CounterTable.releaseAfter(blocker, 300, releaseFailure);
                 ReadWaits.Stats before = mr.readWaits();
                 release.start();
                 assertEquals(1, readOnly(reader, 1), "the read sees the commit before it wherever it runs");
                 boolean onPrimary = mr.currentReplica().isPrimary();
                 reader.commit();
                 release.join();
+                assertNull(releaseFailure.get());
                 ReadWaits.Stats d = mr.readWaits().minus(before);
                 if (primary.equals("idle")) {
                     assertTrue(onPrimary, d::toString);

@@ -2,21 +2,21 @@ package io.macrodb;
 
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.route.ReadWaits;
+import io.macrodb.testing.CounterTable;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.macrodb.testing.CounterTable.increment;
+import static io.macrodb.testing.CounterTable.readOnly;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -30,25 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReadWaitsTest {
 
     private static void setup(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v BIGINT NOT NULL)");
-            for (int i = 0; i < 10; i++) s.execute("INSERT INTO t VALUES (" + i + ", 0)");
-        }
-    }
-
-    private static long readOnly(Connection reader, int id) throws SQLException {
-        reader.setReadOnly(true);
-        reader.setAutoCommit(false);
-        try (Statement s = reader.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = " + id)) {
-            assertTrue(rs.next());
-            return rs.getLong(1);
-        }
-    }
-
-    private static void increment(Connection writer, int id) throws SQLException {
-        try (Statement s = writer.createStatement()) {
-            assertEquals(1, s.executeUpdate("UPDATE t SET v = v + 1 WHERE id = " + id));
-        }
+        CounterTable.create(c, 10);
     }
 
     @Test
@@ -115,22 +97,10 @@ class ReadWaitsTest {
             MacroConnection mr = TestDb.macro(reader);
             assertTrue(mr.admin().awaitCaughtUp(5_000));
             String secondaryUrl = mr.replicaStatus().get(1).url();
-            try (Connection blocker = DriverManager.getConnection(secondaryUrl, "sa", "")) {
-                blocker.setAutoCommit(false);
-                try (Statement s = blocker.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = 1 FOR UPDATE")) {
-                    assertTrue(rs.next());
-                }
+            try (Connection blocker = CounterTable.lockOnSecondary(secondaryUrl, 1)) {
                 increment(writer, 1);
-                long holdMs = releasedInTime ? 200 : 1_500;
                 AtomicReference<Throwable> releaseFailure = new AtomicReference<>();
-                Thread release = new Thread(() -> {
-                    try {
-                        Thread.sleep(holdMs);
-                        blocker.rollback();
-                    } catch (Throwable e) {
-                        releaseFailure.set(e);
-                    }
-                });
+                Thread release = CounterTable.releaseAfter(blocker, releasedInTime ? 200 : 1_500, releaseFailure);
                 ReadWaits.Stats before = mr.readWaits();
                 release.start();
                 assertEquals(1, readOnly(reader, 1), "a strict read after the commit sees it, wherever it runs");
