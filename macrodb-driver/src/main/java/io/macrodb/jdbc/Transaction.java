@@ -704,6 +704,13 @@ final class Transaction {
             }
             // counted where it runs: primarySession() runs it on the successor of a primary that failed since routing
             s.replica().readerStarted();
+            if (!s.isPrimary() && s.replica().keepsReadersOut()) {
+                // its applier began a schema change with the primary's computed values after routing: nothing ran, elsewhere
+                s.replica().readerEnded();
+                choice.permit().close();
+                holds.release(s);
+                continue;
+            }
             Route why = onPrimary ? Route.PRIMARY_CATALOG : turnTimedOut ? Route.PRIMARY_WAIT_TIMED_OUT : switch (router.lastDecision()) {
                 case FRESH -> Route.SECONDARY_FRESH;
                 case WAITED -> Route.SECONDARY_AFTER_WAIT;

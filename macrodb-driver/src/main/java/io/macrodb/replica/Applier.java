@@ -241,6 +241,10 @@ final class Applier implements Runnable {
                         continue;
                     }
                 }
+                // A schema change with the primary's computed values: the readers leave first and new ones go elsewhere.
+                // Outside applyLock too, so that holdStill never waits for a reader.
+                boolean readersOut = turns == null && !isPaused() && carriesComputedValues(first);
+                if (readersOut && !keepReadersOut()) continue;
                 applyLock.lock();
                 try {
                     if (isPaused()) {
@@ -257,6 +261,7 @@ final class Applier implements Runnable {
                 } finally {
                     applyLock.unlock();
                     if (turns != null) turns.exitApply();
+                    if (readersOut) replica.keepReadersOut(false);
                 }
             }
         } finally {
@@ -282,6 +287,39 @@ final class Applier implements Runnable {
                 }
             }
         }
+    }
+
+    /**
+     * Whether {@code r} is a schema change shipped with rows the primary computed ({@code ADD COLUMN ... DEFAULT RAND()},
+     * {@code CREATE TABLE ... AS SELECT ... CURRENT_TIMESTAMP}). The secondary's statement computes values of its own,
+     * and on an engine whose schema changes commit by themselves (H2, HSQLDB) they are committed, and readable, until
+     * the record's rows replace them in the group's commit.
+     */
+    private static boolean carriesComputedValues(ChangeRecord r) {
+        if (!r.isDdl()) return false;
+        for (Change c : r.changes()) if (c instanceof RowChanges) return true;
+        return false;
+    }
+
+    /**
+     * Keeps new readers off this secondary and waits for the ones on it to end (a read-only transaction left open
+     * holds the applier here, as a lock would; the monitor takes a secondary that makes no progress for
+     * {@code stallTimeout} out of the rotation).
+     *
+     * A replica out of service (still catching up, or failed) gets no new readers anyway, so the wait ends there.
+     *
+     * @return false, the mark taken off again, if the applier stops or is interrupted meanwhile
+     */
+    private boolean keepReadersOut() {
+        replica.keepReadersOut(true);
+        while (replica.activeReaders() > 0 && replica.isActive()) {
+            if (!running || Thread.currentThread().isInterrupted()) {
+                replica.keepReadersOut(false);
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+        }
+        return true;
     }
 
     // ---------------------------------------------------------------- parallel apply

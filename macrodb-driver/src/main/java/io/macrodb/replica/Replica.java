@@ -35,6 +35,11 @@ public final class Replica {
     private volatile String stateReason = "starting";
     private volatile Applier applier;
     private volatile Admission admission = Admission.unlimited();
+    /**
+     * Set by the applier while it applies a schema change with values the primary computed: new readers go elsewhere,
+     * and the applier waits for the ones already here to end ({@link Applier}).
+     */
+    private volatile boolean readersKeptOut;
     /** Readers and the applier take turns here on an engine whose reads take locks; null elsewhere. */
     private final ReadApplyGate readApplyGate;
 
@@ -73,6 +78,17 @@ public final class Replica {
     public int activeReaders() { return activeReaders.get(); }
     public void readerStarted() { activeReaders.incrementAndGet(); }
     public void readerEnded() { activeReaders.decrementAndGet(); }
+
+    /**
+     * Whether this secondary keeps read-only transactions out for now: its applier is applying a schema change whose
+     * values the primary computed, which the engine commits before those values (H2, HSQLDB: the statement commits by
+     * itself, with the secondary's own values), so a reader in between would read values the primary never had. The
+     * router passes it over; a reader that counted itself in ({@link #readerStarted}) checks this afterwards and moves
+     * on if it is set, while the applier sets it before it waits for {@link #activeReaders} to reach 0.
+     */
+    public boolean keepsReadersOut() { return readersKeptOut; }
+
+    void keepReadersOut(boolean out) { readersKeptOut = out; }
 
     /**
      * A read-only transaction about to run on this secondary takes its turn beside the applier, on an engine whose

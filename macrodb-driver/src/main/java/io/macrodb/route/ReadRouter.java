@@ -99,7 +99,7 @@ public final class ReadRouter {
         if (!r.isPrimary()) {
             long required = lastRequired; // what choose() found r fresh enough for
             for (Replica other : replicas.secondaries()) {
-                if (other == r || !other.isActive() || other.version() < required) continue;
+                if (other == r || !other.isActive() || other.keepsReadersOut() || other.version() < required) continue;
                 p = other.admission().tryEnter();
                 if (p != null) return new Choice(other, p);
             }
@@ -122,7 +122,7 @@ public final class ReadRouter {
         List<Replica> fresh = new ArrayList<>(secondaries.size());
         Replica freshest = null;
         for (Replica r : secondaries) {
-            if (!r.isActive()) continue;
+            if (!r.isActive() || r.keepsReadersOut()) continue;
             if (r.version() >= required || consistency.acceptsStaleness(r.stalenessNanos())
                     && r.version() >= sessionVersion) {
                 fresh.add(r);
