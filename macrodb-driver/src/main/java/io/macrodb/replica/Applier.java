@@ -306,7 +306,7 @@ final class Applier implements Runnable {
      * holds the applier here, as a lock would; the monitor takes a secondary that makes no progress for
      * {@code stallTimeout} out of the rotation).
      *
-     * A replica out of service (still catching up, or failed) gets no new readers anyway, so the wait ends there.
+     * <p>A replica out of service (still catching up, or failed) gets no new readers anyway, so the wait ends there.
      *
      * @return false, the mark taken off again, if the applier stops or is interrupted meanwhile
      */
