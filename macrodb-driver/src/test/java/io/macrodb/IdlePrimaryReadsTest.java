@@ -73,6 +73,32 @@ class IdlePrimaryReadsTest {
     }
 
     /**
+     * Derby's reads take locks, so a read on the primary would take part in the writers' lock waits and deadlocks: an
+     * idle Derby primary takes no read that a secondary could take after a wait (here, with the secondary paused, the
+     * read goes to the primary only because no secondary can catch up, as with {@code fallback}).
+     */
+    @Test
+    void derbysPrimaryTakesNoReadForBeingIdle() throws Exception {
+        String url = TestDb.url("derby", "replicas=2&primaryReads=idle&readWait=30000");
+        try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
+            setup(writer);
+            MacroConnection mr = TestDb.macro(reader);
+            assertTrue(mr.admin().awaitCaughtUp(10_000));
+            mr.admin().pauseApplying(1, true);
+            try {
+                increment(writer, 1);
+                ReadWaits.Stats before = mr.readWaits();
+                assertEquals(1, readOnly(reader, 1));
+                reader.commit();
+                ReadWaits.Stats d = mr.readWaits().minus(before);
+                assertEquals(new ReadWaits.Stats(0, 0, 0, 0, 1, 0, 0), d, d::toString);
+            } finally {
+                mr.admin().pauseApplying(1, false);
+            }
+        }
+    }
+
+    /**
      * The secondary's applier is held up by a lock on its engine, and its measured apply rate says it will catch up:
      * with an idle primary the read runs there at once; with the primary running its share of update transactions
      * it waits for the secondary, as with {@code primaryReads=fallback}; and {@code fallback} waits even for an idle

@@ -37,7 +37,8 @@ public enum MacroProperty {
     PRIMARY_READS(spec("primaryReads").choices("idle", "fallback").defaultValue("idle")
             .doc("what a read-only transaction does when no secondary is fresh enough at once: `idle` runs it on the"
                     + " primary at once while the primary runs fewer transactions than its share of the processors"
-                    + " (processors / replicas, at least 1), else waits for a secondary as `readWait` says; `fallback`"
+                    + " (processors / replicas, at least 1; never on Derby, whose reads take locks), else waits for a"
+                    + " secondary as `readWait` says; `fallback`"
                     + " always waits for a secondary first, and uses the primary only as `readWait` says")),
     LOCK_TIMEOUT(spec("lockTimeout").database().millis(1, 3_600_000).defaultValue("10000")
             .doc("bound on every wait: engine lock waits, schema changes waiting for open update transactions that have written,"

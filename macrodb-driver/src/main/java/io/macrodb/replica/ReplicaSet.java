@@ -465,9 +465,12 @@ public final class ReplicaSet {
      * Whether the primary has a processor to spare for a read-only transaction: it runs fewer transactions (update
      * transactions and reads) than its share of the processors, {@code processors / replicas} and at least 1, and its
      * admission has room. Racy by nature (a transaction may begin right after): a hint for routing, which a read taken
-     * there on a wrong hint only costs the primary one more transaction.
+     * there on a wrong hint only costs the primary one more transaction. Never on an engine whose reads take locks
+     * (Derby): a read there would take part in the writers' lock waits and deadlocks, which a secondary's readers are
+     * kept out of.
      */
     public boolean primaryIdle() {
+        if (config.engine().readsTakeLocks()) return false;
         Replica p = primary;
         if (commits.updatesRunning() + p.activeReaders() >= primaryShare) return false;
         Admission a = p.admission();
