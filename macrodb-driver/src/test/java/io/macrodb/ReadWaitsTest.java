@@ -1,11 +1,13 @@
 package io.macrodb;
 
 import io.macrodb.jdbc.MacroConnection;
+import io.macrodb.jdbc.Route;
 import io.macrodb.route.ReadWaits;
 import io.macrodb.testing.CounterTable;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
@@ -49,11 +51,16 @@ class ReadWaitsTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"h2", "hsqldb", "sqlite"})
-    void aFreshSecondaryServesAtOnceAndAPausedOneSendsReadsToThePrimaryWithoutWaiting(String engine) throws Exception {
+    /**
+     * With {@code primaryReads=fallback} the read goes to the primary because no secondary can catch up in time; with
+     * {@code idle} (the default) because the primary is idle, which it asks first (counted as its own route).
+     */
+    @ParameterizedTest(name = "{0} primaryReads={1}")
+    @CsvSource({"h2,fallback", "hsqldb,fallback", "sqlite,fallback", "h2,idle", "hsqldb,idle", "sqlite,idle"})
+    void aFreshSecondaryServesAtOnceAndAPausedOneSendsReadsToThePrimaryWithoutWaiting(String engine, String primaryReads)
+            throws Exception {
         // readWait is long: a read that waited for the paused secondary would take 30 s, and this test time out
-        String url = TestDb.url(engine, "replicas=2&readWait=30000");
+        String url = TestDb.url(engine, "replicas=2&readWait=30000&primaryReads=" + primaryReads);
         try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
             setup(writer);
             MacroConnection mr = TestDb.macro(reader);
@@ -66,14 +73,18 @@ class ReadWaitsTest {
 
             mr.admin().pauseApplying(1, true);
             try {
-                increment(writer, 1);
+                increment(writer, 1); // committed: the primary runs nothing now
                 ReadWaits.Stats paused = mr.readWaits();
+                long idleBefore = mr.admin().routingCounts().count(Route.PRIMARY_IDLE);
                 long t0 = System.nanoTime();
                 assertEquals(1, readOnly(reader, 1), "a strict read after the commit sees it");
                 assertTrue(mr.currentReplica().isPrimary());
                 reader.commit();
                 assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10), "it did not wait for the paused secondary");
-                assertEquals(new ReadWaits.Stats(0, 0, 0, 0, 1, 0), mr.readWaits().minus(paused));
+                boolean idle = primaryReads.equals("idle");
+                ReadWaits.Stats d = mr.readWaits().minus(paused);
+                assertEquals(idle ? new ReadWaits.Stats(0, 0, 0, 0, 0, 0, 1) : new ReadWaits.Stats(0, 0, 0, 0, 1, 0), d, d::toString);
+                assertEquals(idleBefore + (idle ? 1 : 0), mr.admin().routingCounts().count(Route.PRIMARY_IDLE));
                 assertEquals(0, mr.lastReadWaitNanos());
             } finally {
                 mr.admin().pauseApplying(1, false);
