@@ -81,11 +81,8 @@ class IdlePrimaryReadsTest {
         List<Connection> busy = new ArrayList<>();
         try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
             setup(writer);
-            for (int i = 0; i < 50; i++) increment(writer, 2); // the applier's recent rate is known
             MacroConnection mr = TestDb.macro(reader);
-            assertTrue(mr.admin().awaitCaughtUp(5_000));
-            String secondaryUrl = mr.replicaStatus().get(1).url();
-            try (Connection blocker = CounterTable.lockOnSecondary(secondaryUrl, 1)) {
+            try (Connection blocker = CounterTable.holdUpSecondary(writer, mr, 2, 1)) {
                 increment(writer, 1); // the secondary cannot apply it while the blocker holds the row
                 if (primary.equals("busy")) {
                     for (int i = 0; i < share(replicas); i++) { // open update transactions, on rows of their own

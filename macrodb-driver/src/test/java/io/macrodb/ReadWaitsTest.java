@@ -104,11 +104,8 @@ class ReadWaitsTest {
         String url = TestDb.url("h2", "replicas=2&readWait=" + readWaitMs + "&stallTimeout=60000&lockTimeout=10000");
         try (Connection writer = TestDb.open(url); Connection reader = TestDb.open(url)) {
             setup(writer);
-            for (int i = 0; i < 50; i++) increment(writer, 2); // the applier's recent rate is known
             MacroConnection mr = TestDb.macro(reader);
-            assertTrue(mr.admin().awaitCaughtUp(5_000));
-            String secondaryUrl = mr.replicaStatus().get(1).url();
-            try (Connection blocker = CounterTable.lockOnSecondary(secondaryUrl, 1)) {
+            try (Connection blocker = CounterTable.holdUpSecondary(writer, mr, 2, 1)) {
                 increment(writer, 1);
                 AtomicReference<Throwable> releaseFailure = new AtomicReference<>();
                 Thread release = CounterTable.releaseAfter(blocker, releasedInTime ? 200 : 1_500, releaseFailure);

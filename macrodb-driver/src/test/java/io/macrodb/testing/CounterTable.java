@@ -59,6 +59,18 @@ public final class CounterTable {
         return blocker;
     }
 
+    /**
+     * Secondary 1 made to catch up at a known rate and then held up: 50 increments of counter {@code warmId} give its
+     * applier a recent apply rate, it catches up, and a session of its own engine (H2) locks counter {@code lockedId}
+     * there. The next commit that changes {@code lockedId} waits on the secondary until the returned session's lock goes.
+     */
+    public static Connection holdUpSecondary(Connection writer, io.macrodb.jdbc.MacroConnection observer, int warmId, int lockedId)
+            throws SQLException {
+        for (int i = 0; i < 50; i++) increment(writer, warmId);
+        assertTrue(observer.admin().awaitCaughtUp(5_000));
+        return lockOnSecondary(observer.replicaStatus().get(1).url(), lockedId);
+    }
+
     /** A thread (not started) that releases {@code blocker}'s lock after {@code millis}; its failure goes to {@code failure}. */
     public static Thread releaseAfter(Connection blocker, long millis, AtomicReference<Throwable> failure) {
         return new Thread(() -> {
