@@ -848,7 +848,22 @@ public final class DerbyEngine implements Engine {
      */
     @Override public boolean mayBeEngineGone(SQLException e) {
         String state = e.getSQLState();
-        return state != null && (state.equals("XJ001") || state.startsWith("XS")) && !isRetryable(e);
+        return state != null && (state.equals("XJ001") || state.startsWith("XS")) && !isRetryable(e)
+                || "38000".equals(state) && connectionLostBelow(e);
+    }
+
+    /**
+     * 38000 ("The exception ... was thrown while evaluating an expression") around a lost connection: a capture trigger
+     * (a Java procedure on {@code jdbc:default:connection}) running while its database shut down gets "No current
+     * connection." (08003), and Derby reports the statement so (seen in a fresh-clone CI run of PrimaryFailoverTest).
+     */
+    private static boolean connectionLostBelow(Throwable e) {
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = e.getCause(); t != null && seen.add(t); t = t.getCause()) {
+            if (t instanceof SQLException se && se.getSQLState() != null && se.getSQLState().startsWith("08")
+                    && !se.getSQLState().equals("08000")) return true;
+        }
+        return false;
     }
 
     private static boolean stoppedUnderAStatement(Throwable e) {
