@@ -79,11 +79,23 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     public static ImageSources imageSources() { return new ImageSources(FROM_TRIGGERS.sum(), READ_BACK.sum()); }
 
     private final ArrayList<Object> events = new ArrayList<>();
+    /**
+     * What the transaction shipped before its last schema change ({@link #schemaChanged}): its changes up to each
+     * schema change, built in the schema they were made in, then the change itself; {@link #build} adds the rest.
+     */
+    private final List<Change> beforeSchemaChange = new ArrayList<>();
+    /** The schema changes of the transaction (an engine whose DDL is transactional), in order. */
+    private final List<StatementChange> schemaChanges = new ArrayList<>();
+    /** How many events the schema changes took into {@link #beforeSchemaChange}: marks count from the transaction's start. */
+    private int base;
     private boolean usesSequences;
     /** The tables with an identity column this transaction inserted into: their positions travel with the commit. */
     private final java.util.Map<String, TableShape> identityTables = new java.util.LinkedHashMap<>();
-    /** Whether the triggers' images may be trusted at all (no application triggers), and whether they still are. */
-    private final boolean trustImages;
+    /**
+     * Whether the triggers' images may be trusted at all (no application triggers; false from a schema change of the
+     * transaction that left some), and whether they still are.
+     */
+    private boolean trustImages;
     private final boolean ships;
     /** Whether trusted images are checked against the rows read back before they are shipped. */
     private final boolean checkImages;
@@ -366,25 +378,67 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     public int mark() {
         statement++;
         statementStart = events.size();
-        return statementStart;
+        return base + statementStart;
     }
 
-    /** Forgets everything recorded after {@code mark}. */
+    /**
+     * Whether {@link #rollbackTo} can go back to {@code mark}: not to one taken before a schema change of the
+     * transaction, whose changes up to it were built then, in the schema they were made in.
+     */
+    public boolean canRollBackTo(int mark) { return mark >= base; }
+
+    /**
+     * Forgets everything recorded after {@code mark}.
+     *
+     * @throws IllegalStateException if the mark was taken before a schema change of the transaction ({@link #canRollBackTo})
+     */
     public void rollbackTo(int mark) {
-        if (mark < events.size()) events.subList(mark, events.size()).clear();
-        if (keylessUncertainAt >= mark) keylessUncertainAt = -1;
+        if (!canRollBackTo(mark)) throw new IllegalStateException("MacroDB: mark " + mark + " is before a schema change of the transaction");
+        int at = mark - base;
+        if (at < events.size()) events.subList(at, events.size()).clear();
+        if (keylessUncertainAt >= at) keylessUncertainAt = -1;
         statementStart = Math.min(statementStart, events.size());
     }
 
-    public boolean isEmpty() { return events.isEmpty(); }
+    public boolean isEmpty() { return events.isEmpty() && schemaChanges.isEmpty(); }
 
-    public void clear() {
+    /**
+     * A schema change is about to run inside the transaction (an engine whose DDL is transactional): the changes so far
+     * are built now, in the schema they were made in, read inside the open transaction on {@code c}, and kept to ship
+     * before it. The events start afresh; sequences and identity tables noted so far stay noted. A mark taken before
+     * this can no longer be rolled back to ({@link #canRollBackTo}). In a database that ships nothing, nothing is built.
+     */
+    public void beforeSchemaChange(Connection c, StatementCache cache) throws SQLException {
+        if (ships && !events.isEmpty()) beforeSchemaChange.addAll(buildSegment(c, cache));
+        base += events.size();
         events.clear();
         imagesTrusted = trustImages;
         failedStatementTables.clear();
         keylessUncertainAt = -1;
+        keylessUncertainTable = null;
         statementStart = 0;
     }
+
+    /**
+     * The schema change {@code change} ran inside the transaction, after {@link #beforeSchemaChange}: it is shipped
+     * there, with {@code computed}, the rows it computed on the primary that the secondaries take instead of computing
+     * their own (null: none). With {@code applicationTriggers} (the schema now has triggers of the application's own)
+     * the capture triggers' images are no longer trusted for the rest of the transaction.
+     */
+    public void schemaChanged(StatementChange change, List<Change> computed, boolean applicationTriggers) {
+        schemaChanges.add(change);
+        if (ships) {
+            beforeSchemaChange.add(change);
+            if (computed != null) beforeSchemaChange.addAll(computed);
+        }
+        if (applicationTriggers) {
+            trustImages = false;
+            imagesTrusted = false;
+        }
+    }
+
+    /** The schema changes that ran inside the transaction, in order. */
+    @Override public List<StatementChange> schemaChanges() { return List.copyOf(schemaChanges); }
 
     /** What the events say of one table, as {@link #build} goes through them. */
     private static final class TableEvents {
@@ -418,6 +472,14 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      */
     public List<Change> build(Connection c, StatementCache cache) throws SQLException {
         if (!ships) throw new IllegalStateException("MacroDB: the changes of a database that ships none were not recorded");
+        if (beforeSchemaChange.isEmpty()) return buildSegment(c, cache);
+        List<Change> out = new ArrayList<>(beforeSchemaChange);
+        out.addAll(buildSegment(c, cache));
+        return out;
+    }
+
+    /** {@link #build} of the events since the transaction's last schema change (all of them, if it made none). */
+    private List<Change> buildSegment(Connection c, StatementCache cache) throws SQLException {
         List<Change> out = new ArrayList<>();
         if (propagation == Propagation.STATEMENT) {
             for (Object e : events) out.add((StatementChange) e);

@@ -783,6 +783,9 @@ public final class DerbyEngine implements Engine {
      */
     @Override public String ownRowsReadSuffix() { return " WITH UR"; }
 
+    /** DDL is transactional: a rollback undoes a {@code CREATE} or an {@code ALTER} with the rows around it. */
+    @Override public boolean schemaChangesAreTransactional() { return true; }
+
     /** Derby locks rows for readers too: a secondary's readers and its applier take turns. */
     @Override public boolean readsTakeLocks() { return true; }
 

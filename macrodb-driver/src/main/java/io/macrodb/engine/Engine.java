@@ -159,6 +159,15 @@ public interface Engine {
     default void checkSchemaChange(Connection c) throws SQLException {}
 
     /**
+     * Whether the engine's schema changes are part of the transaction they run in (SQLite, Derby, PostgreSQL): a
+     * rollback undoes them with the rows changed before and after them. MacroDB then runs a schema change inside the
+     * application's open transaction and ships it in that transaction's record, between the rows changed before it
+     * and those changed after it. Where it is false (H2, HSQLDB), the engine commits the open transaction before a
+     * schema change, and so does MacroDB.
+     */
+    default boolean schemaChangesAreTransactional() { return false; }
+
+    /**
      * Whether the engine refuses the schema change {@code sql} inside a transaction block (PostgreSQL's
      * {@code CREATE INDEX CONCURRENTLY}): the primary then runs it in autocommit, where nothing can be refused or
      * rolled back after it ran, and the secondaries apply {@link #schemaChangeOnSecondary}.

@@ -309,6 +309,9 @@ public final class PostgresEngine implements Engine {
             + "((?:create\\s+(?:unique\\s+)?|drop\\s+)index)\\s+concurrently\\b",
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
 
+    /** DDL is transactional: a rollback undoes a {@code CREATE} or an {@code ALTER} with the rows around it. */
+    @Override public boolean schemaChangesAreTransactional() { return true; }
+
     /**
      * PostgreSQL refuses {@code CREATE INDEX CONCURRENTLY} and {@code DROP INDEX CONCURRENTLY} inside a transaction block
      * (25001): the primary runs them in autocommit, as the application meant (building the index without blocking its

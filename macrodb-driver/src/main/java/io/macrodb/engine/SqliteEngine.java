@@ -331,6 +331,9 @@ public final class SqliteEngine implements Engine {
     /** {@code INSERT OR FAIL} and {@code ON CONFLICT FAIL} keep the rows written before the failing one. */
     @Override public boolean failedStatementsMayKeepRows() { return true; }
 
+    /** DDL is transactional: a rollback undoes a {@code CREATE} or an {@code ALTER} with the rows around it. */
+    @Override public boolean schemaChangesAreTransactional() { return true; }
+
     /** SQLite's own error, as its driver reports it (SQLITE_ERROR, no SQLState). */
     @Override public SQLException noTransactionToEnd(boolean commit) {
         return new org.sqlite.SQLiteException("[SQLITE_ERROR] SQL error or missing database (cannot " + (commit ? "commit" : "rollback")

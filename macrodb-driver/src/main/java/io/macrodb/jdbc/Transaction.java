@@ -90,6 +90,12 @@ final class Transaction {
     /** Set while the READ transaction is an undeclared one that started on a secondary and may still write. */
     private Undeclared undeclared;
     private TransactionChanges changes;
+    /**
+     * The tables' shapes as a schema change of the open update transaction left them (an engine whose DDL is
+     * transactional), by schema and table; null while it has made none. The replica set's shapes are the committed
+     * schema's, which the transaction's own rows no longer fit.
+     */
+    private Map<String, io.macrodb.log.TableShape> ownShapes;
     private long lastCommitVersion;
     /** The newest version this connection may have read: reads never go back before it. */
     private long seenVersion;
@@ -506,28 +512,131 @@ final class Transaction {
     }
 
     /**
-     * Runs a schema change: ends this connection's transaction (the engines commit before DDL
-     * anyway), then runs it on the primary while no update transaction is open, and logs it with
-     * what {@code shipped} (if not null) reads on the primary right after it: rows the statement
-     * computed that the secondaries take instead of computing their own.
+     * Runs a schema change, and logs it with what {@code shipped} (if not null) reads on the primary right after it:
+     * rows the statement computed that the secondaries take instead of computing their own.
+     *
+     * <p>On an engine whose schema changes are transactional (SQLite, Derby, PostgreSQL), with autocommit off, it runs
+     * inside this connection's update transaction (begun if none is open) and is shipped with it at commit, or undone
+     * with it ({@link #schemaChangeInTransaction}). Elsewhere it ends this connection's transaction first (H2 and
+     * HSQLDB commit before DDL anyway), then runs on the primary while no update transaction is open, committed at once.
      */
     <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body, Exec<List<Change>> shipped) throws SQLException {
         if (readOnly) throw SqlStates.readOnly(sql);
-        if (state == State.UPDATE) commit();
-        else if (state == State.READ) endRead(true);
-        Session p = primarySession();
-        counters.began(Route.PRIMARY_SCHEMA_CHANGE);
-        if (routingLog != null) routingLog.schemaChange(p.replica(), sql);
         if (db.config().durability() != null && !statementMode && c.verb() == Verb.CREATE_TRIGGER) {
             throw SqlStates.unreplicable("with row propagation and durability=log, recovery replays captured rows, and a trigger"
                     + " of the application would fire again on them; triggers need propagation=statement with durability=log");
         }
         // Settings that secondaries keep their own values of (Verb says which and why) run on the primary only.
         boolean replicate = !(c.verb() == Verb.PRIMARY_ONLY_SET || !statementMode && c.verb() == Verb.ROW_MODE_PRIMARY_ONLY_SET);
+        if (replicate && !autoCommit && db.engine().schemaChangesAreTransactional()) {
+            if (!db.engine().schemaChangeOutsideTransaction(sql)) return schemaChangeInTransaction(sql, params, body, shipped);
+            if (state == State.UPDATE) {
+                // as PostgreSQL itself answers it in a transaction block; committing the transaction first would end it behind the application's back
+                throw new SQLException("MacroDB: " + SqlStates.abbreviate(sql) + " cannot run inside a transaction block, and this"
+                        + " connection's transaction has changed rows; commit or roll it back first (or run the statement in"
+                        + " autocommit). The transaction is still open", "25001");
+            }
+        }
+        if (state == State.UPDATE) commit();
+        else if (state == State.READ) endRead(true);
+        Session p = primarySession();
+        counters.began(Route.PRIMARY_SCHEMA_CHANGE);
+        if (routingLog != null) routingLog.schemaChange(p.replica(), sql);
         ReplicaSet.SchemaChanged<T> done = db.schemaChange(p, sql, params, replicate, () -> body.run(p),
                 shipped == null ? null : () -> shipped.run(p));
         if (done.version() > 0) lastCommitVersion = done.version();
         return done.result();
+    }
+
+    /**
+     * A schema change inside the open update transaction, on an engine whose DDL is transactional. The transaction
+     * takes the update gate alone (no other update transaction writes until it ends, as with a schema change in
+     * autocommit), its changes so far are built in the schema they were made in, and the statement runs inside an
+     * engine savepoint: if it fails, or MacroDB refuses what it did, the savepoint is rolled back and the transaction
+     * goes on as it was. Then capture is made current on the transaction's own session (a new table gets its triggers,
+     * in the transaction) and the transaction's rows are captured in the new shapes ({@link #ownShapes}). At commit
+     * the record carries the rows before the change, the change (with the rows it computed on the primary) and the rows
+     * after it; a rollback undoes it all, and nothing is logged.
+     */
+    private <T> T schemaChangeInTransaction(String sql, Object[] params, Exec<T> body, Exec<List<Change>> shipped) throws SQLException {
+        if (state == State.READ) {
+            if (undeclared != null) moveToPrimary();
+            else endRead(true);
+        }
+        if (state == State.NONE) beginUpdate(Route.PRIMARY_SCHEMA_CHANGE);
+        Session p = primary;
+        if (routingLog != null) routingLog.schemaChange(p.replica(), sql);
+        try {
+            turn.holdGateAlone();
+        } catch (SQLException e) {
+            // as after an engine lock timeout: the transaction is rolled back (an interrupted wait, 57014, leaves it open)
+            if (SqlState.SERIALIZATION_FAILURE.getState().equals(e.getSQLState())) rollbackQuietly();
+            throw e;
+        }
+        io.macrodb.engine.Engine engine = db.engine();
+        java.sql.Connection pc = p.connection();
+        Savepoint before;
+        try {
+            engine.collectChanges(pc, changes); // an engine whose triggers record the rows in the server (PostgreSQL)
+            changes.beforeSchemaChange(pc, p);
+            before = pc.setSavepoint();
+        } catch (SQLException | RuntimeException e) {
+            throw afterFailure(e);
+        }
+        T result;
+        List<Change> computed;
+        Map<String, String> names;
+        List<io.macrodb.log.TableShape> shapes;
+        boolean applicationTriggers;
+        CaptureContext prev = CaptureContext.enter(CaptureContext.APPLYING);
+        try {
+            engine.beforeSchemaChange(pc);
+            result = body.run(p);
+            engine.checkSchemaChange(pc);
+            names = engine.generatedNames(pc);
+            computed = shipped == null ? null : shipped.run(p);
+            shapes = engine.refreshCapture(pc);
+            applicationTriggers = io.macrodb.engine.Catalog.hasApplicationTriggers(pc);
+            pc.releaseSavepoint(before);
+        } catch (SQLException | RuntimeException e) {
+            CaptureContext.restore(prev);
+            try {
+                pc.rollback(before);
+                pc.releaseSavepoint(before);
+            } catch (SQLException | RuntimeException gone) {
+                // the failure ended the engine's transaction (a deadlock, a lock timeout on Derby, a lost engine)
+                e.addSuppressed(gone);
+                throw afterFailure(e);
+            }
+            // the transaction is as it was before the statement; CaptureContext's refusal, if any, is the error
+            SQLException refusal = CaptureContext.takeRefusal();
+            if (refusal != null) throw refusal;
+            throw e instanceof SQLException se ? se : new SQLException("MacroDB: " + SqlStates.abbreviate(sql) + " failed: " + e,
+                    SqlState.INTERNAL_ERROR.getState(), e);
+        } finally {
+            CaptureContext.restore(prev);
+        }
+        Map<String, io.macrodb.log.TableShape> byName = new HashMap<>();
+        for (io.macrodb.log.TableShape t : shapes) byName.put(t.schema() + '\u0000' + t.table(), t);
+        ownShapes = byName;
+        String schema;
+        try {
+            schema = pc.getSchema();
+        } catch (SQLException e) {
+            throw afterFailure(e);
+        }
+        changes.schemaChanged(new io.macrodb.log.StatementChange(sql, params, true, schema, null, names), computed, applicationTriggers);
+        return result;
+    }
+
+    /** The shape capture records a table's rows in: as a schema change of this transaction left it, or as committed. */
+    private io.macrodb.log.TableShape shape(String schema, String table) throws SQLException {
+        Map<String, io.macrodb.log.TableShape> own = ownShapes;
+        if (own != null) {
+            io.macrodb.log.TableShape t = own.get(schema + '\u0000' + table);
+            if (t != null) return t;
+        }
+        return db.shape(schema, table);
     }
 
     /**
@@ -794,7 +903,7 @@ final class Transaction {
         turn = db.beginUpdate();
         counters.began(why);
         began = why;
-        changes = new TransactionChanges(db.propagation(), db::shape, !db.hasApplicationTriggers(), db.shipsChanges(), db.engine(),
+        changes = new TransactionChanges(db.propagation(), this::shape, !db.hasApplicationTriggers(), db.shipsChanges(), db.engine(),
                 CHECK_IMAGES && db.engine().checksCaptureImages());
         state = State.UPDATE;
         savepointGeneration++;
@@ -817,6 +926,7 @@ final class Transaction {
 
     private void endUpdate() {
         changes = null;
+        ownShapes = null;
         state = State.NONE;
         namedSavepoints.clear();
         savepointGeneration++;
@@ -931,6 +1041,11 @@ final class Transaction {
 
     void rollback(Savepoint savepoint) throws SQLException {
         MacroSavepoint m = own(savepoint);
+        if (state == State.UPDATE && !changes.canRollBackTo(m.mark())) {
+            throw SqlStates.unsupported("this savepoint was set before a schema change of the transaction, and MacroDB"
+                    + " captured the transaction's rows up to that change when it ran; roll back the whole transaction, or set"
+                    + " the savepoint after the schema change. Nothing was rolled back: the transaction is as it was");
+        }
         Session s = state == State.UPDATE ? primary : readSession;
         try {
             s.connection().rollback(m.physical());

@@ -242,8 +242,9 @@ final class Applier implements Runnable {
                     }
                 }
                 // A schema change with the primary's computed values: the readers leave first and new ones go elsewhere.
-                // Outside applyLock too, so that holdStill never waits for a reader.
-                boolean readersOut = turns == null && !isPaused() && carriesComputedValues(first);
+                // Outside applyLock too, so that holdStill never waits for a reader. (Where DDL is transactional, the
+                // statement's own values are never committed: the record's rows replace them in the same transaction.)
+                boolean readersOut = turns == null && !isPaused() && !engine.schemaChangesAreTransactional() && carriesComputedValues(first);
                 if (readersOut && !keepReadersOut()) continue;
                 applyLock.lock();
                 try {

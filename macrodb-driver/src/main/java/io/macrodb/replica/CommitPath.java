@@ -213,7 +213,15 @@ final class CommitPath {
         // in flight beside it. Every statement that may write entered the gate before it ran; this
         // holds the rule even if one that changed rows was taken for a read.
         turn.enterGate();
-        if (!set.shipsChanges()) return commitUnshipped(session);
+        List<StatementChange> schemaChanges = changes.schemaChanges();
+        if (!schemaChanges.isEmpty() && !turn.holdsGateAlone()) {
+            throw new IllegalStateException("MacroDB: a transaction with schema changes commits without holding the update gate alone");
+        }
+        if (!set.shipsChanges()) {
+            long v = commitUnshipped(session);
+            afterSchemaChanges(schemaChanges);
+            return v;
+        }
         DurableLog durable = set.durableLog();
         List<Change> built;
         try {
@@ -280,8 +288,19 @@ final class CommitPath {
                     + on.stateReason() + "): a commit before it failed with the engine, which may have committed it, and"
                     + " this transaction may have read its rows, so it was not logged either; nothing was committed, retry it", "40001");
         }
+        afterSchemaChanges(schemaChanges);
         if (durable != null) awaitDurable(durable, v);
         return v;
+    }
+
+    /**
+     * After a transaction with schema changes committed, while it still holds the update gate alone: the application's
+     * triggers they created or dropped are noted, and every table's shape is read afresh (capture installed on new tables).
+     */
+    private void afterSchemaChanges(List<StatementChange> schemaChanges) throws SQLException {
+        if (schemaChanges.isEmpty()) return;
+        for (StatementChange sc : schemaChanges) set.noteTriggerDdl(sc.sql(), sc.params(), sc.schema());
+        set.refreshShapes();
     }
 
     /** The engine's commit of a transaction that holds a ticket: its failure, or null. */

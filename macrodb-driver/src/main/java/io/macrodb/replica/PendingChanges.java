@@ -28,6 +28,12 @@ public interface PendingChanges {
     default java.util.Collection<io.macrodb.log.TableShape> identityTables() { return java.util.List.of(); }
 
     /**
+     * The schema changes that ran inside the transaction (an engine whose DDL is transactional), in order: its record
+     * carries them among its rows, and the commit reads the tables' shapes afresh.
+     */
+    default List<io.macrodb.log.StatementChange> schemaChanges() { return List.of(); }
+
+    /**
      * The changes to log, read inside the still-open transaction on {@code c} (row images) with
      * statements from {@code cache}.
      */

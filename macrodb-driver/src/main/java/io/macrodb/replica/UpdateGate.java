@@ -76,6 +76,40 @@ final class UpdateGate {
         }
     }
 
+    /**
+     * Makes a share of the gate its holder has already entered exclusive: waits until the holder's is the only share
+     * and blocks new ones; release with {@link #exitExclusive} (the share itself is left with {@link #leave}). Refused
+     * at once, with 40001, while another exclusive entry waits (a schema change, a snapshot, a rebuild): that one waits
+     * for this holder's share, which would then wait for it.
+     */
+    void upgrade(long timeoutMillis) throws SQLException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        synchronized (monitor) {
+            if (exclusivePending) {
+                throw new SQLTransactionRollbackException("MacroDB: a schema change of another connection (or a snapshot, or a"
+                        + " secondary being rebuilt) waits for this transaction to end, and this transaction's schema change would"
+                        + " wait for it; the transaction was rolled back, retry it", SqlState.SERIALIZATION_FAILURE.getState());
+            }
+            exclusivePending = true;
+            while (active.get() > 1) {
+                long left = deadline - System.nanoTime();
+                SQLException failure = left <= 0 ? exclusiveTimeout(timeoutMillis) : null;
+                if (failure == null) {
+                    try {
+                        waitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+                    } catch (SQLException interrupted) {
+                        failure = interrupted;
+                    }
+                }
+                if (failure != null) {
+                    exclusivePending = false;
+                    monitor.notifyAll();
+                    throw failure;
+                }
+            }
+        }
+    }
+
     void exitExclusive() {
         synchronized (monitor) {
             exclusivePending = false;

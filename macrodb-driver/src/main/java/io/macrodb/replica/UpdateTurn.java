@@ -30,6 +30,8 @@ public final class UpdateTurn implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean leftGate = new AtomicBoolean();
     private volatile boolean inGate;
+    private volatile boolean alone;
+    private final AtomicBoolean leftAlone = new AtomicBoolean();
 
     UpdateTurn(UpdateGate gate, long gateTimeoutMillis, Admission.Permit permit, Semaphore writerToken,
                java.util.concurrent.atomic.AtomicInteger running) {
@@ -55,6 +57,27 @@ public final class UpdateTurn implements AutoCloseable {
         if (closed.get() && leftGate.compareAndSet(false, true)) gate.leave();
     }
 
+    /**
+     * Holds the update gate alone until the transaction ends: a schema change inside the transaction (an engine whose
+     * DDL is transactional), which no other update transaction may run beside, from the change to the commit. Waits up to
+     * the gate's timeout for the other update transactions to end.
+     *
+     * @throws SQLException 40001 after waiting, or at once where another schema change waits for this transaction;
+     *                      57014 if interrupted. The transaction holds what it held before.
+     */
+    public void holdGateAlone() throws SQLException {
+        if (closed.get()) throw new IllegalStateException("the update transaction has ended");
+        if (alone) return;
+        enterGate();
+        gate.upgrade(gateTimeoutMillis);
+        alone = true;
+        // ended from another thread while this one waited: hand the gate back (close may have missed it)
+        if (closed.get() && leftAlone.compareAndSet(false, true)) gate.exitExclusive();
+    }
+
+    /** Whether the transaction holds the update gate alone ({@link #holdGateAlone}). */
+    public boolean holdsGateAlone() { return alone && !leftAlone.get(); }
+
     /** Whether the transaction holds its share of the update gate. */
     public boolean inGate() { return inGate && !leftGate.get(); }
 
@@ -62,6 +85,7 @@ public final class UpdateTurn implements AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
+        if (alone && leftAlone.compareAndSet(false, true)) gate.exitExclusive();
         if (inGate && leftGate.compareAndSet(false, true)) gate.leave();
         permit.close();
         if (writerToken != null) writerToken.release();

@@ -332,19 +332,25 @@ class SqliteDifferentialExamplesTest {
     }
 
     /**
-     * SQLite's schema changes are transactional: a rollback undoes a {@code CREATE} or {@code ALTER}
-     * and every change before it in the transaction. MacroDB commits the open transaction before a
-     * schema change (the H2 and HSQLDB semantics, where DDL commits): here the rows inserted before
-     * the {@code ALTER} and the new column survive the {@code rollback()} on every replica.
-     *
-     * <p>The fix belongs in the shared schema-change path (Transaction): on an engine with
-     * transactional DDL (an {@code Engine.schemaChangesAreTransactional()} hook, true for SQLite), run
-     * the DDL inside the open transaction and ship it with the transaction's rows at commit.
+     * SQLite's schema changes are transactional: a rollback undoes a {@code CREATE} or {@code ALTER} and every change
+     * before it in the transaction. MacroDB used to commit the open transaction before a schema change (the H2 and
+     * HSQLDB semantics, where DDL commits): the rows inserted before the {@code ALTER} and the new column survived the
+     * {@code rollback()} on every replica. Now the schema change runs inside the transaction
+     * ({@code Engine.schemaChangesAreTransactional}) and is undone with it; a commit ships it between its rows.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("reason: DDL inside a transaction is committed by the shared schema-change path, see the comment")
     void aSchemaChangeInsideATransactionIsRolledBackWithIt() throws SQLException {
         check(false, Step.sql("CREATE TABLE t (k INTEGER PRIMARY KEY)"), Step.begin(), Step.sql("INSERT INTO t VALUES (2)"),
                 Step.sql("ALTER TABLE t ADD COLUMN x TEXT"), Step.rollback());
+    }
+
+    /** The same transaction committed, with rows after the change, recovered from the durable log too. */
+    @Test
+    void aSchemaChangeInsideATransactionIsCommittedWithIt() throws SQLException {
+        for (boolean durability : new boolean[] {false, true}) {
+            check(durability, Step.sql("CREATE TABLE t (k INTEGER PRIMARY KEY)"), Step.begin(), Step.sql("INSERT INTO t VALUES (2)"),
+                    Step.sql("ALTER TABLE t ADD COLUMN x TEXT"), Step.sql("UPDATE t SET x = 'two'"), Step.sql("INSERT INTO t VALUES (3, 'three')"),
+                    Step.commit(), Step.reopenIf(durability), Step.sql("UPDATE t SET x = 'again' WHERE k = 3"));
+        }
     }
 }

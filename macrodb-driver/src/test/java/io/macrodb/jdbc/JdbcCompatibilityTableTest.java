@@ -294,7 +294,7 @@ class JdbcCompatibilityTableTest {
         note("Always true: MacroDB runs batches itself.", d + "supportsBatchUpdates()");
         note("Also gives the engine's metadata.", d + "unwrap(Class)");
         note("True for MacroDB's own types and the engine's metadata.", d + "isWrapperFor(Class)");
-        note("The engine's answer; MacroDB itself commits an open transaction before a schema change.",
+        note("The engine's answer, which MacroDB keeps: a schema change commits the open transaction on H2 and HSQLDB, and is part of it on SQLite, Derby and PostgreSQL.",
                 "DelegatingDatabaseMetaData#dataDefinitionCausesTransactionCommit()",
                 "DelegatingDatabaseMetaData#supportsDataDefinitionAndDataManipulationTransactions()");
         note("The engine's answer; with statement propagation MacroDB refuses procedure calls.",
@@ -405,8 +405,12 @@ class JdbcCompatibilityTableTest {
                   (`LOCK`, `PREPARE COMMIT`, ...) is refused with `SQLFeatureNotSupportedException`.
                 - A session `SET` (`SET SCHEMA`, `SET LOCK_TIMEOUT`, ...) runs on the primary session and on every
                   secondary session the connection uses afterwards.
-                - A schema change (DDL, `TRUNCATE`, a `SET` that changes the database) commits the open transaction,
-                  runs on the primary and is replayed on every secondary.
+                - A schema change (DDL, `TRUNCATE`, a `SET` that changes the database) runs on the primary and is
+                  replayed on every secondary. On H2 and HSQLDB it commits the open transaction first, as those engines
+                  do. On SQLite, Derby and PostgreSQL, whose DDL is transactional, it runs inside the open transaction
+                  (autocommit off) and is committed or rolled back with it; MacroDB cannot roll back to a savepoint set
+                  before it (`0AM00`, nothing rolled back), and PostgreSQL's `CREATE INDEX CONCURRENTLY` in a
+                  transaction that has changed rows gets `25001`, as on PostgreSQL.
 
                 Statement options and prepared statement parameters are kept by MacroDB and applied to the engine's
                 statement on whichever replica the execution runs.

@@ -73,4 +73,77 @@ class UpdateTurnTest {
         outside.close();
         assertEquals(0, gate.active());
     }
+
+    /**
+     * A transaction's schema change holds the gate alone: it waits for the other writers, keeps new ones out until the
+     * transaction ends, and hands the gate back once, however often it ends.
+     */
+    @Test
+    void aTurnHoldsTheGateAloneFromItsSchemaChangeToItsEnd() throws Exception {
+        UpdateGate gate = new UpdateGate();
+        UpdateTurn other = new UpdateTurn(gate, 1_000, () -> { }, null, new AtomicInteger(1));
+        other.enterGate();
+        UpdateTurn changing = new UpdateTurn(gate, 150, () -> { }, null, new AtomicInteger(1));
+        changing.enterGate();
+        SQLException e = assertThrows(SQLException.class, changing::holdGateAlone, "another writer is inside the gate");
+        assertEquals("40001", e.getSQLState());
+        assertFalse(changing.holdsGateAlone());
+        other.enterGate(); // the failed wait blocks nobody
+        other.close();
+        changing.holdGateAlone();
+        changing.holdGateAlone();
+        assertTrue(changing.holdsGateAlone());
+        UpdateTurn later = new UpdateTurn(gate, 100, () -> { }, null, new AtomicInteger(1));
+        assertEquals("40001", assertThrows(SQLException.class, later::enterGate, "a writer waits while the gate is held alone").getSQLState());
+        changing.close();
+        changing.close();
+        assertFalse(changing.holdsGateAlone());
+        later.enterGate(); // at once
+        later.close();
+        assertEquals(0, gate.active());
+        gate.enterExclusive(100); // nothing left pending
+        gate.exitExclusive();
+    }
+
+    /** Two exclusive entries that would wait for each other: the one that holds a share is refused at once. */
+    @Test
+    void holdingTheGateAloneIsRefusedAtOnceWhileAnotherExclusiveEntryWaits() throws Exception {
+        UpdateGate gate = new UpdateGate();
+        UpdateTurn changing = new UpdateTurn(gate, 10_000, () -> { }, null, new AtomicInteger(1));
+        changing.enterGate();
+        CountDownLatch waiting = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(1);
+        Thread snapshot = new Thread(() -> {
+            try {
+                waiting.countDown();
+                gate.enterExclusive(10_000);
+                entered.countDown();
+                gate.exitExclusive();
+            } catch (SQLException ignored) {
+                // the latch stays closed and the assertion below fails
+            }
+        });
+        snapshot.start();
+        waiting.await();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        SQLException e = null;
+        while (e == null && System.nanoTime() < deadline) {
+            // until the other entry is pending (it may not be yet: then this one takes the gate, and gives it back)
+            try {
+                changing.holdGateAlone();
+                UpdateTurn retry = new UpdateTurn(gate, 10_000, () -> { }, null, new AtomicInteger(1));
+                changing.close();
+                changing = retry;
+                changing.enterGate();
+                Thread.sleep(5);
+            } catch (SQLException refused) {
+                e = refused;
+            }
+        }
+        assertTrue(e != null && "40001".equals(e.getSQLState()), "refused at once: " + e);
+        changing.close();
+        assertTrue(entered.await(10, java.util.concurrent.TimeUnit.SECONDS), "the other exclusive entry ran once the share was left");
+        snapshot.join();
+        assertEquals(0, gate.active());
+    }
 }

@@ -1,0 +1,2 @@
+CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL, qty INTEGER NOT NULL);
+INSERT INTO item VALUES (1, 'kettle', 10), (2, 'teapot', 4);
