@@ -30,6 +30,22 @@ public final class TableContents {
     public static TableShape shapeOf(Connection c, String nameAsWritten) throws SQLException {
         String schema;
         String table;
+        if (PostgresCatalog.is(c)) {
+            // pgjdbc names no schema in a result's metadata: the server resolves the name itself (to_regclass: null if none)
+            try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT n.nspname, r.relname FROM pg_class r"
+                    + " JOIN pg_namespace n ON n.oid = r.relnamespace WHERE r.oid = to_regclass(?)")) {
+                ps.setString(1, nameAsWritten);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) return null;
+                    TableShape shape = Catalog.readTable(c, rs.getString(1), rs.getString(2));
+                    if (shape == null) {
+                        throw new SQLException("MacroDB: the engine's catalog has no table " + rs.getString(1) + "." + rs.getString(2),
+                                SqlState.INTERNAL_ERROR.getState());
+                    }
+                    return shape;
+                }
+            }
+        }
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + nameAsWritten + " WHERE 1 = 0")) {
             ResultSetMetaData md = rs.getMetaData();
             schema = md.getSchemaName(1);
@@ -47,12 +63,26 @@ public final class TableContents {
         return shape;
     }
 
-    /** Whether {@code nameAsWritten} names something {@code c} can select from. */
-    public static boolean exists(Connection c, String nameAsWritten) {
+    /**
+     * Whether {@code nameAsWritten} names something {@code c} can select from. Inside a transaction the probe runs in
+     * a savepoint, rolled back if it fails: on PostgreSQL a failed statement aborts the whole transaction, and the
+     * schema change after the probe failed with "current transaction is aborted".
+     */
+    public static boolean exists(Connection c, String nameAsWritten) throws SQLException {
+        java.sql.Savepoint probe = c.getAutoCommit() ? null : c.setSavepoint();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + nameAsWritten + " WHERE 1 = 0")) {
             return true;
         } catch (SQLException e) {
+            if (probe != null) c.rollback(probe);
             return false;
+        } finally {
+            if (probe != null) {
+                try {
+                    c.releaseSavepoint(probe);
+                } catch (SQLException ignored) {
+                    // an engine may have released it with the rollback to it (HSQLDB); it ends with the transaction anyway
+                }
+            }
         }
     }
 

@@ -33,8 +33,8 @@ import java.util.List;
  * </ul>
  *
  * {@link #decide} runs on the primary inside the schema change, before the statement, while no
- * update transaction is open: no row can arrive between the look and the statement, and a refusal
- * comes before anything changed. {@link #changes} runs right after the statement on the same session.
+ * other update transaction writes (the update gate): no row can arrive between the look and the
+ * statement, and a refusal comes before anything changed. {@link #changes} runs right after the statement on the same session.
  */
 final class ComputedRows {
     private enum Plan { NONE, UPDATE_EVERY_ROW, REPLACE_NEW_TABLE }
