@@ -159,6 +159,13 @@ public interface Engine {
     default void checkSchemaChange(Connection c) throws SQLException {}
 
     /**
+     * Whether the engine's JDBC {@code Connection.rollback(Savepoint)} ends the {@code Savepoint} it was given (HSQLDB:
+     * a second rollback to it fails with 3B001), where SQL's {@code ROLLBACK TO SAVEPOINT} keeps the savepoint. MacroDB
+     * maps the SQL statement onto the JDBC call, and then sets the savepoint again.
+     */
+    default boolean rollbackToSavepointEndsIt() { return false; }
+
+    /**
      * Whether the engine's schema changes are part of the transaction they run in (SQLite, Derby, PostgreSQL): a
      * rollback undoes them with the rows changed before and after them. MacroDB then runs a schema change inside the
      * application's open transaction and ships it in that transaction's record, between the rows changed before it

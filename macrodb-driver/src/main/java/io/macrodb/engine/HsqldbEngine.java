@@ -78,6 +78,9 @@ public final class HsqldbEngine implements Engine {
         // transaction is ended by cancelling the statement (see boundsLockWaitsByCancel).
     }
 
+    /** HSQLDB's JDBC rollback(Savepoint) ends the Savepoint object; its SQL ROLLBACK TO SAVEPOINT keeps the savepoint. */
+    @Override public boolean rollbackToSavepointEndsIt() { return true; }
+
     /** A writer waiting for a row lock in MVCC mode waits until the holder ends, however long; Statement.cancel() ends the wait. */
     @Override public boolean boundsLockWaitsByCancel() { return true; }
 

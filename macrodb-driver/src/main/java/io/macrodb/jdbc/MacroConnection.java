@@ -214,6 +214,9 @@ public final class MacroConnection implements Connection {
                     named.remove(c.argument());
                 } else {
                     rollback(sp);
+                    // SQL's ROLLBACK TO keeps the savepoint; an engine whose JDBC rollback(Savepoint) ends the object it was
+                    // given (HSQLDB) gets it set again, here, where the transaction is as it was when it was set
+                    if (db.engine().rollbackToSavepointEndsIt()) named.put(c.argument(), setSavepoint(c.argument()));
                 }
             }
             default -> throw SqlStates.unsupported("this transaction statement is not supported through MacroDB: "

@@ -330,4 +330,23 @@ class Issue9ExamplesTest {
         org.junit.jupiter.api.Assertions.assertFalse(e.getMessage().contains("secondary 1, table T"), e::getMessage);
         org.junit.jupiter.api.Assertions.assertFalse(e.getMessage().contains("primary, table T"), e::getMessage);
     }
+
+    /**
+     * SQL's {@code ROLLBACK TO SAVEPOINT} keeps the savepoint, so a transaction may roll back to it again. MacroDB maps
+     * the statement onto {@code Connection.rollback(Savepoint)}, and HSQLDB's JDBC ends the {@code Savepoint} object it
+     * is given: the second rollback failed with 3B001 through MacroDB, on the plain engine it rolled back. Found by
+     * {@code DifferentialPropertiesTest.hsqldbStatementModeMatchesThePlainEngine} in a CI run (2026-11-27).
+     */
+    @Test
+    void aSavepointCanBeRolledBackToTwiceBySql() throws SQLException {
+        for (String engine : new String[] {"hsqldb", "h2"}) {
+            for (String propagation : new String[] {"row", "statement"}) {
+                check(engine, propagation, false, with(keyTable(), Step.begin(), Step.sql("SAVEPOINT SP0"), Step.sql("INSERT INTO t VALUES (4, 'd')"),
+                        Step.sql("ROLLBACK TO SAVEPOINT SP0"), Step.sql("INSERT INTO t VALUES (5, 'e')"), Step.sql("SAVEPOINT SP1"),
+                        Step.sql("UPDATE t SET v = 'x'"), Step.sql("ROLLBACK TO SAVEPOINT SP0"), Step.sql("UPDATE t SET v = 'y' WHERE id = 1"),
+                        Step.sql("ROLLBACK TO SAVEPOINT SP0"), Step.sql("INSERT INTO t VALUES (6, 'f')"), Step.sql("RELEASE SAVEPOINT SP0"),
+                        Step.commit()));
+            }
+        }
+    }
 }
