@@ -104,6 +104,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private boolean imagesTrusted;
     /** The tables a failed statement of the transaction had changed rows of: the engine may have undone rows its triggers reported there. */
     private final java.util.Set<TableShape> failedStatementTables = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Tables without a key that a failed statement changed rows of, with rowids: settled by rowid at commit ({@link #statementFailed}). */
+    private final java.util.Set<TableShape> settledByRowid = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     /** Appended to the read-back query ({@link io.macrodb.engine.Engine#ownRowsReadSuffix()}). */
     private final String readBackSuffix;
     /** Composite keys are read back a chunk at a time ({@link io.macrodb.engine.Engine#rowValueListsUseKeyIndex()}). */
@@ -174,23 +176,34 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     }
 
     /**
-     * A statement of the transaction failed: the engine undid what it did, after its triggers fired.
-     * A table with a key is read back at commit. A table without one cannot be (a row is known only
-     * by its values), so if the failed statement changed one, the transaction cannot commit.
+     * A statement of the transaction failed: the engine undid what it did (all of it, or, as SQLite's
+     * {@code INSERT OR FAIL}, what came after the failure), after its triggers fired. A table with a key
+     * is read back at commit. A table without one whose events carry rowids (SQLite) is settled by rowid
+     * at commit: each row the transaction touched, as it was before and as it is now. Any other table
+     * without a key cannot be read back (a row is known only by its values), so if the failed statement
+     * changed one, the transaction cannot commit.
      */
     public void statementFailed() {
         imagesTrusted = false;
         for (int i = statementStart; i < events.size(); i++) {
-            if (events.get(i) instanceof RowEvent ev) failedStatementTables.add(ev.shape);
+            if (events.get(i) instanceof RowEvent ev) {
+                failedStatementTables.add(ev.shape);
+                if (!ev.shape.hasKey() && carriesRowids(ev)) settledByRowid.add(ev.shape);
+            }
         }
         if (keylessUncertainAt >= 0) return;
         for (int i = statementStart; i < events.size(); i++) {
-            if (events.get(i) instanceof RowEvent ev && !ev.shape.hasKey() && !ev.removable) {
+            if (events.get(i) instanceof RowEvent ev && !ev.shape.hasKey() && !ev.removable && !carriesRowids(ev)) {
                 keylessUncertainAt = i;
                 keylessUncertainTable = ev.shape.toString();
                 return;
             }
         }
+    }
+
+    /** Whether a keyless table's event names the rowid of every row it reports. */
+    private static boolean carriesRowids(RowEvent ev) {
+        return (ev.oldKey == null || ev.oldRowid != null) && (ev.newKey == null || ev.newRowid != null);
     }
 
     @Override public void onRow(String schema, String table, Object[] oldRow, Object[] newRow) throws SQLException {
@@ -414,6 +427,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         events.clear();
         imagesTrusted = trustImages;
         failedStatementTables.clear();
+        settledByRowid.clear();
         keylessUncertainAt = -1;
         keylessUncertainTable = null;
         statementStart = 0;
@@ -534,10 +548,10 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             if (!shape.hasKey()) {
                 List<Object[]> removed = new ArrayList<>();
                 List<Object[]> added = new ArrayList<>();
-                if (t.byRowid) {
+                if (t.byRowid || settledByRowid.contains(shape)) {
                     if (!t.rowids) {
-                        throw new SQLException("MacroDB: a row of " + shape + " may have been removed unseen, and some of its"
-                                + " changes came without rowids", SqlState.INTERNAL_ERROR.getState());
+                        throw new SQLException("MacroDB: a row of " + shape + " may have been removed unseen, or changed by a"
+                                + " statement that failed, and some of its changes came without rowids", SqlState.INTERNAL_ERROR.getState());
                     }
                     netByRowid(c, cache, shape, t, removed, added);
                     if (!removed.isEmpty() || !added.isEmpty()) out.add(new RowChanges(shape, removed, List.of(), added));

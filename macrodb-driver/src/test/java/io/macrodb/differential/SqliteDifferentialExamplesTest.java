@@ -353,4 +353,27 @@ class SqliteDifferentialExamplesTest {
                     Step.commit(), Step.reopenIf(durability), Step.sql("UPDATE t SET x = 'again' WHERE k = 3"));
         }
     }
+
+    /**
+     * A statement that fails after changing rows of a table without a primary key: SQLite's {@code INSERT OR FAIL}
+     * keeps the rows before the failure, {@code OR ABORT} keeps none, and an {@code UPDATE} that fails on a constraint
+     * undoes itself. MacroDB cannot tell from the rows' values which of them the engine kept; it used to refuse the
+     * transaction's commit (40001), and in autocommit to keep nothing of an {@code OR FAIL}. A keyless SQLite table's
+     * rows carry their rowids, so the table is now settled by rowid at commit, and every replica keeps what SQLite kept.
+     */
+    @Test
+    void aFailedStatementOnATableWithoutAKeyIsSettledByRowid() throws SQLException {
+        for (boolean durability : new boolean[] {false, true}) {
+            Differential.Result r = Differential.check(DiffConfig.macro("sqlite", "row", 3, durability), List.of(
+                    Step.sql("CREATE TABLE n (k INT, v TEXT, UNIQUE (k))"), Step.sql("INSERT INTO n VALUES (1, 'a'), (2, 'b')"),
+                    Step.sql("INSERT OR FAIL INTO n VALUES (3, 'c'), (4, 'd'), (1, 'x'), (5, 'e')"),
+                    Step.begin(), Step.sql("INSERT INTO n VALUES (6, 'f')"),
+                    Step.sql("INSERT OR FAIL INTO n VALUES (7, 'g'), (2, 'y'), (8, 'h')"),
+                    Step.sql("INSERT OR ABORT INTO n VALUES (9, 'i'), (3, 'z')"), Step.sql("UPDATE n SET k = k + 1 WHERE k >= 6"),
+                    Step.sql("UPDATE n SET v = v || '!'"), Step.commit(), Step.reopenIf(durability),
+                    Step.sql("DELETE FROM n WHERE k = 4"), Step.begin(), Step.sql("INSERT OR FAIL INTO n VALUES (10, 'j'), (5, 'k')"),
+                    Step.rollback(), Step.sql("UPDATE n SET v = 'last' WHERE k = 3")), false);
+            assertTrue(r.refusals().isEmpty(), () -> "MacroDB refused: " + r.refusals() + "\n" + String.join("\n", r.transcript()));
+        }
+    }
 }

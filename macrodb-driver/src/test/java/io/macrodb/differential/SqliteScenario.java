@@ -367,11 +367,6 @@ public record SqliteScenario(DiffConfig config, List<TableSpec> tables, List<Op>
                 default -> {
                     Step step = dml(op);
                     if (step == null) continue;
-                    if (!inTx && step.sql().startsWith("INSERT OR FAIL") && tables.get(tableIndex(op.table())).key() == KeyShape.NONE) {
-                        // in autocommit MacroDB commits what a failed OR FAIL left, but not in a table without a key: a
-                        // failed statement's rows are read back by key (README, "Tables without a primary key")
-                        step = Step.sql("INSERT OR ABORT" + step.sql().substring("INSERT OR FAIL".length()), step.params());
-                    }
                     out.add(step);
                 }
             }
