@@ -11,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -46,16 +45,7 @@ class TransactionalSchemaChangeTest {
 
     /** The rows of a query, each as its columns joined by '|', in the query's order. */
     private static List<String> rows(Connection c, String sql) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                StringBuilder sb = new StringBuilder();
-                for (int i = 1; i <= n; i++) sb.append(i == 1 ? "" : "|").append(rs.getString(i));
-                out.add(sb.toString());
-            }
-        }
-        return out;
+        return TestDb.rows(c, sql, "|");
     }
 
     private static boolean tableExists(Connection c, String table) throws SQLException {

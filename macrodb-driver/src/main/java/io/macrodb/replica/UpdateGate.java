@@ -57,22 +57,7 @@ final class UpdateGate {
                 waitNanos(left);
             }
             exclusivePending = true;
-            while (active.get() > 0) {
-                long left = deadline - System.nanoTime();
-                SQLException failure = left <= 0 ? exclusiveTimeout(timeoutMillis) : null;
-                if (failure == null) {
-                    try {
-                        waitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
-                    } catch (SQLException interrupted) {
-                        failure = interrupted;
-                    }
-                }
-                if (failure != null) {
-                    exclusivePending = false;
-                    monitor.notifyAll();
-                    throw failure;
-                }
-            }
+            awaitShares(0, deadline, timeoutMillis);
         }
     }
 
@@ -91,21 +76,29 @@ final class UpdateGate {
                         + " wait for it; the transaction was rolled back, retry it", SqlState.SERIALIZATION_FAILURE.getState());
             }
             exclusivePending = true;
-            while (active.get() > 1) {
-                long left = deadline - System.nanoTime();
-                SQLException failure = left <= 0 ? exclusiveTimeout(timeoutMillis) : null;
-                if (failure == null) {
-                    try {
-                        waitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
-                    } catch (SQLException interrupted) {
-                        failure = interrupted;
-                    }
+            awaitShares(1, deadline, timeoutMillis);
+        }
+    }
+
+    /**
+     * With the exclusive entry pending, waits (holding the monitor, which {@link #leave} notifies) until at most {@code
+     * left} shares remain; on a timeout or an interrupt the pending entry is withdrawn and the failure thrown.
+     */
+    private void awaitShares(int left, long deadline, long timeoutMillis) throws SQLException {
+        while (active.get() > left) {
+            long nanos = deadline - System.nanoTime();
+            SQLException failure = nanos <= 0 ? exclusiveTimeout(timeoutMillis) : null;
+            if (failure == null) {
+                try {
+                    waitNanos(Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(10)));
+                } catch (SQLException interrupted) {
+                    failure = interrupted;
                 }
-                if (failure != null) {
-                    exclusivePending = false;
-                    monitor.notifyAll();
-                    throw failure;
-                }
+            }
+            if (failure != null) {
+                exclusivePending = false;
+                monitor.notifyAll();
+                throw failure;
             }
         }
     }

@@ -18,7 +18,6 @@ import java.sql.Statement;
 import java.sql.Time;
 import java.sql.Timestamp;
 import java.sql.Types;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -284,16 +283,7 @@ class JdbcBehaviourTest {
     }
 
     static List<String> rows(Connection c, String sql) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                StringBuilder sb = new StringBuilder();
-                for (int i = 1; i <= n; i++) sb.append(i == 1 ? "" : ":").append(rs.getString(i));
-                out.add(sb.toString());
-            }
-        }
-        return out;
+        return TestDb.rows(c, sql, ":");
     }
 
     @ParameterizedTest

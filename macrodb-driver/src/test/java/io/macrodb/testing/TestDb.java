@@ -67,6 +67,20 @@ public final class TestDb {
         }
     }
 
+    /** The rows of a query, each as its columns' {@code getString} joined by {@code separator}, in the query's order. */
+    public static List<String> rows(Connection c, String sql, String separator) throws SQLException {
+        List<String> out = new java.util.ArrayList<>();
+        try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                StringBuilder sb = new StringBuilder();
+                for (int i = 1; i <= n; i++) sb.append(i == 1 ? "" : separator).append(rs.getString(i));
+                out.add(sb.toString());
+            }
+        }
+        return out;
+    }
+
     public static Connection open(String url) throws SQLException {
         return DriverManager.getConnection(url, "sa", "");
     }
