@@ -181,6 +181,20 @@ public interface Engine {
      */
     default boolean schemaChangeOutsideTransaction(String sql) { return false; }
 
+    /**
+     * Whether {@code sql} is maintenance of the engine's own storage that changes no row and that the engine refuses in
+     * a transaction (PostgreSQL's {@code VACUUM}): it runs on the primary alone, in autocommit, is not logged, and waits
+     * for no other transaction. In an update transaction it is refused with 25001, as the engine refuses it in a
+     * transaction block.
+     */
+    default boolean maintenanceOnPrimary(String sql) { return false; }
+
+    /**
+     * The refusal of a statement MacroDB does not run on this engine, with what to do instead (SQLState 0AM00); null for
+     * every statement it runs.
+     */
+    default SQLException unsupportedStatement(String sql) { return null; }
+
     /** The form of the schema change {@code sql} that a secondary applies, inside its apply transaction. */
     default String schemaChangeOnSecondary(String sql) { return sql; }
 

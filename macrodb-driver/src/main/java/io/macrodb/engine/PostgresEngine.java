@@ -301,21 +301,37 @@ public final class PostgresEngine implements Engine {
         }
     }
 
-    /** Comments and blanks before a statement's first word. */
-    private static final String LEADING = "^(?:\\s+|--[^\\n]*(?:\\n|$)|/\\*.*?\\*/)*";
-
-    /** {@code CREATE [UNIQUE] INDEX CONCURRENTLY} and {@code DROP INDEX CONCURRENTLY}: the part before the keyword, and it. */
-    private static final java.util.regex.Pattern CONCURRENTLY = java.util.regex.Pattern.compile(LEADING
-            + "((?:create\\s+(?:unique\\s+)?|drop\\s+)index)\\s+concurrently\\b",
-            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
-
     /** DDL is transactional: a rollback undoes a {@code CREATE} or an {@code ALTER} with the rows around it. */
     @Override public boolean schemaChangesAreTransactional() { return true; }
 
+    /** Comments and blanks before a statement's first word. */
+    private static final String LEADING = "^(?:\\s+|--[^\\n]*(?:\\n|$)|/\\*.*?\\*/)*";
+
     /**
-     * PostgreSQL refuses {@code CREATE INDEX CONCURRENTLY} and {@code DROP INDEX CONCURRENTLY} inside a transaction block
-     * (25001): the primary runs them in autocommit, as the application meant (building the index without blocking its
-     * writers), and the secondaries build or drop the index plainly, inside their apply transaction.
+     * {@code CREATE [UNIQUE] INDEX CONCURRENTLY}, {@code DROP INDEX CONCURRENTLY} and {@code REINDEX [(options)] {INDEX |
+     * TABLE} CONCURRENTLY}: the part before the keyword, and it.
+     */
+    private static final java.util.regex.Pattern CONCURRENTLY = java.util.regex.Pattern.compile(LEADING
+            + "((?:create\\s+(?:unique\\s+)?|drop\\s+)index|reindex\\s*(?:\\([^)]*\\)\\s*)?(?:index|table))\\s+concurrently\\b",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /** {@code VACUUM} in any form: maintenance of the server's own storage, which PostgreSQL refuses in a transaction block. */
+    private static final java.util.regex.Pattern VACUUM = java.util.regex.Pattern.compile(LEADING + "vacuum\\b",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /**
+     * What would take MacroDB's own session settings away: {@code DISCARD ALL}, {@code RESET ALL}, and setting or
+     * resetting {@code session_replication_role} or a {@code macrodb.} setting.
+     */
+    private static final java.util.regex.Pattern SESSION_RESET = java.util.regex.Pattern.compile(LEADING
+            + "(?:discard\\s+all|reset\\s+all|(?:set|reset)\\s+(?:session\\s+|local\\s+)?(?:session_replication_role|\"?macrodb\\.))\\b",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /**
+     * PostgreSQL refuses {@code CREATE INDEX CONCURRENTLY}, {@code DROP INDEX CONCURRENTLY} and {@code REINDEX ...
+     * CONCURRENTLY} inside a transaction block (25001): the primary runs them in autocommit, as the application meant
+     * (building the index without blocking its writers), and the secondaries build, drop or rebuild the index plainly,
+     * inside their apply transaction.
      */
     @Override public boolean schemaChangeOutsideTransaction(String sql) {
         return CONCURRENTLY.matcher(sql).find();
@@ -349,6 +365,34 @@ public final class PostgresEngine implements Engine {
             while (rs.next()) out.add(PostgresCatalog.quoted(rs.getString(1), rs.getString(2)));
         }
         return out;
+    }
+
+    /**
+     * {@code VACUUM} (with {@code FULL}, {@code ANALYZE}, any options): it changes no row, and PostgreSQL refuses it in a
+     * transaction block. The primary runs it in autocommit; every secondary is a server of its own, whose autovacuum
+     * keeps its storage.
+     */
+    @Override public boolean maintenanceOnPrimary(String sql) {
+        return VACUUM.matcher(sql).find();
+    }
+
+    /**
+     * MacroDB's sessions carry settings of its own: {@code macrodb.capture} (a primary's session captures, a secondary's
+     * applies) and {@code session_replication_role}. {@code DISCARD ALL} and {@code RESET ALL} would reset them too, and
+     * the session's next write would be refused as made outside MacroDB, or a secondary's triggers would fire again;
+     * so would setting them by hand. Refused, naming what to run instead.
+     */
+    @Override public SQLException unsupportedStatement(String sql) {
+        if (!SESSION_RESET.matcher(sql).find()) return null;
+        return refused("this statement would reset the settings MacroDB keeps on its sessions (macrodb.capture,"
+                + " session_replication_role), and MacroDB runs the connection's statements on several servers' sessions;"
+                + " it is not supported through MacroDB: " + abbreviate(sql) + ". RESET the settings you changed one by one"
+                + " (RESET work_mem), and DEALLOCATE ALL for prepared statements", "0AM00");
+    }
+
+    private static String abbreviate(String sql) {
+        String s = sql.strip().replaceAll("\\s+", " ");
+        return s.length() <= 80 ? s : s.substring(0, 77) + "...";
     }
 
     @Override public String schemaChangeOnSecondary(String sql) {

@@ -180,6 +180,19 @@ public final class MacroConnection implements Connection {
 
     boolean statementMode() { return statementWriter != null; }
 
+    /**
+     * Whether the engine takes {@code sql} for a schema change or maintenance that the classifier's dialect does not know
+     * (PostgreSQL's {@code VACUUM}, {@code REINDEX ... CONCURRENTLY}): it goes the schema-change way, where the engine
+     * decides how it runs.
+     */
+    boolean engineSchemaStatement(String sql) {
+        io.macrodb.engine.Engine e = db.engine();
+        return e.maintenanceOnPrimary(sql) || e.schemaChangeOutsideTransaction(sql);
+    }
+
+    /** The engine's refusal of {@code sql} ({@link io.macrodb.engine.Engine#unsupportedStatement}), or null. */
+    SQLException refusedByEngine(String sql) { return db.engine().unsupportedStatement(sql); }
+
     /** Statements that control the transaction (and {@code SET AUTOCOMMIT}): mapped onto this connection's methods. */
     int transactionControl(Classification c, String sql) throws SQLException {
         checkOpen();

@@ -85,6 +85,8 @@ class MacroStatement implements Statement {
         closeCurrentResult();
         updateCount = -1;
         Classification c = conn.classify(sql);
+        SQLException refused = conn.refusedByEngine(sql);
+        if (refused != null) throw refused;
         StatementKind kind = c.kind();
         Verb verb = c.verb();
         if (kind == StatementKind.TRANSACTION || verb == Verb.AUTOCOMMIT_ON || verb == Verb.AUTOCOMMIT_OFF) {
@@ -107,7 +109,7 @@ class MacroStatement implements Statement {
             updateCount = 0;
             return false;
         }
-        if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange()) {
+        if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange() || conn.engineSchemaStatement(sql)) {
             expectNoResult(expect, sql);
             checkReplicable(c, sql);
             ComputedRows computed = ComputedRows.of(c, sql, conn.statementMode());

@@ -522,6 +522,7 @@ final class Transaction {
      */
     <T> T schemaChange(Classification c, String sql, Object[] params, Exec<T> body, Exec<List<Change>> shipped) throws SQLException {
         if (readOnly) throw SqlStates.readOnly(sql);
+        if (db.engine().maintenanceOnPrimary(sql)) return maintenance(sql, body);
         if (db.config().durability() != null && !statementMode && c.verb() == Verb.CREATE_TRIGGER) {
             throw SqlStates.unreplicable("with row propagation and durability=log, recovery replays captured rows, and a trigger"
                     + " of the application would fire again on them; triggers need propagation=statement with durability=log");
@@ -546,6 +547,39 @@ final class Transaction {
                 shipped == null ? null : () -> shipped.run(p));
         if (done.version() > 0) lastCommitVersion = done.version();
         return done.result();
+    }
+
+    /**
+     * Maintenance of the primary's storage ({@link io.macrodb.engine.Engine#maintenanceOnPrimary}: PostgreSQL's {@code
+     * VACUUM}): run on the primary session in autocommit, as the engine requires, outside the update gate (it changes no
+     * row, and may run for minutes), and not logged. Inside an update transaction it is refused with 25001, as the engine
+     * refuses it in a transaction block, the transaction left open.
+     */
+    private <T> T maintenance(String sql, Exec<T> body) throws SQLException {
+        if (state == State.UPDATE) {
+            throw new SQLException("MacroDB: " + SqlStates.abbreviate(sql) + " cannot run inside a transaction block, and this"
+                    + " connection's transaction has begun on the primary; commit or roll it back first (or run the statement in"
+                    + " autocommit). The transaction is still open", "25001");
+        }
+        if (state == State.READ) endRead(true);
+        Session p = primarySession();
+        counters.began(Route.PRIMARY_SCHEMA_CHANGE);
+        if (routingLog != null) routingLog.schemaChange(p.replica(), sql);
+        java.sql.Connection pc = p.connection();
+        boolean auto = pc.getAutoCommit();
+        try {
+            if (!auto) pc.setAutoCommit(true); // nothing of this connection's is open there (state NONE)
+            return body.run(p);
+        } catch (SQLException | RuntimeException e) {
+            if (db.replicaFailed(p.replica(), e instanceof SQLException se ? se : new SQLException(e), "a session")) {
+                dropPrimarySession();
+                throw SqlStates.retryable("the primary failed while " + SqlStates.abbreviate(sql) + " ran (" + p.replica().stateReason()
+                        + "); nothing was changed, retry it once a secondary has taken over", e);
+            }
+            throw e;
+        } finally {
+            if (!auto && !p.isBroken() && primary == p) pc.setAutoCommit(false);
+        }
     }
 
     /**
