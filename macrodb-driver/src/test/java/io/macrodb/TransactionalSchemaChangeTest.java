@@ -132,8 +132,9 @@ class TransactionalSchemaChangeTest {
 
     /**
      * A schema change that fails (here: a table that does not exist) leaves the transaction as it was, its rows before it
-     * included, as an engine savepoint around it has it; the transaction goes on and commits. (PostgreSQL itself would
-     * abort the whole transaction; MacroDB's savepoint keeps it, as pgjdbc's {@code autosave=always} does.)
+     * and a savepoint set before it included, as an engine savepoint around it has it; the transaction goes on and
+     * commits. (PostgreSQL itself would abort the whole transaction; MacroDB's savepoint keeps it, as pgjdbc's
+     * {@code autosave=always} does.)
      */
     @ParameterizedTest
     @ValueSource(strings = {"sqlite", "derby", "postgresql"})
@@ -142,7 +143,10 @@ class TransactionalSchemaChangeTest {
             exec(c, "CREATE TABLE t (k INT PRIMARY KEY, v VARCHAR(10))");
             c.setAutoCommit(false);
             exec(c, "INSERT INTO t VALUES (1, 'a')");
+            Savepoint before = c.setSavepoint();
+            exec(c, "INSERT INTO t VALUES (9, 'z')");
             assertThrows(SQLException.class, () -> exec(c, "ALTER TABLE missing ADD COLUMN y INT"));
+            c.rollback(before); // a failed schema change leaves a savepoint before it usable
             exec(c, "INSERT INTO t VALUES (2, 'b')", "ALTER TABLE t ADD COLUMN x INT", "UPDATE t SET x = k * 10");
             c.commit();
             c.setAutoCommit(true);

@@ -415,14 +415,25 @@ public final class TransactionChanges extends CaptureContext implements PendingC
 
     public boolean isEmpty() { return events.isEmpty() && schemaChanges.isEmpty(); }
 
+    /** What {@link #beforeSchemaChange} set aside, for {@link #schemaChangeFailed} to put back. */
+    private record SetAside(int built, List<Object> events, boolean imagesTrusted, List<TableShape> failedStatementTables,
+                            List<TableShape> settledByRowid, int keylessUncertainAt, String keylessUncertainTable,
+                            int statementStart) {}
+
+    private SetAside setAside;
+
     /**
      * A schema change is about to run inside the transaction (an engine whose DDL is transactional): the changes so far
      * are built now, in the schema they were made in, read inside the open transaction on {@code c}, and kept to ship
-     * before it. The events start afresh; sequences and identity tables noted so far stay noted. A mark taken before
-     * this can no longer be rolled back to ({@link #canRollBackTo}). In a database that ships nothing, nothing is built.
+     * before it. The events start afresh; sequences and identity tables noted so far stay noted. Once the change has
+     * run ({@link #schemaChanged}), a mark taken before this can no longer be rolled back to ({@link #canRollBackTo});
+     * if it fails ({@link #schemaChangeFailed}), all is as it was. In a database that ships nothing, nothing is built.
      */
     public void beforeSchemaChange(Connection c, StatementCache cache) throws SQLException {
+        int built = beforeSchemaChange.size();
         if (ships && !events.isEmpty()) beforeSchemaChange.addAll(buildSegment(c, cache));
+        setAside = new SetAside(built, List.copyOf(events), imagesTrusted, List.copyOf(failedStatementTables),
+                List.copyOf(settledByRowid), keylessUncertainAt, keylessUncertainTable, statementStart);
         base += events.size();
         events.clear();
         imagesTrusted = trustImages;
@@ -440,6 +451,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      * the capture triggers' images are no longer trusted for the rest of the transaction.
      */
     public void schemaChanged(StatementChange change, List<Change> computed, boolean applicationTriggers) {
+        setAside = null;
         schemaChanges.add(change);
         if (ships) {
             beforeSchemaChange.add(change);
@@ -449,6 +461,29 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             trustImages = false;
             imagesTrusted = false;
         }
+    }
+
+    /**
+     * The schema change after {@link #beforeSchemaChange} failed, and the engine is back where it was before it (an
+     * engine savepoint): the changes built for it are dropped and the events put back, so that a savepoint set before
+     * it can still be rolled back to. Nothing was recorded since: the statement ran without capture.
+     */
+    public void schemaChangeFailed() {
+        SetAside a = setAside;
+        if (a == null) return;
+        setAside = null;
+        beforeSchemaChange.subList(a.built(), beforeSchemaChange.size()).clear();
+        base -= a.events().size();
+        events.clear();
+        events.addAll(a.events());
+        imagesTrusted = a.imagesTrusted();
+        failedStatementTables.clear();
+        failedStatementTables.addAll(a.failedStatementTables());
+        settledByRowid.clear();
+        settledByRowid.addAll(a.settledByRowid());
+        keylessUncertainAt = a.keylessUncertainAt();
+        keylessUncertainTable = a.keylessUncertainTable();
+        statementStart = a.statementStart();
     }
 
     /** The schema changes that ran inside the transaction, in order. */

@@ -642,8 +642,9 @@ final class Transaction {
                 e.addSuppressed(gone);
                 throw afterFailure(e);
             }
-            // the transaction is as it was before the statement; CaptureContext's refusal, if any, is the error
-            SQLException refusal = CaptureContext.takeRefusal();
+            // the transaction is as it was before the statement, and so is what it ships
+            changes.schemaChangeFailed();
+            SQLException refusal = CaptureContext.takeRefusal(); // CaptureContext's refusal, if any, is the error
             if (refusal != null) throw refusal;
             throw e instanceof SQLException se ? se : new SQLException("MacroDB: " + SqlStates.abbreviate(sql) + " failed: " + e,
                     SqlState.INTERNAL_ERROR.getState(), e);
