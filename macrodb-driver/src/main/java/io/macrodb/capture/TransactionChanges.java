@@ -487,7 +487,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     }
 
     /** The schema changes that ran inside the transaction, in order. */
-    @Override public List<StatementChange> schemaChanges() { return List.copyOf(schemaChanges); }
+    @Override public List<StatementChange> schemaChanges() { return schemaChanges.isEmpty() ? List.of() : List.copyOf(schemaChanges); }
 
     /** What the events say of one table, as {@link #build} goes through them. */
     private static final class TableEvents {

@@ -147,7 +147,7 @@ final class Applier implements Runnable {
         this.cursor = cursor;
         this.session = session;
         this.maxGroup = maxGroup;
-        this.writer = new RowWriter(session, engine);
+        this.writer = new RowWriter(session, engine, rowPropagation);
         this.lanes[0] = new Lane(session, writer);
         this.lastApplied = cursor.current();
     }
@@ -571,7 +571,7 @@ final class Applier implements Runnable {
                 c.close();
                 throw e;
             }
-            lanes[i] = new Lane(c, new RowWriter(c, engine));
+            lanes[i] = new Lane(c, new RowWriter(c, engine, rowPropagation));
         }
     }
 

@@ -219,7 +219,10 @@ final class CommitPath {
         }
         if (!set.shipsChanges()) {
             long v = commitUnshipped(session);
-            afterSchemaChanges(schemaChanges);
+            if (!schemaChanges.isEmpty()) {
+                for (StatementChange sc : schemaChanges) set.noteTriggerDdl(sc.sql(), sc.params(), sc.schema());
+                set.refreshShapes();
+            }
             return v;
         }
         DurableLog durable = set.durableLog();
@@ -277,6 +280,8 @@ final class CommitPath {
                         : ", nor are the " + dropped + " commit(s) after it in flight, which may have read its rows"));
             } else {
                 shipped[0] = order.finish(ticket, failed == null);
+                // the application's triggers a schema change of it created or dropped, noted as soon as it is published
+                if (shipped[0]) for (StatementChange sc : schemaChanges) set.noteTriggerDdl(sc.sql(), sc.params(), sc.schema());
             }
             return ticket.version();
         }, failed, "transaction", durable);
@@ -288,19 +293,9 @@ final class CommitPath {
                     + on.stateReason() + "): a commit before it failed with the engine, which may have committed it, and"
                     + " this transaction may have read its rows, so it was not logged either; nothing was committed, retry it", "40001");
         }
-        afterSchemaChanges(schemaChanges);
+        if (!schemaChanges.isEmpty()) set.refreshShapes(); // while the transaction still holds the update gate alone
         if (durable != null) awaitDurable(durable, v);
         return v;
-    }
-
-    /**
-     * After a transaction with schema changes committed, while it still holds the update gate alone: the application's
-     * triggers they created or dropped are noted, and every table's shape is read afresh (capture installed on new tables).
-     */
-    private void afterSchemaChanges(List<StatementChange> schemaChanges) throws SQLException {
-        if (schemaChanges.isEmpty()) return;
-        for (StatementChange sc : schemaChanges) set.noteTriggerDdl(sc.sql(), sc.params(), sc.schema());
-        set.refreshShapes();
     }
 
     /** The engine's commit of a transaction that holds a ticket: its failure, or null. */

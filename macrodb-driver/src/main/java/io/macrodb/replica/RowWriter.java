@@ -49,9 +49,22 @@ final class RowWriter implements AutoCloseable {
     }
 
     RowWriter(Connection c, io.macrodb.engine.Engine engine) {
+        this(c, engine, false);
+    }
+
+    /**
+     * @param withoutUserTriggers a secondary in row propagation, which carries none of the application's triggers: a
+     *                            schema change that creates one has it dropped again at once, in the apply transaction,
+     *                            before the rows after it in the same record (a transaction's schema change on an engine
+     *                            whose DDL is transactional) would fire it a second time
+     */
+    RowWriter(Connection c, io.macrodb.engine.Engine engine, boolean withoutUserTriggers) {
         this.c = c;
         this.engine = engine;
+        this.withoutUserTriggers = withoutUserTriggers;
     }
+
+    private final boolean withoutUserTriggers;
 
     /**
      * Applies one table's changes. Fast: delete, update, insert exactly what changed. Safe (after a
@@ -306,6 +319,7 @@ final class RowWriter implements AutoCloseable {
             ps.execute();
         }
         if (sc.names() != null) engine.alignGeneratedNames(c, sc.names());
+        if (sc.ddl() && withoutUserTriggers) engine.dropUserTriggers(c);
     }
 
     static String deleteSql(TableShape t) {
