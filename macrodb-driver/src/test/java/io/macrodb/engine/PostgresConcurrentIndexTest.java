@@ -1,17 +1,13 @@
 package io.macrodb.engine;
 
 import io.macrodb.jdbc.MacroConnection;
-import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.testing.PgCluster;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,18 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PostgresConcurrentIndexTest {
 
     private static List<String> indexesEverywhere(MacroConnection mc) throws SQLException {
-        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "not caught up: " + mc.replicaStatus());
-        List<String> out = new ArrayList<>();
-        for (ReplicaStatus r : mc.replicaStatus()) {
-            try (Connection d = DriverManager.getConnection(r.url(), "sa", ""); Statement s = d.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT coalesce(string_agg(indexname || (CASE WHEN i.indisvalid THEN '' ELSE ' invalid' END),"
-                         + " ',' ORDER BY indexname), '') FROM pg_indexes x JOIN pg_class c ON c.relname = x.indexname"
-                         + " JOIN pg_index i ON i.indexrelid = c.oid WHERE x.tablename = 'item'")) {
-                rs.next();
-                out.add(r.role() + ":" + rs.getString(1));
-            }
-        }
-        return out;
+        return TestDb.onEveryReplica(mc, "SELECT coalesce(string_agg(indexname || (CASE WHEN i.indisvalid THEN '' ELSE ' invalid' END),"
+                + " ',' ORDER BY indexname), '') FROM pg_indexes x JOIN pg_class c ON c.relname = x.indexname"
+                + " JOIN pg_index i ON i.indexrelid = c.oid WHERE x.tablename = 'item'");
     }
 
     @Test

@@ -1,13 +1,11 @@
 package io.macrodb.engine;
 
 import io.macrodb.jdbc.MacroConnection;
-import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.testing.PgCluster;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -38,20 +36,11 @@ class PostgresMaintenanceTest {
         }
     }
 
-    /** Per replica, when PostgreSQL last vacuumed table t by hand (null: never), and its indexes' validity. */
+    /** Per replica, whether PostgreSQL has vacuumed table t by hand ({@code t} or {@code f}), and its indexes' validity. */
     private static List<String> vacuumedAndIndexes(MacroConnection mc) throws SQLException {
-        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "not caught up: " + mc.replicaStatus());
-        List<String> out = new java.util.ArrayList<>();
-        for (ReplicaStatus r : mc.replicaStatus()) {
-            try (Connection d = DriverManager.getConnection(r.url(), "sa", ""); Statement s = d.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT (SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE relname = 't'),"
-                         + " (SELECT string_agg(c.relname || (CASE WHEN i.indisvalid THEN '' ELSE ' invalid' END), ',' ORDER BY c.relname)"
-                         + " FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 't'::regclass)")) {
-                rs.next();
-                out.add(r.role() + " vacuumed=" + rs.getBoolean(1) + " " + rs.getString(2));
-            }
-        }
-        return out;
+        return TestDb.onEveryReplica(mc, "SELECT (SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE relname = 't'),"
+                + " (SELECT string_agg(c.relname || (CASE WHEN i.indisvalid THEN '' ELSE ' invalid' END), ',' ORDER BY c.relname)"
+                + " FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 't'::regclass)");
     }
 
     @Test
@@ -65,7 +54,7 @@ class PostgresMaintenanceTest {
             exec(c, "VACUUM t", "/* nightly */ vacuum (analyze, verbose false) t", "VACUUM");
             assertEquals(version, mc.admin().version(), "VACUUM takes no version: it is not logged");
             List<String> after = vacuumedAndIndexes(mc);
-            assertTrue(after.get(0).contains("vacuumed=true"), () -> "the primary was vacuumed: " + after);
+            assertTrue(after.get(0).startsWith("primary:t|"), () -> "the primary was vacuumed: " + after);
             // autocommit off, no transaction open: it runs too, and the connection's next transaction is a transaction
             c.setAutoCommit(false);
             exec(c, "VACUUM ANALYZE t");
@@ -94,7 +83,7 @@ class PostgresMaintenanceTest {
             exec(c, "CREATE TABLE t (k int PRIMARY KEY, v int)", "CREATE INDEX t_v ON t (v)", "INSERT INTO t SELECT g, g FROM generate_series(1, 100) g");
             exec(c, "REINDEX TABLE CONCURRENTLY t", "reindex (verbose) index concurrently t_v");
             List<String> after = vacuumedAndIndexes(mc);
-            for (String r : after) assertTrue(r.endsWith(" t_pkey,t_v"), () -> "every replica has both indexes, valid: " + after);
+            for (String r : after) assertTrue(r.endsWith("|t_pkey,t_v"), () -> "every replica has both indexes, valid: " + after);
             c.setAutoCommit(false);
             exec(c, "UPDATE t SET v = v + 1 WHERE k = 1");
             SQLException e = assertThrows(SQLException.class, () -> exec(c, "REINDEX INDEX CONCURRENTLY t_v"));

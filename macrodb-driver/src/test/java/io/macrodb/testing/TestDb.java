@@ -81,6 +81,23 @@ public final class TestDb {
         return out;
     }
 
+    /**
+     * Once every secondary has caught up: a one-row query run on each replica's own engine (its URL, past MacroDB), as
+     * {@code role:columns} with the columns joined by '|', in the order of {@code replicaStatus}.
+     */
+    public static List<String> onEveryReplica(MacroConnection mc, String sql) throws SQLException {
+        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "secondaries did not catch up: " + mc.replicaStatus());
+        List<String> out = new java.util.ArrayList<>();
+        for (io.macrodb.replica.ReplicaStatus r : mc.replicaStatus()) {
+            try (Connection d = DriverManager.getConnection(r.url(), "sa", "")) {
+                List<String> row = rows(d, sql, "|");
+                assertEquals(1, row.size(), () -> sql + " on " + r.url() + ": " + row);
+                out.add(r.role() + ":" + row.get(0));
+            }
+        }
+        return out;
+    }
+
     public static Connection open(String url) throws SQLException {
         return DriverManager.getConnection(url, "sa", "");
     }
