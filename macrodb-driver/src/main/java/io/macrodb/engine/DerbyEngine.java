@@ -342,6 +342,23 @@ public final class DerbyEngine implements Engine {
      */
     @Override public void dropUserTriggers(Connection c) throws SQLException {
         setReferentialIntegrity(c, false);
+        identitiesByDefault(c);
+        dropApplicationTriggers(c);
+    }
+
+    /**
+     * {@link #dropUserTriggers} without its commits ({@link #setReferentialIntegrity} commits after setting a database
+     * property), for the middle of an apply transaction: the foreign keys and the application's triggers dropped, identity
+     * columns {@code BY DEFAULT}. The property is set already: the secondary was built so.
+     */
+    @Override public void afterSchemaChangeInApply(Connection c) throws SQLException {
+        dropForeignKeys(c);
+        identitiesByDefault(c);
+        dropApplicationTriggers(c);
+    }
+
+    /** Identity columns {@code GENERATED ALWAYS} made {@code BY DEFAULT}: rows arrive with the primary's values. */
+    private static void identitiesByDefault(Connection c) throws SQLException {
         List<String> identities = new ArrayList<>();
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, T.TABLENAME, C.COLUMNNAME FROM SYS.SYSCOLUMNS C"
@@ -355,6 +372,10 @@ public final class DerbyEngine implements Engine {
         try (Statement s = c.createStatement()) {
             for (String d : identities) s.execute(d);
         }
+    }
+
+    /** The application's triggers dropped (MacroDB's capture triggers stay). */
+    private static void dropApplicationTriggers(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, G.TRIGGERNAME FROM SYS.SYSTRIGGERS G JOIN SYS.SYSSCHEMAS S"
@@ -729,6 +750,12 @@ public final class DerbyEngine implements Engine {
             return;
         }
         setProperty(c, NO_FOREIGN_KEYS, "true");
+        dropForeignKeys(c);
+        if (!c.getAutoCommit()) c.commit();
+    }
+
+    /** Every foreign key dropped, inside the caller's transaction. */
+    private static void dropForeignKeys(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT S.SCHEMANAME, T.TABLENAME, K.CONSTRAINTNAME FROM SYS.SYSCONSTRAINTS K"
@@ -741,7 +768,6 @@ public final class DerbyEngine implements Engine {
         try (Statement s = c.createStatement()) {
             for (String d : drops) s.execute(d);
         }
-        if (!c.getAutoCommit()) c.commit();
     }
 
     /**

@@ -144,6 +144,14 @@ public interface Engine {
     void dropUserTriggers(Connection c) throws SQLException;
 
     /**
+     * What a row-propagation secondary needs right after applying a schema change, before the rows after it in the same
+     * record (a transaction's schema change, where DDL is transactional), inside the apply transaction and without
+     * committing it: what {@link #dropUserTriggers} does (the application's triggers gone, and whatever else the engine
+     * needs for rows that arrive as images). {@link #dropUserTriggers} where it commits nothing.
+     */
+    default void afterSchemaChangeInApply(Connection c) throws SQLException { dropUserTriggers(c); }
+
+    /**
      * Runs on the session that is about to change the schema (the primary's, an applier's, recovery's),
      * in the transaction that will run the DDL. Engines whose capture triggers name a table's columns
      * and would block the change (SQLite refuses to drop a column a trigger reads) take them away

@@ -53,10 +53,12 @@ final class RowWriter implements AutoCloseable {
     }
 
     /**
-     * @param withoutUserTriggers a secondary in row propagation, which carries none of the application's triggers: a
-     *                            schema change that creates one has it dropped again at once, in the apply transaction,
-     *                            before the rows after it in the same record (a transaction's schema change on an engine
-     *                            whose DDL is transactional) would fire it a second time
+     * @param withoutUserTriggers a secondary in row propagation, which carries none of the application's triggers: after
+     *                            a schema change where DDL is transactional, in the apply transaction and before the rows
+     *                            after it in the same record, it does what it does after every schema change
+     *                            ({@code Engine.afterSchemaChangeInApply}): a trigger the change created would fire a
+     *                            second time for those rows, and on Derby a new identity column or foreign key would
+     *                            refuse them
      */
     RowWriter(Connection c, io.macrodb.engine.Engine engine, boolean withoutUserTriggers) {
         this.c = c;
@@ -319,7 +321,8 @@ final class RowWriter implements AutoCloseable {
             ps.execute();
         }
         if (sc.names() != null) engine.alignGeneratedNames(c, sc.names());
-        if (sc.ddl() && withoutUserTriggers) engine.dropUserTriggers(c);
+        // a transaction's schema change may have rows after it in this record: they arrive as images, as after a commit
+        if (sc.ddl() && withoutUserTriggers && engine.schemaChangesAreTransactional()) engine.afterSchemaChangeInApply(c);
     }
 
     static String deleteSql(TableShape t) {
