@@ -315,8 +315,13 @@ public final class PostgresEngine implements Engine {
             + "((?:create\\s+(?:unique\\s+)?|drop\\s+)index|reindex\\s*(?:\\([^)]*\\)\\s*)?(?:index|table))\\s+concurrently\\b",
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
 
-    /** {@code VACUUM} in any form: maintenance of the server's own storage, which PostgreSQL refuses in a transaction block. */
-    private static final java.util.regex.Pattern VACUUM = java.util.regex.Pattern.compile(LEADING + "vacuum\\b",
+    /**
+     * Maintenance of the server's own storage that PostgreSQL refuses in a transaction block: {@code VACUUM} in any form,
+     * {@code REINDEX [(options)] {SCHEMA | DATABASE | SYSTEM}}, and {@code CLUSTER} without a table (every table clustered
+     * before).
+     */
+    private static final java.util.regex.Pattern MAINTENANCE = java.util.regex.Pattern.compile(LEADING
+            + "(?:vacuum\\b|reindex\\s*(?:\\([^)]*\\)\\s*)?(?:schema|database|system)\\b|cluster\\s*(?:\\([^)]*\\)\\s*)?(?:verbose\\s*)?(?:;\\s*)?$)",
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
 
     /**
@@ -368,12 +373,12 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
-     * {@code VACUUM} (with {@code FULL}, {@code ANALYZE}, any options): it changes no row, and PostgreSQL refuses it in a
-     * transaction block. The primary runs it in autocommit; every secondary is a server of its own, whose autovacuum
-     * keeps its storage.
+     * {@code VACUUM} (with {@code FULL}, {@code ANALYZE}, any options), {@code REINDEX SCHEMA | DATABASE | SYSTEM} and a
+     * bare {@code CLUSTER}: they change no row, and PostgreSQL refuses them in a transaction block. The primary runs them
+     * in autocommit; every secondary is a server of its own, whose autovacuum keeps its storage.
      */
     @Override public boolean maintenanceOnPrimary(String sql) {
-        return VACUUM.matcher(sql).find();
+        return MAINTENANCE.matcher(sql).find();
     }
 
     /**

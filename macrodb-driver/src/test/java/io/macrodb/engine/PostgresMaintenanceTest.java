@@ -19,8 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * PostgreSQL's statements that refuse a transaction block (25001), through MacroDB, which ran every schema change in a
  * transaction of its own and so failed them all, in autocommit too:
  * <ul>
- *   <li>{@code VACUUM} (any form) changes no row: it runs on the primary, in autocommit, outside the update gate, and is
- *   not logged (each secondary's autovacuum keeps its own storage);</li>
+ *   <li>{@code VACUUM} (any form), {@code REINDEX SCHEMA | DATABASE | SYSTEM} and a bare {@code CLUSTER} change no row:
+ *   they run on the primary, in autocommit, outside the update gate, and are not logged (each secondary's autovacuum
+ *   keeps its own storage);</li>
  *   <li>{@code REINDEX ... CONCURRENTLY} runs on the primary in autocommit and every secondary rebuilds the index plainly,
  *   as {@code CREATE INDEX CONCURRENTLY} does ({@link PostgresConcurrentIndexTest});</li>
  *   <li>{@code DISCARD ALL} and {@code RESET ALL} would reset MacroDB's own session settings: refused with 0AM00, naming
@@ -51,7 +52,7 @@ class PostgresMaintenanceTest {
             exec(c, "CREATE TABLE t (k int PRIMARY KEY, v int)", "INSERT INTO t SELECT g, g FROM generate_series(1, 200) g",
                     "DELETE FROM t WHERE k > 100");
             long version = mc.admin().version();
-            exec(c, "VACUUM t", "/* nightly */ vacuum (analyze, verbose false) t", "VACUUM");
+            exec(c, "VACUUM t", "/* nightly */ vacuum (analyze, verbose false) t", "VACUUM", "REINDEX (verbose) SCHEMA public", "CLUSTER");
             assertEquals(version, mc.admin().version(), "VACUUM takes no version: it is not logged");
             List<String> after = vacuumedAndIndexes(mc);
             assertTrue(after.get(0).startsWith("primary:t|"), () -> "the primary was vacuumed: " + after);
@@ -62,8 +63,11 @@ class PostgresMaintenanceTest {
             c.rollback();
             // inside an update transaction: refused as on PostgreSQL, the transaction still open
             exec(c, "INSERT INTO t VALUES (501, 5)");
-            SQLException e = assertThrows(SQLException.class, () -> exec(c, "VACUUM t"));
-            assertEquals("25001", e.getSQLState(), e.getMessage());
+            for (String sql : new String[] {"VACUUM t", "REINDEX SCHEMA public", "CLUSTER"}) {
+                SQLException e = assertThrows(SQLException.class, () -> exec(c, sql), sql);
+                assertEquals("25001", e.getSQLState(), sql + ": " + e.getMessage());
+            }
+            exec(c, "CLUSTER t USING t_pkey"); // with a table it runs in a transaction block: a schema change, as before
             exec(c, "INSERT INTO t VALUES (502, 5)");
             c.commit();
             c.setAutoCommit(true);
