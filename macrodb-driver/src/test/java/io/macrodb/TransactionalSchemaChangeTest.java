@@ -104,6 +104,34 @@ class TransactionalSchemaChangeTest {
     }
 
     /**
+     * A transaction that never said what it is starts on a secondary with a read; its schema change moves it to the
+     * primary as a write does (its read is run again there and still holds), and the change is part of it from then
+     * on: a rollback undoes it, a commit ships it with the rows after it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "derby", "postgresql"})
+    void anUndeclaredTransactionMovesToThePrimaryAtItsSchemaChange(String engine) throws SQLException {
+        try (Connection c = TestDb.open(url(engine, ""))) {
+            exec(c, "CREATE TABLE t (k INT PRIMARY KEY, v VARCHAR(10))", "INSERT INTO t VALUES (1, 'a')");
+            io.macrodb.jdbc.MacroConnection mc = TestDb.macro(c);
+            for (boolean commit : new boolean[] {false, true}) {
+                assertTrue(mc.admin().awaitCaughtUp(10_000));
+                c.setAutoCommit(false);
+                assertEquals(List.of("1|a"), rows(c, "SELECT k, v FROM t WHERE k = 1"));
+                assertFalse(mc.currentReplica().isPrimary(), "an undeclared read starts on a secondary");
+                exec(c, "ALTER TABLE t ADD COLUMN x" + (commit ? 2 : 1) + " INT");
+                assertTrue(mc.currentReplica().isPrimary(), "the schema change moved the transaction to the primary");
+                exec(c, "UPDATE t SET x" + (commit ? 2 : 1) + " = 5");
+                if (commit) c.commit();
+                else c.rollback();
+                c.setAutoCommit(true);
+            }
+            assertEquals(List.of("1|a|5"), rows(c, "SELECT * FROM t"), "x1 rolled back, x2 committed");
+            TestDb.assertConverged(c);
+        }
+    }
+
+    /**
      * A trigger of the application created inside a transaction fires on the primary for the rows after it; row
      * propagation ships what it did, and a secondary, which applies the trigger's creation and those rows in one
      * transaction, must not fire it again (in row propagation a secondary carries none of the application's triggers).
