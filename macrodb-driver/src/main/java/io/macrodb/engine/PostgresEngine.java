@@ -304,7 +304,11 @@ public final class PostgresEngine implements Engine {
     /** DDL is transactional: a rollback undoes a {@code CREATE} or an {@code ALTER} with the rows around it. */
     @Override public boolean schemaChangesAreTransactional() { return true; }
 
-    /** Comments and blanks before a statement's first word. */
+    /**
+     * Comments and blanks before a statement's first word. The patterns that start with it are matched with {@code
+     * lookingAt}, from the statement's start only: three of them are tried on every statement of a PostgreSQL
+     * connection, and {@code find} would try every position of a long statement for an anchor that fails there.
+     */
     private static final String LEADING = "^(?:\\s+|--[^\\n]*(?:\\n|$)|/\\*.*?\\*/)*";
 
     /**
@@ -339,7 +343,7 @@ public final class PostgresEngine implements Engine {
      * inside their apply transaction.
      */
     @Override public boolean schemaChangeOutsideTransaction(String sql) {
-        return CONCURRENTLY.matcher(sql).find();
+        return CONCURRENTLY.matcher(sql).lookingAt();
     }
 
     /** The invalid indexes there are now: a failed {@code CREATE INDEX CONCURRENTLY} leaves one more. */
@@ -378,7 +382,7 @@ public final class PostgresEngine implements Engine {
      * in autocommit; every secondary is a server of its own, whose autovacuum keeps its storage.
      */
     @Override public boolean maintenanceOnPrimary(String sql) {
-        return MAINTENANCE.matcher(sql).find();
+        return MAINTENANCE.matcher(sql).lookingAt();
     }
 
     /**
@@ -388,7 +392,7 @@ public final class PostgresEngine implements Engine {
      * so would setting them by hand. Refused, naming what to run instead.
      */
     @Override public SQLException unsupportedStatement(String sql) {
-        if (!SESSION_RESET.matcher(sql).find()) return null;
+        if (!SESSION_RESET.matcher(sql).lookingAt()) return null;
         return refused("this statement would reset the settings MacroDB keeps on its sessions (macrodb.capture,"
                 + " session_replication_role), and MacroDB runs the connection's statements on several servers' sessions;"
                 + " it is not supported through MacroDB: " + abbreviate(sql) + ". RESET the settings you changed one by one"
@@ -402,7 +406,7 @@ public final class PostgresEngine implements Engine {
 
     @Override public String schemaChangeOnSecondary(String sql) {
         java.util.regex.Matcher m = CONCURRENTLY.matcher(sql);
-        return m.find() ? sql.substring(0, m.start(1)) + m.group(1) + sql.substring(m.end()) : sql;
+        return m.lookingAt() ? sql.substring(0, m.start(1)) + m.group(1) + sql.substring(m.end()) : sql;
     }
 
     /**
