@@ -66,6 +66,11 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private final Propagation propagation;
     private final ShapeResolver shapes;
     private static final boolean VERIFY_IMAGES = Boolean.getBoolean("macrodb.verifyTriggerImages");
+    /**
+     * Built from the rows of the engine's own log ({@link #buildDecoded}): the images are the rows as the engine logged
+     * them, and nothing is read back (the transaction is committed already).
+     */
+    private boolean decoded;
     private static final java.util.concurrent.atomic.LongAdder FROM_TRIGGERS = new java.util.concurrent.atomic.LongAdder();
     private static final java.util.concurrent.atomic.LongAdder READ_BACK = new java.util.concurrent.atomic.LongAdder();
     private static final java.util.concurrent.atomic.LongAdder DIVERGED = new java.util.concurrent.atomic.LongAdder();
@@ -88,6 +93,13 @@ public final class TransactionChanges extends CaptureContext implements PendingC
     private final List<StatementChange> schemaChanges = new ArrayList<>();
     /** How many events the schema changes took into {@link #beforeSchemaChange}: marks count from the transaction's start. */
     private int base;
+    /**
+     * Per schema change of the transaction: where in {@link #beforeSchemaChange} the rows before it go, and the shapes
+     * they were made in. Used where the rows are known only after the commit ({@link #buildDecoded}).
+     */
+    private record Deferred(int at, ShapeResolver shapes) {}
+
+    private final List<Deferred> deferred = new ArrayList<>();
     private boolean usesSequences;
     /** The tables with an identity column this transaction inserted into: their positions travel with the commit. */
     private final java.util.Map<String, TableShape> identityTables = new java.util.LinkedHashMap<>();
@@ -237,7 +249,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         }
         Object[] image = null;
         if (imagesTrusted && newRow != null) {
-            image = image(shape, newRow);
+            image = decoded ? loggedImage(shape, newRow) : image(shape, newRow);
             if (image == null) imagesTrusted = false;
         }
         events.add(new RowEvent(shape, oldRow == null ? null : key(shape, oldRow), newRow == null ? null : key(shape, newRow), image,
@@ -285,6 +297,16 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             if (v == UNSUPPORTED) return null;
             out[i] = v;
         }
+        return out;
+    }
+
+    /**
+     * The image of a row from the engine's own log ({@link #decoded}): exact whatever its types, read as a read of the
+     * engine reads them (a value no trigger could hand over, an array or a JSON document, included).
+     */
+    private static Object[] loggedImage(TableShape shape, Object[] row) throws SQLException {
+        Object[] out = new Object[shape.columns().size()];
+        for (int i = 0; i < out.length; i++) out[i] = Values.detach(row[shape.columnOrdinal(i)]);
         return out;
     }
 
@@ -430,11 +452,23 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      * if it fails ({@link #schemaChangeFailed}), all is as it was. In a database that ships nothing, nothing is built.
      */
     public void beforeSchemaChange(Connection c, StatementCache cache) throws SQLException {
+        beforeSchemaChange(c, cache, shapes);
+    }
+
+    /**
+     * {@link #beforeSchemaChange(Connection, StatementCache)}, with the shapes the transaction's rows so far were made
+     * in ({@code shapesSoFar}: they stay as they are until the commit), for rows known only after the commit
+     * ({@link #buildDecoded}).
+     */
+    public void beforeSchemaChange(Connection c, StatementCache cache, ShapeResolver shapesSoFar) throws SQLException {
         int built = beforeSchemaChange.size();
         if (ships && !events.isEmpty()) beforeSchemaChange.addAll(buildSegment(c, cache));
         setAside = new SetAside(built, List.copyOf(events), imagesTrusted, List.copyOf(failedStatementTables),
                 List.copyOf(settledByRowid), keylessUncertainAt, keylessUncertainTable, statementStart);
-        base += events.size();
+        deferred.add(new Deferred(beforeSchemaChange.size(), shapesSoFar));
+        // one more than the events: a mark taken before this is refused even where no event was recorded (rows that
+        // come from the engine's log after the commit), since the schema change cannot be rolled back out of the record
+        base += events.size() + 1;
         events.clear();
         imagesTrusted = trustImages;
         failedStatementTables.clear();
@@ -473,7 +507,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         if (a == null) return;
         setAside = null;
         beforeSchemaChange.subList(a.built(), beforeSchemaChange.size()).clear();
-        base -= a.events().size();
+        deferred.remove(deferred.size() - 1);
+        base -= a.events().size() + 1;
         events.clear();
         events.addAll(a.events());
         imagesTrusted = a.imagesTrusted();
@@ -525,6 +560,82 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         List<Change> out = new ArrayList<>(beforeSchemaChange);
         out.addAll(buildSegment(c, cache));
         return out;
+    }
+
+    @Override public List<Change> buildDecoded(List<List<io.macrodb.engine.CommitDecoding.Row>> segments) throws SQLException {
+        if (!ships) throw new IllegalStateException("MacroDB: the changes of a database that ships none were not recorded");
+        if (segments.size() != deferred.size() + 1) {
+            throw new SQLException("MacroDB: the engine's log gave " + segments.size() + " part(s) of a transaction with "
+                    + deferred.size() + " schema change(s)", SqlState.INTERNAL_ERROR.getState());
+        }
+        List<Change> out = new ArrayList<>();
+        int from = 0;
+        for (int k = 0; k < deferred.size(); k++) {
+            Deferred d = deferred.get(k);
+            out.addAll(beforeSchemaChange.subList(from, d.at()));
+            out.addAll(decodedSegment(segments.get(k), d.shapes()));
+            from = d.at();
+        }
+        out.addAll(beforeSchemaChange.subList(from, beforeSchemaChange.size()));
+        out.addAll(decodedSegment(segments.get(deferred.size()), shapes));
+        return out;
+    }
+
+    /**
+     * The changes of one part of a decoded transaction, in the shapes {@code resolver} gives. Each row is a statement
+     * of its own: the log's rows come in the order the engine changed them, and an old key names the row that key held
+     * just before (a key held twice at once, which only a deferrable key allows, is refused by capture).
+     */
+    private List<Change> decodedSegment(List<io.macrodb.engine.CommitDecoding.Row> rows, ShapeResolver resolver) throws SQLException {
+        if (rows.isEmpty()) return List.of();
+        TransactionChanges part = new TransactionChanges(propagation, resolver, true, true, false, "", false, false);
+        part.decoded = true;
+        IdentityHashMap<String[], int[]> positions = new IdentityHashMap<>();
+        for (io.macrodb.engine.CommitDecoding.Row r : rows) {
+            TableShape shape = resolver.shape(r.schema(), r.table());
+            if (shape == null) {
+                throw new SQLException("MacroDB: no replicated shape for " + r.schema() + "." + r.table() + ", changed in the engine's log",
+                        SqlState.INTERNAL_ERROR.getState());
+            }
+            int[] at = positions.get(r.columns());
+            if (at == null || at.length != shape.ordinalCount()) {
+                at = ordinals(shape, r.columns());
+                positions.put(r.columns(), at);
+            }
+            part.statement++;
+            part.onRow(r.schema(), r.table(), decodedRow(shape, at, r.oldValues()), decodedRow(shape, at, r.newValues()));
+        }
+        if (part.usesSequences) usesSequences = true;
+        for (Map.Entry<String, TableShape> e : part.identityTables.entrySet()) identityTables.putIfAbsent(e.getKey(), e.getValue());
+        return part.buildSegment(null, null);
+    }
+
+    /** Per ordinal of {@code shape}: the position of its column among the log's {@code columns} (-1: not replicated). */
+    private static int[] ordinals(TableShape shape, String[] columns) throws SQLException {
+        int[] at = new int[shape.ordinalCount()];
+        Arrays.fill(at, -1);
+        Map<String, Integer> byName = new java.util.HashMap<>();
+        for (int j = 0; j < columns.length; j++) byName.put(columns[j], j);
+        for (int i = 0; i < shape.columns().size(); i++) {
+            Integer j = byName.remove(shape.columns().get(i));
+            if (j == null) {
+                throw new SQLException("MacroDB: the engine's log has no column " + shape.columns().get(i) + " of " + shape
+                        + " (it has " + Arrays.toString(columns) + ")", SqlState.INTERNAL_ERROR.getState());
+            }
+            at[shape.columnOrdinal(i)] = j;
+        }
+        if (!byName.isEmpty()) {
+            throw new SQLException("MacroDB: the engine's log has columns " + byName.keySet() + " of " + shape + " that it does not"
+                    + " replicate", SqlState.INTERNAL_ERROR.getState());
+        }
+        return at;
+    }
+
+    private static Object[] decodedRow(TableShape shape, int[] at, Object[] values) {
+        if (values == null) return null;
+        Object[] row = new Object[at.length];
+        for (int i = 0; i < at.length; i++) if (at[i] >= 0) row[i] = values[at[i]];
+        return row;
     }
 
     /** {@link #build} of the events since the transaction's last schema change (all of them, if it made none). */
@@ -615,7 +726,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                     Object[] row = t.rows.get(k);
                     if (row != ABSENT) images.add(row);
                 }
-                if (checkImages || VERIFY_IMAGES) {
+                if (!decoded && (checkImages || VERIFY_IMAGES)) {
                     try {
                         verify(shape, images, readImages(c, cache, shape, t.existed.keySet(), readBackSuffix, rowValueLists), checkImages);
                     } catch (io.macrodb.engine.EngineDiverged | IllegalStateException e) {

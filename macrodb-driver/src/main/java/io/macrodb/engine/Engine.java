@@ -75,6 +75,18 @@ public interface Engine {
     default void collectChanges(Connection c, CaptureContext into) throws SQLException {}
 
     /**
+     * Opens capture from the engine's own log on the primary at {@code jdbcUrl} ({@link CommitDecoding}: each update
+     * transaction's rows are read from it after the engine's commit), or returns null where the engine's triggers
+     * capture the rows inside the transaction (every engine but PostgreSQL with {@code capture=decoding}). Called when
+     * a replica set opens and when a secondary is promoted, before any update transaction commits there.
+     *
+     * @param name unique to the replica set (PostgreSQL names its replication slot after it)
+     */
+    default CommitDecoding startDecoding(EngineUrl url, String jdbcUrl, java.util.Properties properties, String name) throws SQLException {
+        return null;
+    }
+
+    /**
      * Refuses, at connect time, what this engine cannot do with these options (SQLState 0AM00 and a
      * message that says what to change); nothing by default.
      */

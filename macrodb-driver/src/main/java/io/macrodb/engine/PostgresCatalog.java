@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -69,9 +70,7 @@ final class PostgresCatalog {
     /**
      * The JDBC type MacroDB reads a column of PostgreSQL type {@code typname} as: the date and time types
      * by their own codes (read as java.time values, see {@link Values#read}), {@code bytea} as binary,
-     * {@code bpchar} as CHAR (compared without trailing spaces); everything else OTHER, read with
-     * {@code getObject} (numbers, text, booleans, UUIDs as such; arrays as Java arrays; other types as
-     * pgjdbc's {@code PGobject}, type name and text, which binds back as the same type).
+     * {@code bpchar} as CHAR (compared without trailing spaces); everything else OTHER, read by {@link #readOther}.
      */
     static int jdbcType(String typname, String category) {
         return switch (typname) {
@@ -84,6 +83,28 @@ final class PostgresCatalog {
             case "bpchar" -> java.sql.Types.CHAR;
             default -> java.sql.Types.OTHER;
         };
+    }
+
+    /** The types pgjdbc's {@code getObject} reads as a Java value that binds back as the same type and value. */
+    private static final Set<String> JAVA_VALUED = Set.of("int2", "int4", "int8", "float4", "float8", "numeric", "bool", "text",
+            "varchar", "name", "uuid", "serial", "bigserial", "smallserial"); // pgjdbc names an integer column with a sequence so
+
+    /**
+     * A column of type OTHER ({@link #jdbcType}) of a pgjdbc result: numbers, text, booleans and UUIDs as their Java
+     * values; every other type (arrays, enums, JSON, intervals, network addresses, money, geometry, the application's
+     * own types) as pgjdbc's {@code PGobject}, its type's name and text form, which binds back as that type and is
+     * read by the type's input function into the same value. ({@code getObject} gives some of them as values that do
+     * not bind back: an enum's label as a {@code String}, typed {@code varchar}; money as a {@code Double}.)
+     */
+    static Object readOther(java.sql.ResultSet rs, int i) throws SQLException {
+        String type = rs.getMetaData().getColumnTypeName(i);
+        if (JAVA_VALUED.contains(type)) return Values.detach(rs.getObject(i));
+        String text = rs.getString(i);
+        if (text == null) return null;
+        org.postgresql.util.PGobject o = new org.postgresql.util.PGobject();
+        o.setType(type);
+        o.setValue(text);
+        return o;
     }
 
     /** The primary key's columns by their position in the key. */

@@ -84,6 +84,12 @@ public final class PostgresEngine implements Engine {
      */
     @Override public Dialect dialect() { return Dialect.H2; }
 
+    /**
+     * {@code capture=decoding}: rows come from the primary's logical decoding stream after each commit ({@link
+     * PostgresDecoder}); the tables' triggers only refuse what the stream cannot carry. Otherwise {@code capture=triggers}.
+     */
+    private volatile boolean decoding;
+
     /** pgjdbc reads a whole result into memory unless a fetch size is set, and reports this. */
     @Override public int defaultHoldability() { return java.sql.ResultSet.CLOSE_CURSORS_AT_COMMIT; }
 
@@ -105,17 +111,15 @@ public final class PostgresEngine implements Engine {
         }
         String capture = options.get(CAPTURE);
         if (capture == null) {
-            throw refused("PostgreSQL needs capture=triggers in the URL: MacroDB captures its rows with a PL/pgSQL trigger per"
-                    + " table (docs/postgresql-engine.md §2a); capture=decoding (logical decoding, the planned default) is not"
-                    + " built yet", "0AM00");
+            throw refused("PostgreSQL needs capture=decoding or capture=triggers in the URL: MacroDB reads each commit's rows from"
+                    + " the primary's logical decoding stream (decoding: wal_level = logical, a user with REPLICATION) or captures"
+                    + " them with a PL/pgSQL trigger per table (triggers: any server); docs/postgresql-engine.md", "0AM00");
         }
         capture = capture.trim().toLowerCase(Locale.ROOT);
-        if (capture.equals("decoding")) {
-            throw refused("capture=decoding (logical decoding) is not built yet on PostgreSQL; use capture=triggers", "0AM00");
+        if (!capture.equals("triggers") && !capture.equals("decoding")) {
+            throw refused("capture='" + options.get(CAPTURE) + "' must be decoding or triggers", "08001");
         }
-        if (!capture.equals("triggers")) {
-            throw refused("capture='" + options.get(CAPTURE) + "' must be triggers (decoding is planned, not built)", "08001");
-        }
+        decoding = capture.equals("decoding");
         Endpoint primary = primaryEndpoint(url);
         List<String> list = new ArrayList<>();
         Set<String> seen = new LinkedHashSet<>();
@@ -257,6 +261,7 @@ public final class PostgresEngine implements Engine {
      * {@link #refreshCapture}, as for every engine).
      */
     @Override public void configurePrimary(Connection c, Propagation propagation, EngineUrl url) throws SQLException {
+        decoding = "decoding".equals(url.settings().get(CAPTURE));
         checkServer(c, "the primary (" + primaryUrl(url) + ")");
         // One MacroDB replica set per database: its log and versions live in one process, two would diverge.
         // The lock is the catalog session's, held while the set is open (released when that session closes).
@@ -453,10 +458,39 @@ public final class PostgresEngine implements Engine {
      */
     @Override public void checkSchemaChange(Connection c) throws SQLException {
         List<String> objects = objectsInOwnSchema(c);
-        if (objects.isEmpty()) return;
+        if (objects.isEmpty()) {
+            if (decoding) markSchemaChange(c, 'e');
+            return;
+        }
         throw new SQLException("MacroDB: this schema change puts " + String.join(", ", objects) + " into schema macrodb, which is"
                 + " MacroDB's own (it is not replicated, and MacroDB drops it when the database closes); create it in another"
                 + " schema. Nothing was changed", RESERVED_NAME);
+    }
+
+    /**
+     * {@code capture=decoding}: a schema change about to run in a primary session's transaction, inside its engine
+     * savepoint. Marked in the stream, so that the rows before it and after it are told apart ({@link PostgresDecoder}).
+     */
+    @Override public void beforeSchemaChange(Connection c) throws SQLException {
+        if (decoding) markSchemaChange(c, 'b');
+    }
+
+    /**
+     * The mark {@code b} (a schema change begins) or {@code e} (it ended, and MacroDB took it), in a primary session
+     * only (a secondary applies a schema change through the same calls, and is not decoded).
+     */
+    private static void markSchemaChange(Connection c, char mark) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT CASE WHEN current_setting('macrodb.capture', true) = 'on' THEN pg_logical_emit_message(true, '"
+                    + PostgresDecoder.PREFIX + "', '" + mark + "') END");
+        }
+    }
+
+    /** {@code capture=decoding}: the primary's stream, read by a {@link PostgresDecoder}. */
+    @Override public CommitDecoding startDecoding(EngineUrl url, String jdbcUrl, java.util.Properties properties, String name)
+            throws SQLException {
+        if (!"decoding".equals(url.settings().get(CAPTURE))) return null;
+        return new PostgresDecoder(jdbcUrl, properties, name, 60_000);
     }
 
     private static void checkServer(Connection c, String what) throws SQLException {
@@ -514,10 +548,16 @@ public final class PostgresEngine implements Engine {
             if (primary) {
                 s.execute("SET session_replication_role = origin");
                 s.execute("SET macrodb.capture = 'on'");
-                // not ON COMMIT DELETE ROWS: truncating the table at every commit cut a one-row update's
-                // throughput to a quarter (docs/postgresql-engine.md §0); collectChanges deletes the rows instead
-                s.execute("CREATE TEMPORARY TABLE IF NOT EXISTS macrodb_changes (seq bigint GENERATED ALWAYS AS IDENTITY,"
-                        + " xid bigint NOT NULL DEFAULT txid_current(), rel oid NOT NULL, old_key text[], new_key text[])");
+                if (decoding) {
+                    // a walsender decodes only WAL that is flushed: a commit that waits for its decoding must flush it
+                    // (with synchronous_commit off each such commit waited for the WAL writer, about 200 ms)
+                    s.execute("SET synchronous_commit = local");
+                } else {
+                    // not ON COMMIT DELETE ROWS: truncating the table at every commit cut a one-row update's
+                    // throughput to a quarter (docs/postgresql-engine.md §0); collectChanges deletes the rows instead
+                    s.execute("CREATE TEMPORARY TABLE IF NOT EXISTS macrodb_changes (seq bigint GENERATED ALWAYS AS IDENTITY,"
+                            + " xid bigint NOT NULL DEFAULT txid_current(), rel oid NOT NULL, old_key text[], new_key text[])");
+                }
             } else {
                 s.execute("SET macrodb.capture = 'apply'");
                 try {
@@ -561,6 +601,10 @@ public final class PostgresEngine implements Engine {
      * may have changed, so the function is always written afresh ({@code CREATE OR REPLACE}).
      */
     @Override public void installCapture(Connection c, TableShape t) throws SQLException {
+        if (decoding) {
+            installGuard(c, t);
+            return;
+        }
         long oid = oid(c, t);
         String refuseOutside = "RAISE EXCEPTION USING ERRCODE = '55000', MESSAGE = " + literal("MacroDB: " + t.qualifiedName()
                 + " was changed outside MacroDB; every write to a replicated database must go through its jdbc:macrodb: URL");
@@ -592,18 +636,78 @@ public final class PostgresEngine implements Engine {
         try (Statement s = c.createStatement()) {
             s.execute("CREATE OR REPLACE FUNCTION " + functionName(oid) + "() RETURNS trigger LANGUAGE plpgsql AS "
                     + dollarQuoted(body.toString()));
-            if (!hasCaptureTrigger(c, oid)) {
+            Boolean perRow = captureTriggerPerRow(c, oid);
+            if (perRow != null && !perRow) s.execute("DROP TRIGGER " + TRIGGER + " ON " + t.qualifiedName()); // made by capture=decoding
+            if (perRow == null || !perRow) {
                 s.execute("CREATE TRIGGER " + TRIGGER + " AFTER INSERT OR UPDATE OR DELETE ON " + t.qualifiedName()
                         + " FOR EACH ROW EXECUTE FUNCTION " + functionName(oid) + "()");
             }
         }
     }
 
-    private static boolean hasCaptureTrigger(Connection c, long oid) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_trigger WHERE tgrelid = ? AND tgname = '" + TRIGGER + "'")) {
+    /**
+     * {@code capture=decoding}: the table's trigger only refuses, once per statement, what the stream cannot carry: a
+     * write from a session outside MacroDB (55000), a write to a table without a primary key, to an unlogged table (not
+     * decoded) or to one whose primary key is deferrable (its rows can hold one key twice inside a statement, and the
+     * stream does not say which row an old key names) (0AM00). The table's replica identity is made {@code FULL}: an
+     * update that leaves a TOASTed value unchanged sends the new row without it, and the old row then carries it.
+     */
+    private void installGuard(Connection c, TableShape t) throws SQLException {
+        long oid = oid(c, t);
+        char identity;
+        boolean unlogged;
+        boolean deferrableKey;
+        try (PreparedStatement ps = c.prepareStatement("SELECT c.relreplident, c.relpersistence = 'u', EXISTS (SELECT 1 FROM"
+                + " pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'p' AND k.condeferrable) FROM pg_class c WHERE c.oid = ?")) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
+                rs.next();
+                identity = rs.getString(1).charAt(0);
+                unlogged = rs.getBoolean(2);
+                deferrableKey = rs.getBoolean(3);
+            }
+        }
+        StringBuilder body = new StringBuilder("BEGIN\n");
+        body.append("IF current_setting('macrodb.capture', true) IS DISTINCT FROM 'on' THEN\n");
+        body.append("  IF current_setting('macrodb.capture', true) = 'apply' THEN RETURN NULL; END IF;\n");
+        body.append("  RAISE EXCEPTION USING ERRCODE = '55000', MESSAGE = ").append(literal("MacroDB: " + t.qualifiedName()
+                + " was changed outside MacroDB; every write to a replicated database must go through its jdbc:macrodb: URL")).append(";\n");
+        body.append("END IF;\n");
+        String refusal = null;
+        if (!t.hasKey()) {
+            refusal = "table " + t.qualifiedName() + " has no primary key, and capture=decoding knows a row by its key; add one (ALTER"
+                    + " TABLE " + t.qualifiedName() + " ADD PRIMARY KEY (...))";
+        } else if (unlogged) {
+            refusal = "table " + t.qualifiedName() + " is UNLOGGED, and PostgreSQL's logical decoding does not carry its rows; make it"
+                    + " logged (ALTER TABLE " + t.qualifiedName() + " SET LOGGED) or use capture=triggers";
+        } else if (deferrableKey) {
+            refusal = "the primary key of " + t.qualifiedName() + " is DEFERRABLE: a statement can hold one key twice for a moment,"
+                    + " and the decoding stream does not tell which row an old key names; make it NOT DEFERRABLE or use"
+                    + " capture=triggers";
+        }
+        if (refusal != null) {
+            body.append("RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = ").append(literal("MacroDB: " + refusal)).append(";\n");
+        }
+        body.append("RETURN NULL;\nEND");
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION " + functionName(oid) + "() RETURNS trigger LANGUAGE plpgsql AS "
+                    + dollarQuoted(body.toString()));
+            Boolean perRow = captureTriggerPerRow(c, oid);
+            if (perRow != null && perRow) s.execute("DROP TRIGGER " + TRIGGER + " ON " + t.qualifiedName()); // made by capture=triggers
+            if (perRow == null || perRow) {
+                s.execute("CREATE TRIGGER " + TRIGGER + " BEFORE INSERT OR UPDATE OR DELETE ON " + t.qualifiedName()
+                        + " FOR EACH STATEMENT EXECUTE FUNCTION " + functionName(oid) + "()");
+            }
+            if (identity != 'f') s.execute("ALTER TABLE " + t.qualifiedName() + " REPLICA IDENTITY FULL");
+        }
+    }
+
+    /** Whether the table's capture trigger fires per row (capture=triggers) or per statement; null if it has none. */
+    private static Boolean captureTriggerPerRow(Connection c, long oid) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT tgtype & 1 = 1 FROM pg_trigger WHERE tgrelid = ? AND tgname = '" + TRIGGER + "'")) {
+            ps.setLong(1, oid);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getBoolean(1) : null;
             }
         }
     }
@@ -736,7 +840,7 @@ public final class PostgresEngine implements Engine {
      * has not described since the last schema change costs one more, to the catalog.
      */
     @Override public void collectChanges(Connection c, CaptureContext into) throws SQLException {
-        if (into == null) return;
+        if (into == null || decoding) return; // capture=decoding: the rows come from the stream after the commit
         List<Long> oids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(TOUCHED); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) oids.add(rs.getLong(1));

@@ -75,6 +75,7 @@ public final class Values {
      */
     public static Object read(java.sql.ResultSet rs, int i, int type, boolean hsqldb) throws SQLException {
         if (rs.getClass().getName().startsWith("org.apache.derby.")) return DerbyEngine.read(rs, i, type); // no java.time in getObject
+        if (type == java.sql.Types.OTHER && rs.getClass().getName().startsWith("org.postgresql.")) return PostgresCatalog.readOther(rs, i);
         if (hsqldb) {
             switch (type) {
                 case java.sql.Types.DATE: {

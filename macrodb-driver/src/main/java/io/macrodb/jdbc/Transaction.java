@@ -612,7 +612,14 @@ final class Transaction {
         Savepoint before;
         try {
             engine.collectChanges(pc, changes); // an engine whose triggers record the rows in the server (PostgreSQL)
-            changes.beforeSchemaChange(pc, p);
+            // the shapes the rows so far were made in, for rows that come from the engine's log after the commit: this
+            // transaction's own (a map replaced, never changed, by each schema change of it) over the committed ones,
+            // which no other schema change can move before this transaction ends (it holds the update gate alone)
+            Map<String, io.macrodb.log.TableShape> own = ownShapes;
+            changes.beforeSchemaChange(pc, p, (schema, table) -> {
+                io.macrodb.log.TableShape t = own == null ? null : own.get(schema + '\u0000' + table);
+                return t != null ? t : db.shape(schema, table);
+            });
             before = pc.setSavepoint();
         } catch (SQLException | RuntimeException e) {
             throw afterFailure(e);

@@ -56,8 +56,9 @@ final class CommitOrder {
     /** A version taken for one commit. */
     static final class Ticket {
         private final long version;
-        private final List<Change> changes;
-        private final byte[] payload;
+        /** Set before the ticket is finished: at {@link #take}, or by {@link #fill} for a record built after the engine's commit. */
+        private List<Change> changes;
+        private byte[] payload;
         /** Guarded by the order's lock. */
         private boolean finished;
         private boolean committed;
@@ -73,6 +74,15 @@ final class CommitOrder {
         }
 
         long version() { return version; }
+
+        /**
+         * The record, where it is known only after the engine's commit ({@link io.macrodb.engine.CommitDecoding}); by the thread that
+         * took the ticket, before it finishes it (which publishes it under the order's lock).
+         */
+        void fill(List<Change> changes, byte[] payload) {
+            this.changes = changes;
+            this.payload = payload;
+        }
     }
 
     private final ReentrantLock lock = new ReentrantLock();

@@ -192,22 +192,14 @@ final class CommitPath {
     /** See {@link ReplicaSet#commit}. */
     long commit(Session session, PendingChanges changes, UpdateTurn turn) throws SQLException {
         Connection c = session.connection();
+        io.macrodb.engine.CommitDecoding decoding = set.decoding();
+        if (decoding != null) return commitDecoded(session, changes, turn, decoding);
         // an engine whose triggers record the rows in the server (PostgreSQL) hands them over now
         if (changes instanceof CaptureContext capture) config.engine().collectChanges(c, capture);
         // A transaction that drew from a sequence or an identity ships their positions even with no row to ship (a
         // SELECT NEXT VALUE FOR taking an order number, rows inserted and deleted again): else a promoted secondary
         // hands the same values out again.
-        if (changes.isEmpty() && !changes.usesSequences() && !changes.insertsIdentities()) {
-            c.commit();
-            // it may have read a commit whose version is being published right now, or one that was abandoned
-            if (!awaitPublished(session.replica())) {
-                Replica on = session.replica();
-                throw new SQLTransactionRollbackException("MacroDB: the primary failed while this transaction ran (" + on.stateReason()
-                        + ") with a commit whose outcome it took with it, and this transaction may have read that commit's rows;"
-                        + " retry it", "40001");
-            }
-            return 0;
-        }
+        if (changes.isEmpty() && !changes.usesSequences() && !changes.insertsIdentities()) return commitEmpty(session);
         // A transaction with changes takes a version only from inside the update gate: a schema change
         // takes its version while the gate keeps every such transaction out (schemaChange), so none is
         // in flight beside it. Every statement that may write entered the gate before it ran; this
@@ -233,34 +225,10 @@ final class CommitPath {
             set.primaryDiverged(session.replica(), e.getMessage());
             throw e;
         }
-        if (changes.usesSequences() || changes.insertsIdentities()) {
-            Map<String, Long> next = changes.usesSequences() ? config.engine().sequencePositions(c) : Map.of();
-            if (changes.insertsIdentities()) {
-                Map<String, Long> identities = config.engine().identityPositions(c, changes.identityTables());
-                if (!identities.isEmpty()) {
-                    next = new java.util.TreeMap<>(next);
-                    next.putAll(identities);
-                }
-            }
-            if (!next.isEmpty()) {
-                built = new ArrayList<>(built);
-                built.add(new SequencePositions(next));
-                set.noteSequencePositions(next);
-            }
-        }
+        built = withPositions(c, changes, built);
         byte[] payload = payload(durable, built); // a value the log cannot hold fails here, before the commit
         Replica on = session.replica();
-        CommitOrder.Ticket ticket = order.take(built, payload, () -> {
-            if (on != set.primary() || !on.isActive()) {
-                try {
-                    c.rollback();
-                } catch (SQLException ignored) {
-                    // its engine is gone
-                }
-                throw new SQLTransactionRollbackException("MacroDB: the primary failed before this transaction committed ("
-                        + on.stateReason() + "); nothing was committed, retry it", "40001");
-            }
-        });
+        CommitOrder.Ticket ticket = order.take(built, payload, () -> admit(on, c));
         // The engine commits outside the order's lock: commits of transactions with disjoint writes run
         // in parallel in the engine (CommitOrder says why their version order is still right).
         SQLException failed = engineCommit(c);
@@ -270,6 +238,126 @@ final class CommitPath {
         // shipped either (CommitOrder#abandon). The primary then leaves service at once, so no later ticket is
         // handed out on it.
         boolean abandoned = failed != null && set.replicaFailed(on, failed, "a commit");
+        return published(ticket, failed, abandoned, on, schemaChanges, durable);
+    }
+
+    /** A transaction that changed nothing commits without a version. */
+    private long commitEmpty(Session session) throws SQLException {
+        session.connection().commit();
+        // it may have read a commit whose version is being published right now, or one that was abandoned
+        if (!awaitPublished(session.replica())) {
+            Replica on = session.replica();
+            throw new SQLTransactionRollbackException("MacroDB: the primary failed while this transaction ran (" + on.stateReason()
+                    + ") with a commit whose outcome it took with it, and this transaction may have read that commit's rows;"
+                    + " retry it", "40001");
+        }
+        return 0;
+    }
+
+    /** A ticket is taken only on the primary in service; otherwise the transaction is rolled back. */
+    private void admit(Replica on, Connection c) throws SQLException {
+        if (on != set.primary() || !on.isActive()) {
+            try {
+                c.rollback();
+            } catch (SQLException ignored) {
+                // its engine is gone
+            }
+            throw new SQLTransactionRollbackException("MacroDB: the primary failed before this transaction committed ("
+                    + on.stateReason() + "); nothing was committed, retry it", "40001");
+        }
+    }
+
+    /**
+     * The record with the positions of the sequences and identity columns the transaction drew from, which a promoted
+     * secondary restarts past ({@code built} itself if it drew from none).
+     */
+    private List<Change> withPositions(Connection c, PendingChanges changes, List<Change> built) throws SQLException {
+        if (!changes.usesSequences() && !changes.insertsIdentities()) return built;
+        Map<String, Long> next = changes.usesSequences() ? config.engine().sequencePositions(c) : Map.of();
+        if (changes.insertsIdentities()) {
+            Map<String, Long> identities = config.engine().identityPositions(c, changes.identityTables());
+            if (!identities.isEmpty()) {
+                next = new java.util.TreeMap<>(next);
+                next.putAll(identities);
+            }
+        }
+        if (next.isEmpty()) return built;
+        List<Change> out = new ArrayList<>(built);
+        out.add(new SequencePositions(next));
+        set.noteSequencePositions(next);
+        return out;
+    }
+
+    /**
+     * {@link #commit} where the rows come from the primary engine's own log after its commit ({@link
+     * io.macrodb.engine.CommitDecoding}: PostgreSQL with {@code capture=decoding}). The version is taken while the
+     * transaction still holds its locks, as for every engine (CommitOrder's argument is unchanged); the engine commits
+     * with the version's mark; the committer waits until the transaction comes out of the log, builds the record from
+     * its rows, and publishes it in version order, which acknowledges it. A transaction committed in the engine whose
+     * rows cannot be read takes the primary out of service, as a commit lost with its engine does: the primary holds
+     * a commit that no record carries, and every open ticket after it is published empty.
+     */
+    private long commitDecoded(Session session, PendingChanges changes, UpdateTurn turn, io.macrodb.engine.CommitDecoding decoding)
+            throws SQLException {
+        Connection c = session.connection();
+        List<StatementChange> schemaChanges = changes.schemaChanges();
+        // every statement that may write entered the update gate before it ran: none did, so nothing was written
+        if (!turn.inGate() && schemaChanges.isEmpty() && !changes.usesSequences()) return commitEmpty(session);
+        turn.enterGate();
+        if (!schemaChanges.isEmpty() && !turn.holdsGateAlone()) {
+            throw new IllegalStateException("MacroDB: a transaction with schema changes commits without holding the update gate alone");
+        }
+        DurableLog durable = set.durableLog();
+        Replica on = session.replica();
+        CommitOrder.Ticket ticket = order.take(List.of(), null, () -> admit(on, c));
+        SQLException failed = null;
+        boolean marked = false;
+        try {
+            marked = decoding.commit(c, ticket.version());
+        } catch (SQLException e) {
+            failed = e;
+        } catch (RuntimeException e) {
+            failed = new SQLException("MacroDB: the engine's commit failed: " + e, "XX000", e);
+        }
+        boolean abandoned = failed != null && set.replicaFailed(on, failed, "a commit");
+        if (failed == null) {
+            try {
+                List<List<io.macrodb.engine.CommitDecoding.Row>> segments;
+                if (marked) {
+                    segments = decoding.await(ticket.version(), Math.max(config.lockTimeoutMillis(), 10_000),
+                            () -> on.isActive() && !set.isClosed());
+                } else {
+                    // nothing was written in the engine (a schema change or a row would have been)
+                    segments = new ArrayList<>();
+                    for (int i = 0; i <= schemaChanges.size(); i++) segments.add(List.of());
+                }
+                List<Change> built = changes.buildDecoded(segments);
+                if (changes.usesSequences() || changes.insertsIdentities()) {
+                    // read after the commit: past every value the transaction drew, and perhaps past later ones
+                    built = withPositions(c, changes, built);
+                    c.commit(); // the read's own engine transaction
+                }
+                ticket.fill(built, payload(durable, built));
+            } catch (SQLException | RuntimeException e) {
+                set.primaryLostCommit(on, e.getMessage());
+                failed = new SQLTransactionRollbackException("MacroDB: the primary committed this transaction, but its rows could not be"
+                        + " read from the primary's log (" + e.getMessage() + "); the primary leaves service, and the transaction is in"
+                        + " no record: nothing was committed, retry it", "40001", e);
+                abandoned = true;
+            }
+        }
+        return published(ticket, failed, abandoned, on, schemaChanges, durable);
+    }
+
+    /**
+     * Publishes a ticket whose engine commit is done ({@code failed}: its failure, or null), in version order, and
+     * returns its version once it is published (and durable): the end of every update transaction's commit.
+     *
+     * @param abandoned the commit's outcome in the engine is unknown, or known to be in no record: the ticket and every
+     *                  open one after it are published empty ({@link CommitOrder#abandon})
+     */
+    private long published(CommitOrder.Ticket ticket, SQLException failed, boolean abandoned, Replica on,
+                           List<StatementChange> schemaChanges, DurableLog durable) throws SQLException {
         if (abandoned) abandonedOn.add(on); // before its version is published: see awaitPublished(Replica)
         boolean[] shipped = new boolean[1];
         long v = publish(() -> {

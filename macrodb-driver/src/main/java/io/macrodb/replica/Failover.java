@@ -111,6 +111,12 @@ final class Failover {
         primaryGone(r, "its engine changed rows behind a transaction's capture triggers: " + reason);
     }
 
+    /** See {@link ReplicaSet#primaryLostCommit}. */
+    void primaryLostCommit(Replica r, String reason) {
+        if (!r.isPrimary() || !r.isActive()) return;
+        primaryGone(r, "it committed a transaction whose rows could not be read from its log: " + reason);
+    }
+
     /** The secondary a promotion would choose: the freshest active one that applies the log, or null. */
     private Replica successor() {
         Replica chosen = null;

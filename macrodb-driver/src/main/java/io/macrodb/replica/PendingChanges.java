@@ -38,4 +38,13 @@ public interface PendingChanges {
      * statements from {@code cache}.
      */
     List<Change> build(Connection c, StatementCache cache) throws SQLException;
+
+    /**
+     * The changes to log, from the rows the engine's log gave after its commit ({@link
+     * io.macrodb.engine.CommitDecoding}): one list of rows before each schema change of the transaction and one after
+     * the last. Nothing is read from the engine.
+     */
+    default List<Change> buildDecoded(List<List<io.macrodb.engine.CommitDecoding.Row>> segments) throws SQLException {
+        throw new UnsupportedOperationException("capture from the engine's log");
+    }
 }

@@ -4,6 +4,7 @@ import io.macrodb.engine.CaptureContext;
 import io.macrodb.durable.DurableLog;
 import io.macrodb.durable.SnapshotStore;
 import io.macrodb.engine.Checksums;
+import io.macrodb.engine.CommitDecoding;
 import io.macrodb.engine.Engine;
 import io.macrodb.log.Propagation;
 import io.macrodb.log.Change;
@@ -72,6 +73,10 @@ public final class ReplicaSet {
     private final Map<String, TableShape> shapes = new ConcurrentHashMap<>();
     private volatile Session catalog;
     private final String uniqueName;
+    /** See {@link #decoding()}. */
+    private volatile CommitDecoding decoding;
+    /** Counts promotions, for the names of their decoding streams. */
+    private final java.util.concurrent.atomic.AtomicInteger promotions = new java.util.concurrent.atomic.AtomicInteger();
     private String defaultSchema;
     private final Map<Class<?>, Object> extensions = new ConcurrentHashMap<>();
     /** The log on disk (durability=log), or null. */
@@ -193,6 +198,8 @@ public final class ReplicaSet {
             primary.gate().publish(version);
             rs = new ReplicaSet(cfg, primary, secondaries, log, catalog, unique);
             rs.directoryLock = dirLock;
+            // before any update transaction can commit: from here on every commit on the primary is in the stream
+            if (rs.shipsChanges()) rs.decoding = engine.startDecoding(cfg.url(), primary.url(), cfg.connectProperties(), unique + "_0");
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
             boolean hasTables = !engine.tables(pc).isEmpty();
@@ -269,6 +276,11 @@ public final class ReplicaSet {
      * @return the catalog session it replaces, for the caller to close
      */
     Session installPrimary(Replica s, Session newCatalog, long version, String reason) throws SQLException {
+        CommitDecoding next = shipsChanges() ? engine().startDecoding(config.url(), s.url(), config.connectProperties(),
+                uniqueName + "_" + promotions.incrementAndGet()) : null;
+        CommitDecoding old = decoding;
+        decoding = next;
+        if (old != null) old.close();
         Session oldCatalog = catalog;
         secondaries.remove(s);
         s.becomePrimary();
@@ -368,6 +380,18 @@ public final class ReplicaSet {
 
     /** The log on disk (durability=log), or null. */
     DurableLog durableLog() { return durableLog; }
+
+    /**
+     * Capture from the primary engine's own log after each commit ({@link Engine#startDecoding}: PostgreSQL with
+     * {@code capture=decoding}), or null where triggers capture inside the transaction. Replaced at a promotion.
+     */
+    CommitDecoding decoding() { return decoding; }
+
+    /**
+     * The primary committed a transaction whose rows cannot be read from its log ({@link CommitDecoding#await} failed):
+     * its engine holds a commit that no record carries, so it leaves service, and a secondary takes over.
+     */
+    void primaryLostCommit(Replica r, String reason) { failover.primaryLostCommit(r, reason); }
 
     /** Snapshots and the durability status (durability=log), or null. */
     Snapshots snapshots() { return snapshots; }
@@ -652,6 +676,8 @@ public final class ReplicaSet {
         if (closed) return;
         closed = true;
         failover.stopMonitor();
+        CommitDecoding dec = decoding;
+        if (dec != null) dec.close();
         Snapshots snaps = snapshots;
         if (snaps != null) snaps.awaitBackground();
         for (Replica r : secondaries) {

@@ -40,7 +40,7 @@ class PostgresFaultTest {
     void aSecondaryServerStoppedMidRunLeavesTheRotationAndIsRebuiltWhenItIsBack() throws Exception {
         PgCluster.assumeAvailable();
         try (PgCluster pg = PgCluster.start(3)) {
-            String url = pg.macroUrl(3, "capture=triggers&stallTimeout=500&lockTimeout=3000&rebuild=manual");
+            String url = pg.macroUrl(3, "capture=" + TestDb.CAPTURE + "&stallTimeout=500&lockTimeout=3000&rebuild=manual");
             try (Connection adminConn = TestDb.open(url); BankWorkload bank = BankWorkload.of("pg secondary stop", url)) {
                 MacroConnection admin = TestDb.macro(adminConn);
                 bank.accounts(20, 1_000)
@@ -81,7 +81,7 @@ class PostgresFaultTest {
     void thePrimaryServerStoppedMidRunFailsOverWithEveryAcknowledgedCommit() throws Exception {
         PgCluster.assumeAvailable();
         try (PgCluster pg = PgCluster.start(3)) {
-            String url = pg.macroUrl(3, "capture=triggers&lockTimeout=5000&rebuild=manual");
+            String url = pg.macroUrl(3, "capture=" + TestDb.CAPTURE + "&lockTimeout=5000&rebuild=manual");
             try (Connection adminConn = TestDb.open(url); BankWorkload bank = BankWorkload.of("pg primary stop", url)) {
                 MacroConnection admin = TestDb.macro(adminConn);
                 bank.accounts(20, 1_000);
@@ -154,7 +154,7 @@ class PostgresFaultTest {
         PgCluster.assumeAvailable();
         System.setProperty("macrodb.probePrimary", "false"); // the transaction, not the monitor, finds the server gone
         try (PgCluster pg = PgCluster.start(2)) {
-            String url = pg.macroUrl(2, "capture=triggers&rebuild=manual");
+            String url = pg.macroUrl(2, "capture=" + TestDb.CAPTURE + "&rebuild=manual");
             try (Connection c = TestDb.open(url)) {
                 MacroConnection mc = TestDb.macro(c);
                 try (Statement s = c.createStatement()) {
@@ -186,7 +186,7 @@ class PostgresFaultTest {
     void thePromotedPrimaryKeepsTheApplicationsTriggers() throws Exception {
         PgCluster.assumeAvailable();
         try (PgCluster pg = PgCluster.start(2)) {
-            String url = pg.macroUrl(2, "capture=triggers&rebuild=manual");
+            String url = pg.macroUrl(2, "capture=" + TestDb.CAPTURE + "&rebuild=manual");
             try (Connection c = TestDb.open(url)) {
                 MacroConnection mc = TestDb.macro(c);
                 try (Statement s = c.createStatement()) {

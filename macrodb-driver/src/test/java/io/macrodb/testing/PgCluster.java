@@ -280,8 +280,9 @@ public final class PgCluster implements AutoCloseable {
                     "wal_level = logical",
                     "max_connections = 300",
                     "shared_buffers = 16MB",
-                    "max_wal_senders = 4",
-                    "max_replication_slots = 4",
+                    // a replica set with capture=decoding holds a slot and a WAL sender on its primary's server
+                    "max_wal_senders = 32",
+                    "max_replication_slots = 32",
                     "log_min_messages = warning",
                     String.join("\n", settings),
                     "");

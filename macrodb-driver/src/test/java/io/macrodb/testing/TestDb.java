@@ -47,9 +47,16 @@ public final class TestDb {
     }
 
     /**
+     * How the engine-parameterised suites capture PostgreSQL's rows: {@code -Dmacrodb.pgCapture=decoding} (the
+     * surefire execution with parallel apply runs them so) or {@code triggers} (the default).
+     */
+    public static final String CAPTURE = System.getProperty("macrodb.pgCapture", "triggers");
+
+    /**
      * A PostgreSQL URL over new databases of the shared servers ({@link PgCluster#shared}, which skips the
      * test without them): {@code replicas=N} in the options says how many (3 by default: the primary and
-     * two secondaries, each on a server of its own), and {@code capture=triggers} is added.
+     * two secondaries, each on a server of its own), and {@code capture=}{@link #CAPTURE} is added unless the
+     * options name one.
      */
     private static String postgresUrl(String options) {
         int replicas = 3;
@@ -59,7 +66,8 @@ public final class TestDb {
             if (pair.startsWith("replicas=")) replicas = Integer.parseInt(pair.substring(9));
             else rest.append(rest.length() == 0 ? "" : "&").append(pair);
         }
-        if (!rest.toString().contains("capture=")) rest.insert(0, rest.length() == 0 ? "capture=triggers" : "capture=triggers&");
+        String capture = "capture=" + CAPTURE;
+        if (!rest.toString().contains("capture=")) rest.insert(0, rest.length() == 0 ? capture : capture + "&");
         try {
             return PgCluster.shared().macroUrl(replicas, rest.toString());
         } catch (SQLException e) {

@@ -1,0 +1,519 @@
+package io.macrodb.engine;
+
+import io.macrodb.sql.SqlState;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.BaseStatement;
+import org.postgresql.core.Field;
+import org.postgresql.core.Tuple;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
+
+/**
+ * The reader of a PostgreSQL primary's logical decoding stream ({@code capture=decoding}, docs/postgresql-engine.md
+ * §2b): one thread drains a temporary {@code pgoutput} slot of publication {@value #PUBLICATION} through pgjdbc's
+ * replication API and hands each of MacroDB's update transactions, as the rows it committed, to the committer waiting
+ * for it.
+ *
+ * <p>A committer marks its transaction with a transactional logical message before the engine's {@code COMMIT}
+ * ({@code pg_logical_emit_message(true, 'macrodb', 'c' || version)}, in the commit's own round trip), and waits for
+ * the transaction carrying that mark. Transactions without a mark (schema changes in autocommit, which MacroDB ships
+ * as statements, and the copies' reads) are passed over. A schema change inside a transaction is bracketed by the
+ * messages {@code b} and {@code e}, emitted inside the schema change's engine savepoint (a failed one takes them
+ * with it): the rows between them are the schema change's own (a {@code CREATE TABLE ... AS}, a {@code TRUNCATE}),
+ * which MacroDB ships with the statement, and the rows around them fall into segments, one before each schema change
+ * and one after the last.
+ *
+ * <p>Values arrive as their types' text output (the walsender's session runs with pgjdbc's {@code DateStyle=ISO}
+ * and {@code client_encoding=UTF8}) and are read into Java values by pgjdbc itself, through a driver-made result set
+ * over a plain connection of this decoder: the same values, in the same Java types, that the trigger capture's
+ * read-back gives. An update whose new row leaves a TOASTed value out (unchanged) takes it from the old row, which
+ * the table's {@code REPLICA IDENTITY FULL} puts into the stream ({@link PostgresEngine#installCapture}).
+ *
+ * <p>The slot is temporary: it goes with the replication connection. If the stream fails, every waiting and later
+ * commit fails with it, and the primary must leave service: its engine has commits that MacroDB can no longer read.
+ */
+final class PostgresDecoder implements CommitDecoding {
+    private static final Logger LOG = Logger.getLogger(PostgresDecoder.class.getName());
+    /** The publication every decoding replica set reads: {@code FOR ALL TABLES}, made by MacroDB if missing. */
+    static final String PUBLICATION = "macrodb";
+    /** The prefix of MacroDB's logical messages. */
+    static final String PREFIX = "macrodb";
+
+    /**
+     * Marks the transaction with its version if it wrote anything (it then has a transaction id), and commits it, in one
+     * round trip. A failure of the mark aborts the transaction, and the {@code COMMIT} after it is not run.
+     */
+    private static final String COMMIT = "SELECT CASE WHEN pg_current_xact_id_if_assigned() IS NULL THEN false ELSE"
+            + " pg_logical_emit_message(true, '" + PREFIX + "', 'c%d') IS NOT NULL END; COMMIT";
+
+    /** A decoded transaction of MacroDB's: its rows, split at the schema changes it ran (one more segment than those). */
+    private record Decoded(List<List<Row>> segments) {}
+
+    private final String url;
+    private final String slot;
+    private final Properties replicationProperties;
+    private final Properties plainProperties;
+    private final Thread thread;
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private final ConcurrentHashMap<Long, CompletableFuture<Decoded>> waiting = new ConcurrentHashMap<>();
+    private volatile Throwable failure;
+    private volatile boolean closing;
+    private volatile Connection replication;
+    private Connection plain;
+    private BaseStatement converter;
+
+    /** What the stream said of a relation: names, the column types pgjdbc reads them with. */
+    private static final class Relation {
+        final String schema;
+        final String table;
+        final String[] columns;
+        final Field[] fields;
+        int[] jdbcTypes;
+
+        Relation(String schema, String table, String[] columns, Field[] fields) {
+            this.schema = schema;
+            this.table = table;
+            this.columns = columns;
+            this.fields = fields;
+        }
+    }
+
+    /** One change of a transaction as the stream gave it, converted once the transaction turns out to be MacroDB's. */
+    private record Change(Relation rel, byte[][] oldTuple, byte[][] newTuple) {}
+
+    private static final byte[] UNCHANGED = new byte[0];
+
+    /**
+     * Opens the plain connection, makes sure the publication is there, creates the temporary slot and starts the
+     * thread; returns once the stream runs (every transaction that commits from then on is decoded).
+     *
+     * @param slot the slot's name, unique to the replica set
+     */
+    PostgresDecoder(String url, Properties properties, String slot, long startTimeoutMillis) throws SQLException {
+        this.url = url;
+        this.slot = slot;
+        this.plainProperties = new Properties();
+        if (properties != null) plainProperties.putAll(properties);
+        this.replicationProperties = new Properties();
+        replicationProperties.putAll(plainProperties);
+        PGProperty.ASSUME_MIN_SERVER_VERSION.set(replicationProperties, "9.4");
+        PGProperty.REPLICATION.set(replicationProperties, "database");
+        PGProperty.PREFER_QUERY_MODE.set(replicationProperties, "simple");
+        plain = DriverManager.getConnection(url, plainProperties);
+        try {
+            plain.setAutoCommit(true);
+            prepare(plain, url);
+            converter = plain.createStatement().unwrap(BaseStatement.class);
+        } catch (SQLException | RuntimeException e) {
+            closeQuietly(plain);
+            throw e;
+        }
+        thread = new Thread(this::run, "macrodb-decoder-" + slot);
+        thread.setDaemon(true);
+        thread.start();
+        try {
+            started.get(Math.max(startTimeoutMillis, 1), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            close();
+            Throwable cause = e.getCause();
+            if (cause instanceof SQLException se) throw se;
+            throw new SQLException("MacroDB: logical decoding could not start on " + url + ": " + cause, "55000", cause);
+        } catch (TimeoutException e) {
+            close();
+            throw new SQLException("MacroDB: logical decoding did not start on " + url + " within " + startTimeoutMillis + " ms (creating"
+                    + " a slot waits for every transaction open on the server to end)", "55000", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new SQLException("MacroDB: interrupted while logical decoding started", "57014", e);
+        }
+    }
+
+    /**
+     * Checks what decoding needs of the server ({@code wal_level = logical}, the right to mark a transaction) and makes
+     * the publication {@value #PUBLICATION} ({@code FOR ALL TABLES}, which needs a superuser) unless it is there; a
+     * publication of that name must publish every table's inserts, updates and deletes.
+     */
+    static void prepare(Connection c, String url) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT current_setting('wal_level'), current_user")) {
+                rs.next();
+                if (!"logical".equals(rs.getString(1))) {
+                    throw new SQLException("MacroDB: capture=decoding reads the primary's logical decoding stream, and " + url + " runs"
+                            + " with wal_level = " + rs.getString(1) + "; set wal_level = logical (ALTER SYSTEM SET wal_level = logical,"
+                            + " then restart the server), or use capture=triggers", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+                }
+            }
+            try (ResultSet rs = s.executeQuery("SELECT puballtables AND pubinsert AND pubupdate AND pubdelete FROM pg_publication"
+                    + " WHERE pubname = '" + PUBLICATION + "'")) {
+                if (rs.next()) {
+                    if (!rs.getBoolean(1)) {
+                        throw new SQLException("MacroDB: publication " + PUBLICATION + " of " + url + " does not publish every table's"
+                                + " inserts, updates and deletes, and capture=decoding reads every table through it; drop it, or make it"
+                                + " FOR ALL TABLES (as a superuser: CREATE PUBLICATION " + PUBLICATION + " FOR ALL TABLES)",
+                                SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+                    }
+                } else {
+                    try {
+                        s.execute("CREATE PUBLICATION " + PUBLICATION + " FOR ALL TABLES");
+                    } catch (SQLException e) {
+                        throw new SQLException("MacroDB: capture=decoding reads every table through publication " + PUBLICATION
+                                + ", which is not on " + url + " and could not be made (" + e.getMessage() + "); have a superuser run"
+                                + " CREATE PUBLICATION " + PUBLICATION + " FOR ALL TABLES, or use capture=triggers", e.getSQLState(), e);
+                    }
+                }
+            }
+            boolean auto = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                s.execute("SELECT pg_logical_emit_message(true, '" + PREFIX + "', '')");
+            } catch (SQLException e) {
+                throw new SQLException("MacroDB: capture=decoding marks each commit with pg_logical_emit_message, which " + url
+                        + " does not let this user call (" + e.getMessage() + "); GRANT EXECUTE ON FUNCTION"
+                        + " pg_logical_emit_message(boolean, text, text) to the user, or use capture=triggers", e.getSQLState(), e);
+            } finally {
+                c.rollback();
+                c.setAutoCommit(auto);
+            }
+        }
+    }
+
+    /**
+     * The rows of the transaction committed with the mark of {@code version}. Waits while {@code keepWaiting} holds,
+     * at most {@code timeoutMillis}.
+     *
+     * @throws SQLException 55000 if the stream failed, or the transaction did not come out of it in time
+     */
+    @Override public boolean commit(Connection c, long version) throws SQLException {
+        boolean marked;
+        try (Statement s = c.createStatement()) {
+            s.execute(String.format(java.util.Locale.ROOT, COMMIT, version));
+            try (ResultSet rs = s.getResultSet()) {
+                marked = rs.next() && rs.getBoolean(1);
+            }
+            s.getMoreResults();
+        } catch (SQLException e) {
+            try {
+                c.rollback(); // the mark failed: the transaction is aborted, and still open
+            } catch (SQLException gone) {
+                e.addSuppressed(gone);
+            }
+            throw e;
+        }
+        return marked;
+    }
+
+    @Override public List<List<Row>> await(long version, long timeoutMillis, BooleanSupplier keepWaiting) throws SQLException {
+        CompletableFuture<Decoded> f = waiting.computeIfAbsent(version, v -> new CompletableFuture<>());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        try {
+            while (true) {
+                Throwable failed = failure;
+                if (failed != null && !f.isDone()) throw streamFailed(failed);
+                try {
+                    return f.get(20, TimeUnit.MILLISECONDS).segments();
+                } catch (TimeoutException e) {
+                    if (System.nanoTime() > deadline || !keepWaiting.getAsBoolean()) {
+                        throw new SQLException("MacroDB: the primary's commit of v" + version + " did not come out of logical decoding"
+                                + " within " + timeoutMillis + " ms; its rows cannot be replicated", "55000");
+                    }
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause();
+                    if (c instanceof SQLException se) throw se;
+                    throw streamFailed(c);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SQLException("MacroDB: interrupted while waiting for the decoded commit of v" + version, "57014", e);
+                }
+            }
+        } finally {
+            waiting.remove(version);
+        }
+    }
+
+    private SQLException streamFailed(Throwable t) {
+        return new SQLException("MacroDB: logical decoding of " + url + " failed (" + t + "); the primary's commits can no longer be"
+                + " read", "55000", t);
+    }
+
+    /** Whether the stream still runs. */
+    boolean isRunning() { return failure == null && thread.isAlive(); }
+
+    @Override public void close() {
+        closing = true;
+        closeQuietly(replication);
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this) {
+            closeQuietly(plain);
+        }
+        SQLException closed = new SQLException("MacroDB: logical decoding of " + url + " was stopped", "55000");
+        for (CompletableFuture<Decoded> f : waiting.values()) f.completeExceptionally(closed);
+    }
+
+    private static void closeQuietly(Connection c) {
+        if (c == null) return;
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException ignored) {
+            // gone already
+        }
+    }
+
+    // ---------------------------------------------------------------- the stream
+
+    private void run() {
+        Map<Integer, Relation> relations = new HashMap<>();
+        try (Connection rc = DriverManager.getConnection(url, replicationProperties)) {
+            replication = rc;
+            PGConnection pg = rc.unwrap(PGConnection.class);
+            pg.getReplicationAPI().createReplicationSlot().logical().withSlotName(slot).withOutputPlugin("pgoutput")
+                    .withTemporaryOption().make();
+            try (PGReplicationStream stream = pg.getReplicationAPI().replicationStream().logical().withSlotName(slot)
+                    .withSlotOption("proto_version", 1).withSlotOption("publication_names", PUBLICATION)
+                    .withSlotOption("messages", true).withStatusInterval(1, TimeUnit.SECONDS).start()) {
+                started.complete(null);
+                List<Change> changes = new ArrayList<>();
+                List<Integer> bounds = new ArrayList<>(); // per schema change: where its rows begin, and where they end
+                long mark = -1;
+                String problem = null;
+                while (!closing) {
+                    ByteBuffer m = stream.read();
+                    if (m == null) continue;
+                    byte type = m.get();
+                    switch (type) {
+                        case 'B' -> {
+                            changes.clear();
+                            bounds.clear();
+                            mark = -1;
+                            problem = null;
+                        }
+                        case 'R' -> {
+                            int id = m.getInt();
+                            relations.put(id, relation(m));
+                        }
+                        case 'I', 'U', 'D' -> {
+                            Relation r = relations.get(m.getInt());
+                            if (r == null) throw new IllegalStateException("a row of a relation the stream has not described");
+                            if ("macrodb".equals(r.schema)) break; // MacroDB's own mark table
+                            byte[][] oldTuple = null;
+                            byte[][] newTuple = null;
+                            boolean wholeOldRow = false;
+                            while (m.hasRemaining()) {
+                                byte kind = m.get();
+                                byte[][] t = tuple(m);
+                                if (kind == 'N') {
+                                    newTuple = t;
+                                } else {
+                                    oldTuple = t; // 'K' (the key only, other columns null) or 'O' (the whole old row)
+                                    wholeOldRow = kind == 'O';
+                                }
+                            }
+                            if (newTuple != null) {
+                                for (int i = 0; i < newTuple.length; i++) {
+                                    if (newTuple[i] != UNCHANGED) continue;
+                                    if (!wholeOldRow || oldTuple.length <= i || oldTuple[i] == UNCHANGED) {
+                                        problem = "an update of " + r.schema + "." + r.table + " left column " + r.columns[i]
+                                                + " out as an unchanged TOASTed value, and the stream has no old row to take it from"
+                                                + " (the table's REPLICA IDENTITY is not FULL)";
+                                    } else {
+                                        newTuple[i] = oldTuple[i];
+                                    }
+                                }
+                            }
+                            changes.add(new Change(r, type == 'I' ? null : oldTuple == null ? newTuple : oldTuple, type == 'D' ? null : newTuple));
+                        }
+                        case 'M' -> {
+                            boolean transactional = (m.get() & 1) != 0;
+                            m.getLong(); // its LSN
+                            String prefix = cstring(m);
+                            int n = m.getInt();
+                            String content = new String(m.array(), m.arrayOffset() + m.position(), n, StandardCharsets.UTF_8);
+                            m.position(m.position() + n);
+                            if (!transactional || !PREFIX.equals(prefix) || content.isEmpty()) break;
+                            switch (content.charAt(0)) {
+                                case 'c' -> mark = Long.parseLong(content.substring(1));
+                                case 'b', 'e' -> bounds.add(changes.size());
+                                default -> { } // a later MacroDB's message
+                            }
+                        }
+                        case 'T' -> {
+                            int n = m.getInt();
+                            // a TRUNCATE is a schema change through MacroDB (shipped as the statement, between b and e);
+                            // one elsewhere (in a function) empties tables whose rows the stream never names
+                            if (bounds.size() % 2 == 0) {
+                                problem = "the transaction truncated " + n + " table(s) other than by a TRUNCATE statement of its"
+                                        + " own (in a function or a trigger?); the rows it removed are not in the stream";
+                            }
+                        }
+                        case 'C' -> {
+                            m.get(); // flags
+                            m.getLong(); // commit LSN
+                            long end = m.getLong();
+                            if (mark >= 0) deliver(mark, changes, bounds, problem);
+                            changes.clear();
+                            bounds.clear();
+                            mark = -1;
+                            stream.setAppliedLSN(LogSequenceNumber.valueOf(end));
+                            stream.setFlushedLSN(LogSequenceNumber.valueOf(end));
+                        }
+                        case 'Y', 'O' -> { } // a type's name (pgjdbc looks types up itself), the origin of a change
+                        default -> throw new IllegalStateException("unknown pgoutput message '" + (char) type + "'");
+                    }
+                }
+            }
+        } catch (Throwable e) {
+            if (!started.isDone()) {
+                started.completeExceptionally(e instanceof SQLException se ? startFailed(se) : e);
+                failure = e;
+                return;
+            }
+            if (closing) {
+                failure = new SQLException("closed", "55000");
+            } else {
+                failure = e;
+                LOG.severe("MacroDB: logical decoding of " + url + " failed: " + e);
+            }
+            for (CompletableFuture<Decoded> f : waiting.values()) f.completeExceptionally(streamFailed(e));
+        } finally {
+            replication = null;
+        }
+    }
+
+    /** What the application is told when the slot or the stream cannot be had. */
+    private SQLException startFailed(SQLException e) {
+        return new SQLException("MacroDB: capture=decoding could not open a logical replication stream on " + url + " ("
+                + e.getMessage() + "). It needs wal_level = logical, a free replication slot and WAL sender (max_replication_slots,"
+                + " max_wal_senders), and a user with the REPLICATION attribute whom pg_hba.conf lets in for replication; or"
+                + " use capture=triggers", e.getSQLState() == null ? "55000" : e.getSQLState(), e);
+    }
+
+    /** Converts a transaction of MacroDB's and hands it to its committer. */
+    private void deliver(long version, List<Change> changes, List<Integer> bounds, String problem) {
+        CompletableFuture<Decoded> f = waiting.computeIfAbsent(version, v -> new CompletableFuture<>());
+        if (problem != null) {
+            f.completeExceptionally(new SQLException("MacroDB: the primary's commit of v" + version + " cannot be replicated: " + problem,
+                    SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState()));
+            return;
+        }
+        try {
+            List<List<Row>> segments = new ArrayList<>();
+            List<Row> current = new ArrayList<>();
+            int b = 0;
+            for (int i = 0; i <= changes.size(); i++) {
+                while (b < bounds.size() && bounds.get(b) == i) {
+                    if (b % 2 == 0) {
+                        segments.add(current);
+                        current = new ArrayList<>();
+                    }
+                    b++;
+                }
+                if (i == changes.size()) break;
+                if (b % 2 == 1) continue; // a schema change's own rows
+                Change c = changes.get(i);
+                current.add(new Row(c.rel.schema, c.rel.table, c.rel.columns, values(c.rel, c.oldTuple), values(c.rel, c.newTuple)));
+            }
+            segments.add(current);
+            f.complete(new Decoded(segments));
+        } catch (SQLException | RuntimeException e) {
+            f.completeExceptionally(e instanceof SQLException se ? se : new SQLException("MacroDB: decoding v" + version + " failed: " + e,
+                    SqlState.INTERNAL_ERROR.getState(), e));
+        }
+    }
+
+    /** A tuple's text values as pgjdbc reads them into Java values: what the trigger capture's read-back gives. */
+    private Object[] values(Relation r, byte[][] tuple) throws SQLException {
+        if (tuple == null) return null;
+        synchronized (this) {
+            List<Tuple> rows = new ArrayList<>(1);
+            rows.add(new Tuple(tuple));
+            try (ResultSet rs = converter.createDriverResultSet(r.fields, rows)) {
+                if (r.jdbcTypes == null) {
+                    ResultSetMetaData md = rs.getMetaData();
+                    int[] types = new int[r.fields.length];
+                    for (int j = 0; j < types.length; j++) types[j] = PostgresCatalog.jdbcType(md.getColumnTypeName(j + 1), "");
+                    r.jdbcTypes = types;
+                }
+                rs.next();
+                Object[] out = new Object[tuple.length];
+                for (int j = 0; j < out.length; j++) out[j] = tuple[j] == null ? null : Values.read(rs, j + 1, r.jdbcTypes[j], false);
+                return out;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- pgoutput, protocol version 1
+
+    /** A Relation message after its oid. */
+    private static Relation relation(ByteBuffer m) {
+        String ns = cstring(m);
+        String name = cstring(m);
+        m.get(); // replica identity
+        int n = m.getShort();
+        String[] columns = new String[n];
+        Field[] fields = new Field[n];
+        for (int i = 0; i < n; i++) {
+            m.get(); // flags: part of the key
+            columns[i] = cstring(m);
+            int typeOid = m.getInt();
+            int typmod = m.getInt();
+            fields[i] = new Field(columns[i], typeOid, (short) -1, typmod);
+        }
+        return new Relation(ns, name, columns, fields);
+    }
+
+    private static String cstring(ByteBuffer m) {
+        int start = m.position();
+        while (m.get() != 0) {
+            // to the terminating zero
+        }
+        return new String(m.array(), m.arrayOffset() + start, m.position() - start - 1, StandardCharsets.UTF_8);
+    }
+
+    /** A TupleData: per column its text bytes, null for SQL NULL, {@link #UNCHANGED} for a TOASTed value left out. */
+    private static byte[][] tuple(ByteBuffer m) {
+        int n = m.getShort();
+        byte[][] v = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            byte kind = m.get();
+            switch (kind) {
+                case 'n' -> v[i] = null;
+                case 'u' -> v[i] = UNCHANGED;
+                case 't' -> {
+                    int len = m.getInt();
+                    byte[] b = new byte[len];
+                    m.get(b);
+                    v[i] = b;
+                }
+                default -> throw new IllegalStateException("unknown tuple value kind '" + (char) kind + "'");
+            }
+        }
+        return v;
+    }
+}
