@@ -54,6 +54,10 @@ import java.util.stream.Stream;
  *       their databases on the same servers: TPC-C at {@code --scale 0.1} is about 20 MB a database when loaded (7 MB
  *       of it the empty database's catalog) and grows as it runs, and server 0 holds one database of every
  *       configuration of a mix (six in {@code -C standalone,macrodb:1,macrodb:2,macrodb:3,independent:2,independent:3}).</li>
+ *   <li>{@code wal_level = logical} and room for 10 replication slots and WAL senders: MacroDB with
+ *       {@code capture=decoding} reads its primary's logical decoding stream through one of each. Every
+ *       configuration runs with it, plain PostgreSQL included (it adds a few bytes of WAL per transaction; measured
+ *       at 0.003-0.004 ms of CPU per transaction, docs/postgresql-engine.md §0).</li>
  *   <li>{@code max_connections = 200}: clients (up to 2 x cores a run) plus MacroDB's own sessions
  *       (one primary session per client connection, appliers and a monitor per secondary, copies) plus the
  *       keepers of every configuration of a mix, with room.</li>
@@ -75,6 +79,10 @@ public final class PgServers implements AutoCloseable {
             "full_page_writes = off",
             "shared_buffers = 256MB",
             "max_connections = 200",
+            // MacroDB with capture=decoding reads the primary's logical decoding stream: a slot and a WAL sender
+            "wal_level = logical",
+            "max_wal_senders = 10",
+            "max_replication_slots = 10",
             "log_min_messages = warning");
 
     private static PgServers local;
