@@ -29,8 +29,8 @@ public interface CommitDecoding extends AutoCloseable {
 
     /**
      * The rows of the transaction committed with the mark of {@code version}, split at the schema changes it ran (one
-     * list more than those), in the order the engine logged them. Waits while {@code keepWaiting} holds, at most
-     * {@code timeoutMillis}.
+     * list more than those), in the order the engine logged them. Waits while {@code keepWaiting} holds and the log
+     * moves: gives up once it has given nothing for {@code timeoutMillis}.
      *
      * @throws SQLException the stream failed, or the transaction cannot be read from it: it is committed in the engine,
      *                      and no record can carry it

@@ -80,6 +80,8 @@ final class PostgresDecoder implements CommitDecoding {
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final ConcurrentHashMap<Long, CompletableFuture<Decoded>> waiting = new ConcurrentHashMap<>();
     private volatile Throwable failure;
+    /** When the stream last gave a message ({@link System#nanoTime}): a commit waits while it moves. */
+    private volatile long lastMessage = System.nanoTime();
     private volatile boolean closing;
     private volatile Connection replication;
     private Connection plain;
@@ -202,10 +204,11 @@ final class PostgresDecoder implements CommitDecoding {
     }
 
     /**
-     * The rows of the transaction committed with the mark of {@code version}. Waits while {@code keepWaiting} holds,
-     * at most {@code timeoutMillis}.
+     * The rows of the transaction committed with the mark of {@code version}. Waits while {@code keepWaiting} holds and
+     * the stream moves: it gives up once the stream has given nothing for {@code timeoutMillis} (a large transaction,
+     * which the stream gives row by row once it reaches its commit, is waited for as long as it takes).
      *
-     * @throws SQLException 55000 if the stream failed, or the transaction did not come out of it in time
+     * @throws SQLException 55000 if the stream failed, or stood still
      */
     @Override public boolean commit(Connection c, long version) throws SQLException {
         boolean marked;
@@ -228,7 +231,8 @@ final class PostgresDecoder implements CommitDecoding {
 
     @Override public List<List<Row>> await(long version, long timeoutMillis, BooleanSupplier keepWaiting) throws SQLException {
         CompletableFuture<Decoded> f = waiting.computeIfAbsent(version, v -> new CompletableFuture<>());
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long stall = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long since = System.nanoTime();
         try {
             while (true) {
                 Throwable failed = failure;
@@ -236,9 +240,14 @@ final class PostgresDecoder implements CommitDecoding {
                 try {
                     return f.get(20, TimeUnit.MILLISECONDS).segments();
                 } catch (TimeoutException e) {
-                    if (System.nanoTime() > deadline || !keepWaiting.getAsBoolean()) {
-                        throw new SQLException("MacroDB: the primary's commit of v" + version + " did not come out of logical decoding"
-                                + " within " + timeoutMillis + " ms; its rows cannot be replicated", "55000");
+                    long now = System.nanoTime();
+                    if (now - Math.max(since, lastMessage) > stall) {
+                        throw new SQLException("MacroDB: the primary's commit of v" + version + " did not come out of logical decoding,"
+                                + " which gave nothing for " + timeoutMillis + " ms; its rows cannot be replicated", "55000");
+                    }
+                    if (!keepWaiting.getAsBoolean()) {
+                        throw new SQLException("MacroDB: the primary left service while its commit of v" + version + " was being decoded",
+                                "55000");
                     }
                 } catch (ExecutionException e) {
                     Throwable c = e.getCause();
@@ -306,6 +315,7 @@ final class PostgresDecoder implements CommitDecoding {
                 while (!closing) {
                     ByteBuffer m = stream.read();
                     if (m == null) continue;
+                    lastMessage = System.nanoTime();
                     byte type = m.get();
                     switch (type) {
                         case 'B' -> {
