@@ -31,7 +31,8 @@ import java.util.TreeMap;
 /**
  * PostgreSQL as a remote engine, through pgjdbc: the primary and every secondary are PostgreSQL
  * servers (or databases of one) named in the URL,
- * {@code jdbc:macrodb:postgresql://host:port/db?secondaries=host2:port,host3:port[/db]&capture=triggers}.
+ * {@code jdbc:macrodb:postgresql://host:port/db?secondaries=host2:port,host3:port[/db]&capture=decoding} (or
+ * {@code capture=triggers}).
  * MacroDB keeps its own log, versions and consistency levels over them as over embedded engines; the
  * secondaries are MacroDB's replicas, not PostgreSQL standbys. pgjdbc's own settings (user, password,
  * sslmode...) are connection properties and apply to every server.
@@ -47,8 +48,14 @@ import java.util.TreeMap;
  * columns' own types, joined with the table's current row of each new key: that row is the key's final
  * image, read with its native types. They go to the commit path as row events, which builds the record,
  * takes its version from {@code CommitOrder} while the transaction still holds its row locks, and
- * commits, exactly as for the embedded engines (internals.md §3). Logical decoding (§2b, the design's
- * choice for the primary's CPU) is the next step and is not built: {@code capture=decoding} is refused.
+ * commits, exactly as for the embedded engines (internals.md §3).
+ *
+ * <p><b>Capture ({@code capture=decoding})</b>, §2b and §0 "capture=decoding as built": the rows come from the
+ * primary's logical decoding stream after the commit ({@link PostgresDecoder}, opened by {@link #startDecoding});
+ * {@link #collectChanges} does nothing, the primary sessions keep no change table and commit with {@code
+ * synchronous_commit = local}, each table's trigger is a statement-level guard ({@code installGuard}: writes the
+ * stream cannot carry are refused) and its replica identity {@code FULL}, and a schema change is marked in the
+ * stream ({@link #beforeSchemaChange}, {@link #checkSchemaChange}).
  *
  * <p>The trigger captures only in MacroDB's sessions: a primary session sets {@code macrodb.capture =
  * 'on'}; a write from any other session (psql, another application) fails with SQLState 55000 instead
