@@ -187,8 +187,8 @@ public enum BenchEngine {
      * settings and why), all on this machine's loopback, with the same settings for every configuration. Every
      * configuration gets databases of its own, created when it opens and dropped when it closes: standalone one
      * database on server 0; independent-N database i on server i; MacroDB-N its primary on server 0, loaded through
-     * plain pgjdbc, and a secondary on each of servers 1..N-1 ({@code capture=triggers} unless the configuration names
-     * another, as {@code macrodb:3:capture=decoding}), which MacroDB fills with a
+     * plain pgjdbc, and a secondary on each of servers 1..N-1 (the driver's default {@code capture=decoding} unless the
+     * configuration names another, as {@code macrodb:3:capture=triggers}), which MacroDB fills with a
      * copy of the primary when it opens. Every database is analysed once loaded (the secondaries once copied).
      */
     POSTGRESQL {
@@ -215,9 +215,7 @@ public enum BenchEngine {
             }
             PgServers.Server primary = servers.server(0);
             return "jdbc:macrodb:" + primary.jdbcUrl(pgName(db)).substring("jdbc:".length()) + "?"
-                    + (replicas > 1 ? "secondaries=" + secondaries + "&" : "")
-                    + (java.util.regex.Pattern.compile("(^|&)capture=", java.util.regex.Pattern.CASE_INSENSITIVE).matcher(options).find()
-                            ? "" : "capture=triggers&") + options;
+                    + (replicas > 1 ? "secondaries=" + secondaries + "&" : "") + options;
         }
         @Override public void configurePlain(Connection c) { /* the database's settings are the server's and CREATE DATABASE's */ }
         /** VACUUM ANALYZE: the planner's statistics and the visibility map, as a loaded database would have them. */

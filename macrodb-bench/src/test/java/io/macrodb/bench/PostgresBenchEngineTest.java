@@ -77,12 +77,19 @@ class PostgresBenchEngineTest {
             rs.next();
             assertEquals(1000, rs.getInt(1));
             String url = d.url(0);
-            assertTrue(url.startsWith("jdbc:macrodb:postgresql://127.0.0.1:") && url.contains("capture=triggers"), url);
+            // no capture named: the driver's default, logical decoding (the servers run with wal_level = logical)
+            assertTrue(url.startsWith("jdbc:macrodb:postgresql://127.0.0.1:") && !url.contains("capture="), url);
             Matcher m = Pattern.compile("//(127\\.0\\.0\\.1:\\d+/[^?]+)\\?secondaries=(127\\.0\\.0\\.1:\\d+/[^&]+)&").matcher(url);
             assertTrue(m.find(), url);
             primary = "jdbc:postgresql://" + m.group(1);
             secondary = "jdbc:postgresql://" + m.group(2);
             assertNotEquals(port(primary), port(secondary), "the secondary is on a server of its own: " + url);
+            try (Connection pc = DriverManager.getConnection(primary, PgServers.USER, ""); Statement ps = pc.createStatement();
+                 ResultSet r1 = ps.executeQuery("SELECT count(*) FROM pg_replication_slots WHERE plugin = 'pgoutput' AND active"
+                         + " AND database = current_database()")) {
+                r1.next();
+                assertEquals(1, r1.getInt(1), "MacroDB reads the primary's decoding stream");
+            }
             try (Connection sc = DriverManager.getConnection(secondary, PgServers.USER, ""); Statement ss = sc.createStatement();
                  ResultSet r2 = ss.executeQuery("SELECT COUNT(*) FROM kv")) {
                 r2.next();

@@ -166,7 +166,8 @@ final class PostgresDecoder implements CommitDecoding {
                 if (!"logical".equals(rs.getString(1))) {
                     throw new SQLException("MacroDB: capture=decoding reads the primary's logical decoding stream, and " + url + " runs"
                             + " with wal_level = " + rs.getString(1) + "; set wal_level = logical (ALTER SYSTEM SET wal_level = logical,"
-                            + " then restart the server), or use capture=triggers", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
+                            + " then restart the server), or add capture=triggers to the URL (a trigger per table, on any server)",
+                            SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.getState());
                 }
             }
             try (ResultSet rs = s.executeQuery("SELECT puballtables AND pubinsert AND pubupdate AND pubdelete FROM pg_publication"
@@ -421,7 +422,7 @@ final class PostgresDecoder implements CommitDecoding {
         return new SQLException("MacroDB: capture=decoding could not open a logical replication stream on " + url + " ("
                 + e.getMessage() + "). It needs wal_level = logical, a free replication slot and WAL sender (max_replication_slots,"
                 + " max_wal_senders), and a user with the REPLICATION attribute whom pg_hba.conf lets in for replication; or"
-                + " use capture=triggers", e.getSQLState() == null ? "55000" : e.getSQLState(), e);
+                + " add capture=triggers to the URL", e.getSQLState() == null ? "55000" : e.getSQLState(), e);
     }
 
     /** Converts a transaction of MacroDB's and hands it to its committer. */

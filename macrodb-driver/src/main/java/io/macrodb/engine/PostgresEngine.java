@@ -106,8 +106,8 @@ public final class PostgresEngine implements Engine {
     @Override public Set<String> urlOptions() { return Set.of(SECONDARIES, CAPTURE); }
 
     /**
-     * Checks the URL ({@code //host:port/database}, no {@code ;} settings), {@code capture} (only
-     * {@code triggers} is built) and {@code secondaries} ({@code host[:port][/database]}, comma
+     * Checks the URL ({@code //host:port/database}, no {@code ;} settings), {@code capture} ({@code decoding}, the
+     * default, or {@code triggers}) and {@code secondaries} ({@code host[:port][/database]}, comma
      * separated, each a database of its own), and keeps them in the engine URL's settings, where
      * {@link #secondaryUrl} finds them and the replica set's identity includes them.
      */
@@ -116,13 +116,8 @@ public final class PostgresEngine implements Engine {
             throw refused("the PostgreSQL URL takes no ;KEY=VALUE settings (" + url.settings().keySet() + "); give pgjdbc's"
                     + " settings (user, password, sslmode...) as connection properties", "08001");
         }
-        String capture = options.get(CAPTURE);
-        if (capture == null) {
-            throw refused("PostgreSQL needs capture=decoding or capture=triggers in the URL: MacroDB reads each commit's rows from"
-                    + " the primary's logical decoding stream (decoding: wal_level = logical, a user with REPLICATION) or captures"
-                    + " them with a PL/pgSQL trigger per table (triggers: any server); docs/postgresql-engine.md", "0AM00");
-        }
-        capture = capture.trim().toLowerCase(Locale.ROOT);
+        // decoding by default: the design's choice, measured cheaper for the primary (docs/postgresql-engine.md §0)
+        String capture = options.getOrDefault(CAPTURE, "decoding").trim().toLowerCase(Locale.ROOT);
         if (!capture.equals("triggers") && !capture.equals("decoding")) {
             throw refused("capture='" + options.get(CAPTURE) + "' must be decoding or triggers", "08001");
         }

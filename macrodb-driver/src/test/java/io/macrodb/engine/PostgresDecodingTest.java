@@ -71,7 +71,8 @@ class PostgresDecodingTest {
 
     @Test
     void rowsReachEverySecondaryFromTheStream() throws Exception {
-        try (Connection c = TestDb.open(url("")); Statement s = c.createStatement()) {
+        // no capture option: decoding is the default (issue 13's URL names none)
+        try (Connection c = TestDb.open(PgCluster.shared().macroUrl(3, "")); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE item (id int PRIMARY KEY, name text NOT NULL, price numeric(10,2))");
             s.execute("INSERT INTO item VALUES (1, 'a', 1.50), (2, 'b', 2.25), (3, 'c', null)");
             s.execute("UPDATE item SET price = price * 2 WHERE id <= 2");

@@ -258,7 +258,7 @@ class PostgresEngineTest {
         PgCluster pg = PgCluster.shared();
         int port = pg.server(0).port();
         String base = "jdbc:macrodb:postgresql://127.0.0.1:" + port + "/postgres";
-        assertRefused(base, "0AM00", "capture=decoding or capture=triggers");
+        assertRefused(base + "?capture=", "08001", "must be decoding or triggers");
         assertRefused(base + "?capture=magic", "08001", "capture='magic'");
         assertRefused(base + "?capture=triggers&secondaries=127.0.0.1:notaport", "08001", "host[:port][/database]");
         assertRefused(base + "?capture=triggers&secondaries=127.0.0.1:" + port, "08001", "twice, or the primary itself");
