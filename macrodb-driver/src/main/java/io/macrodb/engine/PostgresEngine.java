@@ -84,12 +84,12 @@ public final class PostgresEngine implements Engine {
     @Override public String name() { return "postgresql"; }
 
     /**
-     * H2's dialect: PostgreSQL's own for the classifier is not written yet. H2's parses PostgreSQL's
-     * syntax (H2 has a PostgreSQL mode), and the classifier is conservative in any dialect: a statement
-     * it cannot prove a pure read (a function off its whitelist, {@code FOR UPDATE}, {@code nextval})
-     * runs on the primary.
+     * PostgreSQL's: the classifier takes only PostgreSQL's side-effect-free built-ins for pure (JSON, arrays, ranges,
+     * text search, {@code generate_series}...; not H2's or HSQLDB's names, which here could be the application's own
+     * functions), {@code @>}-style operators and {@code ::type(n)} casts. A statement it cannot prove a pure read
+     * (a function off its whitelist, {@code FOR UPDATE}, {@code nextval}) runs on the primary.
      */
-    @Override public Dialect dialect() { return Dialect.H2; }
+    @Override public Dialect dialect() { return Dialect.POSTGRESQL; }
 
     /**
      * {@code capture=decoding}: rows come from the primary's logical decoding stream after each commit ({@link

@@ -1,4 +1,4 @@
 package io.macrodb.sql;
 
 /** Which engine's dialect is being parsed. */
-public enum Dialect { H2, HSQLDB, SQLITE, DERBY }
+public enum Dialect { H2, HSQLDB, SQLITE, DERBY, POSTGRESQL }

@@ -478,7 +478,8 @@ public final class SqlClassifier {
             boolean qualified = prev != null && prev.isSymbol('.');
             boolean qualifier = next != null && next.isSymbol('.');
             if (t.isSymbol('@')) {
-                found.other("reads a session variable (@...)");
+                // PostgreSQL has no session variables: @>, <@, @@, @? and @ (absolute value) are operators
+                if (dialect != Dialect.POSTGRESQL) found.other("reads a session variable (@...)");
                 continue;
             }
             if (t.type() == Type.QUOTED) {
@@ -567,6 +568,11 @@ public final class SqlClassifier {
             if (SqlFunctions.SYNTAX_BEFORE_PAREN.contains(w) || pureFunction(w)) {
                 continue;
             }
+            if (dialect == Dialect.POSTGRESQL && prev != null && (prev.isSymbol(':') && i - 2 >= from && ts.get(i - 2).isSymbol(':')
+                    && ts.get(i - 2).end() == prev.start() // x::numeric(10, 2), a type (not a[1:f(x)], an array slice)
+                    || prev.isWord("TABLESAMPLE") || w.equals("REPEATABLE") && prev.isSymbol(')'))) { // TABLESAMPLE SYSTEM (10) REPEATABLE (1)
+                continue;
+            }
             if (SqlFunctions.TYPE_WORDS.contains(w) && prev != null
                     && (prev.isSymbol(',') || (prev.type() == Type.WORD
                         && Set.of("CHARACTER", "CHAR", "BINARY", "NATIONAL", "LARGE", "NCHAR").contains(prev.norm())))) {
@@ -582,6 +588,7 @@ public final class SqlClassifier {
     }
 
     private boolean pureFunction(String w) {
+        if (dialect == Dialect.POSTGRESQL) return SqlFunctions.PURE_POSTGRES.contains(w);
         return SqlFunctions.PURE_COMMON.contains(w)
                 && !(dialect == Dialect.HSQLDB ? SqlFunctions.NOT_IN_HSQLDB : SqlFunctions.NOT_IN_H2).contains(w);
     }
@@ -618,7 +625,7 @@ public final class SqlClassifier {
             case "SELECT": case "VALUES": case "TABLE": case "EXPLAIN":
                 return StatementKind.READ;
             case "SHOW":
-                return dialect == Dialect.H2 ? StatementKind.READ : StatementKind.UNKNOWN;
+                return dialect == Dialect.H2 || dialect == Dialect.POSTGRESQL ? StatementKind.READ : StatementKind.UNKNOWN;
             case "WITH":
                 return withIsDataChange(ts, k) ? StatementKind.WRITE : StatementKind.READ;
             case "INSERT": case "UPDATE": case "DELETE": case "MERGE": case "REPLACE": case "UPSERT": case "TRUNCATE":

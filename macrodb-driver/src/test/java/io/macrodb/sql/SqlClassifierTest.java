@@ -40,6 +40,7 @@ class SqlClassifierTest {
             case HSQLDB -> hs;
             case SQLITE -> lite;
             case DERBY -> new SqlClassifier(Dialect.DERBY);
+            case POSTGRESQL -> new SqlClassifier(Dialect.POSTGRESQL);
         };
     }
 
@@ -106,6 +107,33 @@ class SqlClassifierTest {
         notPure(h2, "SELECT a INTO b FROM t", StatementKind.WRITE);
     }
 
+    /**
+     * PostgreSQL's own dialect: its side-effect-free built-ins (JSON, arrays, text search, {@code generate_series}), its
+     * operators with {@code @} and {@code ::type(n)} casts make pure reads, which went to the primary with H2's dialect;
+     * H2's and HSQLDB's function names do not (a PostgreSQL database may hold functions of the application's own under
+     * those names), nor session and server state, nor a function called inside an array slice.
+     */
+    @Test
+    void postgresqlsOwnFunctionsAndOperators() {
+        SqlClassifier c = new SqlClassifier(Dialect.POSTGRESQL);
+        for (String sql : new String[] {
+                "SELECT data->>'name' FROM t WHERE data @> '{\"a\":1}'::jsonb", "SELECT * FROM t WHERE doc @@ to_tsquery('a')",
+                "SELECT jsonb_build_object('a', id), to_jsonb(t), row_to_json(t) FROM t", "SELECT * FROM generate_series(1, 10) g",
+                "SELECT * FROM t TABLESAMPLE BERNOULLI (5) REPEATABLE (42)", "SELECT split_part(n, ' ', 1), strpos(n, 'a'), md5(n) FROM t",
+                "SELECT gen_random_uuid(), random(), clock_timestamp()", "SELECT x::text, y::numeric(10,2), z::varchar(5) FROM t",
+                "SELECT * FROM jsonb_to_recordset(?::jsonb) AS x(a int)", "SELECT jsonb_path_query(data, '$.a') FROM t",
+                "SELECT date_part('year', ts), age(ts), make_date(2020, 1, 1) FROM t", "SELECT array_to_string(tags, ',') FROM t"}) {
+            pure(c, sql);
+        }
+        StatementKind r = StatementKind.READ;
+        for (String f : new String[] {"version()", "current_setting('x')", "set_config('a', 'b', false)", "pg_sleep(1)",
+                "txid_current()", "setseed(0.5)", "query_to_xml('delete from t', true, true, '')", "casewhen(1, 2, 3)",
+                "formatdatetime(now(), 'yyyy')", "rand()", "pg_backend_pid()", "lo_import('/etc/passwd')"}) {
+            notPure(c, "SELECT " + f, r);
+        }
+        notPure(c, "SELECT tags[1:my_fn(2)] FROM t", r);
+    }
+
     @ParameterizedTest
     @EnumSource(Dialect.class)
     void lockingSequencesSessionAndUnknownFunctionsAreNotPure(Dialect d) {
@@ -135,7 +163,7 @@ class SqlClassifierTest {
         notPure(c, "SELECT myfunc(a) FROM t", r);
         notPure(c, "SELECT PUBLIC.ABS(a) FROM t", r);
         notPure(c, "SELECT \"ABS\"(a) FROM t", r);
-        notPure(c, "SELECT * FROM t WHERE a = @v", r);
+        if (d != Dialect.POSTGRESQL) notPure(c, "SELECT * FROM t WHERE a = @v", r); // PostgreSQL: @ is absolute value
         notPure(c, "SELECT * FROM INFORMATION_SCHEMA.SESSIONS", r);
         notPure(c, "SELECT 1; SELECT 2", r);
         notPure(c, "EXPLAIN SELECT NEXT VALUE FOR s", r);
@@ -357,7 +385,8 @@ class SqlClassifierTest {
             assertFalse(k.mayWrite(), sql);
         }
         for (String sql : new String[] {"SELECT NEXT VALUE FOR s FROM t FOR UPDATE", "SELECT myfunc(a) FROM t FOR UPDATE",
-                "SELECT NEXTVAL('s') FROM t FOR UPDATE", "SELECT * FROM t WHERE a = @v FOR UPDATE", "UPDATE t SET a = 1",
+                "SELECT NEXTVAL('s') FROM t FOR UPDATE", d == Dialect.POSTGRESQL ? "SELECT setseed(0.5) FROM t FOR UPDATE"
+                        : "SELECT * FROM t WHERE a = @v FOR UPDATE", "UPDATE t SET a = 1",
                 "SELECT NEXT VALUE FOR s", "SELECT 1; SELECT 2 FOR UPDATE", "CALL f()"}) {
             Classification k = c.classify(sql);
             assertFalse(k.locksOnly(), sql);
