@@ -71,6 +71,8 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      * them, and nothing is read back (the transaction is committed already).
      */
     private boolean decoded;
+    /** {@link #decoded}: whether the old row of the event being recorded is whole (the table's replica identity is FULL). */
+    private boolean wholeOldRow;
     private static final java.util.concurrent.atomic.LongAdder FROM_TRIGGERS = new java.util.concurrent.atomic.LongAdder();
     private static final java.util.concurrent.atomic.LongAdder READ_BACK = new java.util.concurrent.atomic.LongAdder();
     private static final java.util.concurrent.atomic.LongAdder DIVERGED = new java.util.concurrent.atomic.LongAdder();
@@ -135,9 +137,14 @@ public final class TransactionChanges extends CaptureContext implements PendingC
      * not trusted).
      */
     private record RowEvent(TableShape shape, RowKey oldKey, RowKey newKey, Object[] image, int statement, Long oldRowid,
-                            Long newRowid, boolean removable) {
+                            Long newRowid, boolean removable, Object[] oldImage) {
         RowEvent(TableShape shape, RowKey oldKey, RowKey newKey, Object[] image, int statement) {
-            this(shape, oldKey, newKey, image, statement, null, null, false);
+            this(shape, oldKey, newKey, image, statement, null, null, false, null);
+        }
+
+        RowEvent(TableShape shape, RowKey oldKey, RowKey newKey, Object[] image, int statement, Long oldRowid, Long newRowid,
+                 boolean removable) {
+            this(shape, oldKey, newKey, image, statement, oldRowid, newRowid, removable, null);
         }
     }
 
@@ -252,8 +259,10 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             image = decoded ? loggedImage(shape, newRow) : image(shape, newRow);
             if (image == null) imagesTrusted = false;
         }
+        // from the engine's log, a whole old row says which of two rows briefly holding one key a removal names
+        Object[] oldImage = decoded && wholeOldRow && oldRow != null ? loggedImage(shape, oldRow) : null;
         events.add(new RowEvent(shape, oldRow == null ? null : key(shape, oldRow), newRow == null ? null : key(shape, newRow), image,
-                statement));
+                statement, null, null, false, oldImage));
     }
 
     /**
@@ -530,6 +539,12 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         final LinkedHashMap<RowKey, Boolean> existed = new LinkedHashMap<>();
         /** With trusted images: the row each key holds after the events so far ({@link #ABSENT}: none). */
         final Map<RowKey, Object[]> rows = new java.util.HashMap<>();
+        /**
+         * Rows from the engine's log with whole old rows ({@link #decoded}): per key, the images the transaction put there
+         * and still holds, in order. A key holds two rows for a moment where the primary key is deferrable; a removal
+         * names its row by its whole old image, and one the transaction did not put there existed before it.
+         */
+        Map<RowKey, List<Object[]>> held;
         /** Keys that events of the current statement made new. */
         final java.util.Set<RowKey> newInStatement = new java.util.HashSet<>();
         int statement = -1;
@@ -603,6 +618,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 positions.put(r.columns(), at);
             }
             part.statement++;
+            part.wholeOldRow = r.oldRowWhole();
             part.onRow(r.schema(), r.table(), decodedRow(shape, at, r.oldValues()), decodedRow(shape, at, r.newValues()));
         }
         if (part.usesSequences) usesSequences = true;
@@ -674,6 +690,10 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 if (ev.newKey != null) t.delta.computeIfAbsent(ev.newKey, k -> new int[1])[0]++;
                 continue;
             }
+            if (decoded) {
+                heldByLoggedRows(t, ev);
+                continue;
+            }
             if (ev.statement != t.statement) {
                 t.statement = ev.statement;
                 t.newInStatement.clear();
@@ -691,6 +711,7 @@ public final class TransactionChanges extends CaptureContext implements PendingC
         }
         for (TableShape shape : order) {
             TableEvents t = touched.get(shape);
+            if (t.held != null) settleHeld(shape, t);
             if (!shape.hasKey()) {
                 List<Object[]> removed = new ArrayList<>();
                 List<Object[]> added = new ArrayList<>();
@@ -769,6 +790,43 @@ public final class TransactionChanges extends CaptureContext implements PendingC
             }
         }
         return out;
+    }
+
+    /** One event of the engine's log ({@link TableEvents#held}), in the order the engine logged it. */
+    private static void heldByLoggedRows(TableEvents t, RowEvent ev) {
+        if (t.held == null) t.held = new java.util.HashMap<>();
+        if (ev.oldKey != null) {
+            List<Object[]> held = t.held.computeIfAbsent(ev.oldKey, k -> new ArrayList<>(1));
+            int at = -1;
+            if (ev.oldImage != null) {
+                for (int i = 0; i < held.size() && at < 0; i++) if (Arrays.deepEquals(held.get(i), ev.oldImage)) at = i;
+            }
+            if (ev.oldImage == null) {
+                held.clear(); // the old row's key only: the row that key holds
+                t.existed.putIfAbsent(ev.oldKey, Boolean.TRUE);
+            } else if (at >= 0) {
+                held.remove(at);
+                t.existed.putIfAbsent(ev.oldKey, Boolean.TRUE);
+            } else {
+                t.existed.put(ev.oldKey, Boolean.TRUE); // a row the transaction had not put there: it was there before
+            }
+        }
+        if (ev.newKey != null) {
+            t.existed.putIfAbsent(ev.newKey, Boolean.FALSE);
+            t.held.computeIfAbsent(ev.newKey, k -> new ArrayList<>(1)).add(ev.image);
+        }
+    }
+
+    /** The final image of each key {@link TableEvents#held} names: at most one row per key once the transaction committed. */
+    private static void settleHeld(TableShape shape, TableEvents t) throws SQLException {
+        for (Map.Entry<RowKey, List<Object[]>> e : t.held.entrySet()) {
+            List<Object[]> held = e.getValue();
+            if (held.size() > 1) {
+                throw new SQLException("MacroDB: the engine's log leaves " + held.size() + " rows with key " + e.getKey() + " in "
+                        + shape + " at commit", SqlState.INTERNAL_ERROR.getState());
+            }
+            t.rows.put(e.getKey(), held.isEmpty() ? ABSENT : held.get(0));
+        }
     }
 
     private static final Object[] ABSENT = new Object[0];

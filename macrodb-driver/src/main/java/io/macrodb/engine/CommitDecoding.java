@@ -14,10 +14,10 @@ import java.util.function.BooleanSupplier;
 public interface CommitDecoding extends AutoCloseable {
     /**
      * A changed row: the table, its columns as the stream named them (its replicated columns, in the table's order), the
-     * old row (null for an insert; for an update or a delete at least its key columns) and the new row (null for a
-     * delete), in the Java types a read of the engine gives ({@link Values#read}).
+     * old row (null for an insert; for an update or a delete at least its key columns, every column where {@code
+     * oldRowWhole}) and the new row (null for a delete), in the Java types a read of the engine gives ({@link Values#read}).
      */
-    record Row(String schema, String table, String[] columns, Object[] oldValues, Object[] newValues) {}
+    record Row(String schema, String table, String[] columns, Object[] oldValues, Object[] newValues, boolean oldRowWhole) {}
 
     /**
      * Commits the open transaction of primary session {@code c} with the mark of {@code version}.

@@ -104,7 +104,7 @@ final class PostgresDecoder implements CommitDecoding {
     }
 
     /** One change of a transaction as the stream gave it, converted once the transaction turns out to be MacroDB's. */
-    private record Change(Relation rel, byte[][] oldTuple, byte[][] newTuple) {}
+    private record Change(Relation rel, byte[][] oldTuple, byte[][] newTuple, boolean wholeOldRow) {}
 
     private static final byte[] UNCHANGED = new byte[0];
 
@@ -358,7 +358,9 @@ final class PostgresDecoder implements CommitDecoding {
                                     }
                                 }
                             }
-                            changes.add(new Change(r, type == 'I' ? null : oldTuple == null ? newTuple : oldTuple, type == 'D' ? null : newTuple));
+                            // an update that keeps its key under replica identity DEFAULT sends no old row: its key is the new row's
+                            changes.add(new Change(r, type == 'I' ? null : oldTuple == null ? newTuple : oldTuple, type == 'D' ? null : newTuple,
+                                    wholeOldRow));
                         }
                         case 'M' -> {
                             boolean transactional = (m.get() & 1) != 0;
@@ -448,7 +450,8 @@ final class PostgresDecoder implements CommitDecoding {
                 if (i == changes.size()) break;
                 if (b % 2 == 1) continue; // a schema change's own rows
                 Change c = changes.get(i);
-                current.add(new Row(c.rel.schema, c.rel.table, c.rel.columns, values(c.rel, c.oldTuple), values(c.rel, c.newTuple)));
+                current.add(new Row(c.rel.schema, c.rel.table, c.rel.columns, values(c.rel, c.oldTuple), values(c.rel, c.newTuple),
+                        c.wholeOldRow));
             }
             segments.add(current);
             f.complete(new Decoded(segments));

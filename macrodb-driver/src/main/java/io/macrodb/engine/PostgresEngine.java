@@ -649,24 +649,21 @@ public final class PostgresEngine implements Engine {
 
     /**
      * {@code capture=decoding}: the table's trigger only refuses, once per statement, what the stream cannot carry: a
-     * write from a session outside MacroDB (55000), a write to a table without a primary key, to an unlogged table (not
-     * decoded) or to one whose primary key is deferrable (its rows can hold one key twice inside a statement, and the
-     * stream does not say which row an old key names) (0AM00). The table's replica identity is made {@code FULL}: an
-     * update that leaves a TOASTed value unchanged sends the new row without it, and the old row then carries it.
+     * write from a session outside MacroDB (55000), a write to a table without a primary key or to an unlogged table (not
+     * decoded) (0AM00). The table's replica identity is made {@code FULL}: an update that leaves a TOASTed value
+     * unchanged sends the new row without it, and the old row then carries it; and where a deferrable primary key lets
+     * two rows hold one key for a moment, the whole old row says which of them an update or a delete names.
      */
     private void installGuard(Connection c, TableShape t) throws SQLException {
         long oid = oid(c, t);
         char identity;
         boolean unlogged;
-        boolean deferrableKey;
-        try (PreparedStatement ps = c.prepareStatement("SELECT c.relreplident, c.relpersistence = 'u', EXISTS (SELECT 1 FROM"
-                + " pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'p' AND k.condeferrable) FROM pg_class c WHERE c.oid = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT c.relreplident, c.relpersistence = 'u' FROM pg_class c WHERE c.oid = ?")) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 identity = rs.getString(1).charAt(0);
                 unlogged = rs.getBoolean(2);
-                deferrableKey = rs.getBoolean(3);
             }
         }
         StringBuilder body = new StringBuilder("BEGIN\n");
@@ -682,10 +679,6 @@ public final class PostgresEngine implements Engine {
         } else if (unlogged) {
             refusal = "table " + t.qualifiedName() + " is UNLOGGED, and PostgreSQL's logical decoding does not carry its rows; make it"
                     + " logged (ALTER TABLE " + t.qualifiedName() + " SET LOGGED) or use capture=triggers";
-        } else if (deferrableKey) {
-            refusal = "the primary key of " + t.qualifiedName() + " is DEFERRABLE: a statement can hold one key twice for a moment,"
-                    + " and the decoding stream does not tell which row an old key names; make it NOT DEFERRABLE or use"
-                    + " capture=triggers";
         }
         if (refusal != null) {
             body.append("RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = ").append(literal("MacroDB: " + refusal)).append(";\n");
