@@ -333,6 +333,8 @@ final class PostgresDecoder implements CommitDecoding {
                             Relation r = relations.get(m.getInt());
                             if (r == null) throw new IllegalStateException("a row of a relation the stream has not described");
                             if ("macrodb".equals(r.schema)) break; // MacroDB's own mark table
+                            // a schema change's own rows (CREATE TABLE AS, a table rewritten): shipped with its statement, not kept
+                            if (bounds.size() % 2 == 1) break;
                             byte[][] oldTuple = null;
                             byte[][] newTuple = null;
                             boolean wholeOldRow = false;
@@ -448,7 +450,6 @@ final class PostgresDecoder implements CommitDecoding {
                     b++;
                 }
                 if (i == changes.size()) break;
-                if (b % 2 == 1) continue; // a schema change's own rows
                 Change c = changes.get(i);
                 current.add(new Row(c.rel.schema, c.rel.table, c.rel.columns, values(c.rel, c.oldTuple), values(c.rel, c.newTuple),
                         c.wholeOldRow));

@@ -335,7 +335,7 @@ final class CommitPath {
                 if (changes.usesSequences() || changes.insertsIdentities()) {
                     // read after the commit: past every value the transaction drew, and perhaps past later ones
                     built = withPositions(c, changes, built);
-                    c.commit(); // the read's own engine transaction
+                    if (!c.getAutoCommit()) c.commit(); // the read's own engine transaction
                 }
                 ticket.fill(built, payload(durable, built));
             } catch (SQLException | RuntimeException e) {
