@@ -339,6 +339,45 @@ class PostgresDecodingTest {
         }
     }
 
+    /**
+     * Not a superuser: a user with {@code REPLICATION} that owns its databases, the publication made beforehand by a
+     * superuser (README: what {@code capture=decoding} needs), {@code session_replication_role} granted on the
+     * secondaries. Without the publication the connection is refused, naming the superuser's command.
+     */
+    @Test
+    void anOrdinaryUserWithReplicationRights() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=decoding");
+        String db = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        for (PgCluster.Server server : pg.servers()) {
+            try (Connection c = server.connect("postgres"); Statement s = c.createStatement()) {
+                s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'app') THEN CREATE ROLE app LOGIN"
+                        + " REPLICATION; END IF; END $$");
+                s.execute("GRANT SET ON PARAMETER session_replication_role TO app");
+                try (ResultSet rs = s.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE '" + db + "%'")) {
+                    List<String> names = new ArrayList<>();
+                    while (rs.next()) names.add(rs.getString(1));
+                    for (String n : names) try (Statement t = c.createStatement()) { t.execute("ALTER DATABASE " + n + " OWNER TO app"); }
+                }
+            }
+        }
+        java.util.Properties app = new java.util.Properties();
+        app.setProperty("user", "app");
+        app.setProperty("password", "");
+        SQLException refused = assertThrows(SQLException.class, () -> DriverManager.getConnection(url, app).close());
+        assertTrue(refused.getMessage().contains("CREATE PUBLICATION macrodb FOR ALL TABLES"), refused.getMessage());
+        try (Connection c = pg.server(0).connect(db); Statement s = c.createStatement()) {
+            s.execute("CREATE PUBLICATION macrodb FOR ALL TABLES");
+        }
+        try (Connection c = DriverManager.getConnection(url, app); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY, v text)");
+            s.execute("INSERT INTO t VALUES (1, 'by app'), (2, 'too')");
+            s.execute("UPDATE t SET v = 'changed' WHERE k = 2");
+            assertSameEverywhere(c, "SELECT k, v FROM t ORDER BY k", List.of("1|by app", "2|changed"));
+            TestDb.assertConverged(c);
+        }
+    }
+
     /** A server without logical decoding is refused at connect time, naming the setting; capture=triggers works there. */
     @Test
     void aServerWithoutLogicalDecodingIsRefused() throws Exception {
