@@ -423,7 +423,7 @@ public final class PostgresEngine implements Engine {
     private static final String RESERVED_NAME = "42939";
 
     /**
-     * Up to ten objects of schema {@code macrodb} that are not MacroDB's own (its mark table {@code replica} and its capture
+     * Up to ten objects of schema {@code macrodb} that are not MacroDB's own (its mark table {@code replica}, its table {@code full_identity} and its capture
      * functions {@code capture_<oid>}), as "kind name". MacroDB leaves that schema out of every catalog read, copy and
      * checksum, and drops it when the database closes: an object of the application there would not be replicated.
      */
@@ -435,7 +435,7 @@ public final class PostgresEngine implements Engine {
                      + " 'materialized view' WHEN 'S' THEN 'sequence' WHEN 'i' THEN 'index' WHEN 'f' THEN 'foreign table'"
                      + " WHEN 'c' THEN 'type' ELSE 'relation' END AS kind, c.relname AS name"
                      + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-                     + " WHERE n.nspname = 'macrodb' AND NOT (c.relname = 'replica' AND c.relkind = 'r')"
+                     + " WHERE n.nspname = 'macrodb' AND NOT (c.relname IN ('replica', '" + FULL_IDENTITY + "') AND c.relkind = 'r')"
                      + " UNION ALL SELECT 'function', p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
                      + " WHERE n.nspname = 'macrodb' AND p.proname !~ '^capture_[0-9]+$'"
                      + " UNION ALL SELECT 'type', t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace"
@@ -648,7 +648,8 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
-     * {@code capture=decoding}: the table's trigger only refuses, once per statement, what the stream cannot carry: a
+     * {@code capture=decoding} (its replica identity made FULL is noted in {@code macrodb.full_identity} and put back when
+     * the set closes): the table's trigger only refuses, once per statement, what the stream cannot carry: a
      * write from a session outside MacroDB (55000), a write to a table without a primary key or to an unlogged table (not
      * decoded) (0AM00). The table's replica identity is made {@code FULL}: an update that leaves a TOASTed value
      * unchanged sends the new row without it, and the old row then carries it; and where a deferrable primary key lets
@@ -693,9 +694,18 @@ public final class PostgresEngine implements Engine {
                 s.execute("CREATE TRIGGER " + TRIGGER + " BEFORE INSERT OR UPDATE OR DELETE ON " + t.qualifiedName()
                         + " FOR EACH STATEMENT EXECUTE FUNCTION " + functionName(oid) + "()");
             }
-            if (identity != 'f') s.execute("ALTER TABLE " + t.qualifiedName() + " REPLICA IDENTITY FULL");
+            if (identity != 'f') {
+                // noted, so that closing puts back what the application had (removeCapture)
+                s.execute("CREATE TABLE IF NOT EXISTS macrodb." + FULL_IDENTITY + " (rel oid NOT NULL)");
+                s.execute("ALTER TABLE " + t.qualifiedName() + " REPLICA IDENTITY FULL");
+                s.execute("INSERT INTO macrodb." + FULL_IDENTITY + " SELECT " + oid + " WHERE NOT EXISTS (SELECT 1 FROM macrodb."
+                        + FULL_IDENTITY + " WHERE rel = " + oid + ")");
+            }
         }
     }
+
+    /** MacroDB's table of the tables whose replica identity it made {@code FULL} ({@code capture=decoding}). */
+    private static final String FULL_IDENTITY = "full_identity";
 
     /** Whether the table's capture trigger fires per row (capture=triggers) or per statement; null if it has none. */
     private static Boolean captureTriggerPerRow(Connection c, long oid) throws SQLException {
@@ -735,6 +745,19 @@ public final class PostgresEngine implements Engine {
             while (rs.next()) drops.add("DROP FUNCTION IF EXISTS macrodb." + TableShape.quote(rs.getString(1)) + "()");
         }
         drops.add("DROP TABLE IF EXISTS macrodb.replica");
+        // the replica identities capture=decoding made FULL go back to what they were (DEFAULT); those the application set stay
+        boolean noted;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT to_regclass('macrodb." + FULL_IDENTITY + "') IS NOT NULL")) {
+            noted = rs.next() && rs.getBoolean(1);
+        }
+        if (noted) {
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT n.nspname, k.relname FROM macrodb." + FULL_IDENTITY + " f JOIN pg_class k ON k.oid = f.rel"
+                         + " JOIN pg_namespace n ON n.oid = k.relnamespace WHERE k.relreplident = 'f'")) {
+                while (rs.next()) drops.add("ALTER TABLE " + PostgresCatalog.quoted(rs.getString(1), rs.getString(2)) + " REPLICA IDENTITY DEFAULT");
+            }
+            drops.add("DROP TABLE macrodb." + FULL_IDENTITY);
+        }
         execute(c, drops);
         // Not CASCADE: what MacroDB did not make (refused at connect and at every schema change, but a session outside
         // MacroDB may have put something there since) stays, and so does the schema then.

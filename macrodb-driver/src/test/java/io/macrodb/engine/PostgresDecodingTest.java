@@ -378,6 +378,38 @@ class PostgresDecodingTest {
         }
     }
 
+    /**
+     * Closing the set leaves the primary as the application had it: no trigger, no schema macrodb, and the replica
+     * identities MacroDB made FULL back to DEFAULT, while one the application had made FULL itself stays.
+     */
+    @Test
+    void closingPutsTheReplicaIdentitiesBack() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=decoding&closeDelay=0");
+        String db = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        try (Connection p = pg.server(0).connect(db); Statement s = p.createStatement()) {
+            s.execute("CREATE TABLE mine (k int PRIMARY KEY)");
+            s.execute("ALTER TABLE mine REPLICA IDENTITY FULL");
+            s.execute("CREATE TABLE theirs (k int PRIMARY KEY)");
+        }
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE later (k int PRIMARY KEY)");
+            s.execute("INSERT INTO later VALUES (1)");
+            s.execute("INSERT INTO theirs VALUES (1)");
+            try (Connection p = pg.server(0).connect(db)) {
+                assertEquals(List.of("later|f", "mine|f", "theirs|f"), TestDb.rows(p, "SELECT relname, relreplident FROM pg_class"
+                        + " WHERE relname IN ('mine', 'theirs', 'later') ORDER BY 1", "|"));
+            }
+            assertSameEverywhere(c, "SELECT k FROM theirs", List.of("1"));
+        }
+        try (Connection p = pg.server(0).connect(db)) {
+            assertEquals(List.of("later|d", "mine|f", "theirs|d"), TestDb.rows(p, "SELECT relname, relreplident FROM pg_class"
+                    + " WHERE relname IN ('mine', 'theirs', 'later') ORDER BY 1", "|"));
+            assertEquals(List.of("0|0"), TestDb.rows(p, "SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
+                    + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')", "|"));
+        }
+    }
+
     /** A server without logical decoding is refused at connect time, naming the setting; capture=triggers works there. */
     @Test
     void aServerWithoutLogicalDecodingIsRefused() throws Exception {
