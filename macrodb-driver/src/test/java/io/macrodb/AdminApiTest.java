@@ -67,6 +67,7 @@ class AdminApiTest {
             assertEquals(1, sums.stream().distinct().count(), () -> "replicas differ: " + sums);
 
             assertEquals("none", admin.durabilityStatus());
+            assertEquals("triggers", admin.captureStatus());
             assertEquals(0, admin.throttledTransactions());
             assertTrue(admin.readWaits().reads() >= 0);
             assertTrue(admin.routingStats() != null);

@@ -174,6 +174,7 @@ class ObservabilityTest {
             long applied = tabular(server.getAttribute(name, "AppliedRecords")).values().stream().mapToLong(v -> (Long) v).sum();
             assertTrue(applied >= 2 * 6, "each secondary applied the 6 commits: " + applied);
             assertEquals("none", server.getAttribute(name, "DurabilityStatus"));
+            assertEquals("triggers", server.getAttribute(name, "CaptureStatus"));
 
             server.invoke(name, "pauseApplying", new Object[]{1, true}, new String[]{"int", "boolean"});
             try (Statement s = c.createStatement()) {

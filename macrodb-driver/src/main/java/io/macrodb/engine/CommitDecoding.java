@@ -37,6 +37,12 @@ public interface CommitDecoding extends AutoCloseable {
      */
     List<List<Row>> await(long version, long timeoutMillis, BooleanSupplier keepWaiting) throws SQLException;
 
+    /**
+     * One line for an operator: what is read, whether the stream runs (or why it stopped), how many of MacroDB's
+     * transactions came out of it, and when the last one committed.
+     */
+    String status();
+
     /** Stops reading the stream; a commit waiting for it fails. */
     @Override void close();
 }

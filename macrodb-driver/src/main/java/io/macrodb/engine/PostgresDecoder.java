@@ -80,6 +80,9 @@ final class PostgresDecoder implements CommitDecoding {
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final ConcurrentHashMap<Long, CompletableFuture<Decoded>> waiting = new ConcurrentHashMap<>();
     private volatile Throwable failure;
+    /** MacroDB's transactions the stream gave, and the commit time of the last (as the server stamped it, or null). */
+    private final java.util.concurrent.atomic.AtomicLong delivered = new java.util.concurrent.atomic.AtomicLong();
+    private volatile java.time.Instant lastCommit;
     /** When the stream last gave a message ({@link System#nanoTime}): a commit waits while it moves. */
     private volatile long lastMessage = System.nanoTime();
     private volatile boolean closing;
@@ -272,6 +275,15 @@ final class PostgresDecoder implements CommitDecoding {
     /** Whether the stream still runs. */
     boolean isRunning() { return failure == null && thread.isAlive(); }
 
+    private static final java.time.Instant POSTGRES_EPOCH = java.time.Instant.parse("2000-01-01T00:00:00Z");
+
+    @Override public String status() {
+        Throwable f = failure;
+        return "decoding " + url + " (slot " + slot + ", publication " + PUBLICATION + "): "
+                + (f != null ? "stopped: " + f.getMessage() : thread.isAlive() ? "running" : "not running")
+                + ", " + delivered.get() + " transaction(s) decoded" + (lastCommit == null ? "" : ", the last committed at " + lastCommit);
+    }
+
     @Override public void close() {
         closing = true;
         closeQuietly(replication);
@@ -391,7 +403,12 @@ final class PostgresDecoder implements CommitDecoding {
                             m.get(); // flags
                             m.getLong(); // commit LSN
                             long end = m.getLong();
-                            if (mark >= 0) deliver(mark, changes, bounds, problem);
+                            long stamp = m.getLong(); // microseconds since 2000-01-01 UTC
+                            if (mark >= 0) {
+                                deliver(mark, changes, bounds, problem);
+                                delivered.incrementAndGet();
+                                lastCommit = POSTGRES_EPOCH.plus(stamp, java.time.temporal.ChronoUnit.MICROS);
+                            }
                             changes.clear();
                             bounds.clear();
                             mark = -1;

@@ -61,6 +61,8 @@ final class ConnectionAdmin implements MacroAdmin {
 
     @Override public String durabilityStatus() throws SQLException { return db().durabilityStatus(); }
 
+    @Override public String captureStatus() throws SQLException { return db().captureStatus(); }
+
     @Override public long throttledTransactions() throws SQLException { return db().throttledTransactions(); }
 
     @Override public ReadWaits.Stats readWaits() throws SQLException {

@@ -76,6 +76,13 @@ public interface MacroAdmin {
     /** What start-up recovered, the durable version, the log directory and fsync policy; "none" without durability. */
     String durabilityStatus() throws SQLException;
 
+    /**
+     * How the primary's rows are captured: "triggers"; with PostgreSQL's {@code capture=decoding} the primary's stream,
+     * whether it runs (or why it stopped), how many transactions came out of it and when the last committed; "none"
+     * for a database of one replica without durability (nothing is shipped).
+     */
+    String captureStatus() throws SQLException;
+
     /** Update transactions held back at begin because a secondary was more than {@code maxLag} behind. */
     long throttledTransactions() throws SQLException;
 

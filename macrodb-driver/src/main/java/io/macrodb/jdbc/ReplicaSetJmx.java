@@ -148,6 +148,8 @@ final class ReplicaSetJmx implements ReplicaSetMXBean, AutoCloseable {
 
     @Override public String getDurabilityStatus() { return db.durabilityStatus(); }
 
+    @Override public String getCaptureStatus() { return db.captureStatus(); }
+
     // ---------------------------------------------------------------- operations
 
     @Override public void rebuild(int index) {

@@ -68,6 +68,9 @@ public interface ReplicaSetMXBean {
     /** What start-up recovered, the durable version, the log directory and fsync policy; "none" without durability. */
     String getDurabilityStatus();
 
+    /** {@link MacroAdmin#captureStatus()}. */
+    String getCaptureStatus();
+
     /** {@link MacroAdmin#rebuild(int)}: rebuilds failed secondary {@code index} now. */
     void rebuild(int index);
 

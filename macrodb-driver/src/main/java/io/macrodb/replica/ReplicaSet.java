@@ -554,6 +554,17 @@ public final class ReplicaSet {
 
     // ---------------------------------------------------------------- durability
 
+    /**
+     * How the primary's rows are captured: the engine's log read after each commit ({@link CommitDecoding#status}), or
+     * "triggers" (every engine's capture triggers, and PostgreSQL's {@code capture=triggers}); "none" for a database
+     * of one replica without durability, which ships nothing.
+     */
+    public String captureStatus() {
+        CommitDecoding d = decoding;
+        if (d != null) return d.status();
+        return shipsChanges() ? "triggers" : "none";
+    }
+
     /** What start-up recovered and where the durable log stands ("none" without durability). */
     public String durabilityStatus() {
         Snapshots s = snapshots;

@@ -86,6 +86,9 @@ class PostgresDecodingTest {
             c.commit();
             assertSameEverywhere(c, "SELECT * FROM item ORDER BY id", List.of("1|third|3.00", "101|a|3.00", "102|b|4.50", "110|x|0.00"));
             TestDb.assertConverged(c);
+            String status = TestDb.macro(c).admin().captureStatus();
+            assertTrue(status.startsWith("decoding " + primaryUrl(c) + " (slot macrodb_") && status.contains(": running, 4 transaction(s)"
+                    + " decoded, the last committed at 20"), status);
 
             // what runs is the stream: a slot of MacroDB's on the primary, statement-level guards, full replica identity
             try (Connection p = DriverManager.getConnection(primaryUrl(c), "sa", "")) {
@@ -336,6 +339,8 @@ class PostgresDecodingTest {
             // the promoted primary, the other secondary, and the replacement MacroDB built in the old primary's database
             // (its server is up: only the stream failed), emptied and copied afresh, so without the lost row
             assertEquals(3, active.size(), "every replica in service: " + active);
+            String status = mc.admin().captureStatus();
+            assertTrue(status.startsWith("decoding " + primaryUrl(c)) && status.contains(": running, 2 transaction(s) decoded"), status);
         }
     }
 
