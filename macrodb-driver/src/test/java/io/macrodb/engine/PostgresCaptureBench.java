@@ -44,7 +44,7 @@ public final class PostgresCaptureBench {
             try (Connection k1 = DriverManager.getConnection(m1, "sa", ""); Connection k3 = DriverManager.getConnection(m3, "sa", "")) {
                 setup(k1);
                 setup(k3);
-                String captured = pg.server(0).jdbcUrl(m1.substring(m1.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, m1.indexOf('?')));
+                String captured = pg.server(0).jdbcUrl(PgCluster.primaryDatabase(m1));
                 for (int r = 0; r < rounds; r++) {
                     double p = run(plain, seconds, 0);
                     double trigger = run(captured, seconds, 1);

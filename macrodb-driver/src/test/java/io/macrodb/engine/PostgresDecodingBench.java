@@ -109,7 +109,7 @@ public final class PostgresDecodingBench {
             String m1 = rep.macroUrl(1, "capture=triggers");
             try (Connection keep = DriverManager.getConnection(m1, "sa", "")) { // its replica set keeps the triggers in place
                 setup(keep);
-                String bDb = m1.substring(m1.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, m1.indexOf('?'));
+                String bDb = PgCluster.primaryDatabase(m1);
                 targets.put("B", new Target(rs, rs.jdbcUrl(bDb), null));
                 targets.put("T", targets.get("B"));
                 String lDb = log.createDatabase();

@@ -353,7 +353,7 @@ class PostgresDecodingTest {
     void anOrdinaryUserWithReplicationRights() throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(3, "capture=decoding");
-        String db = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        String db = PgCluster.primaryDatabase(url);
         for (PgCluster.Server server : pg.servers()) {
             try (Connection c = server.connect("postgres"); Statement s = c.createStatement()) {
                 s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'app') THEN CREATE ROLE app LOGIN"
@@ -391,7 +391,7 @@ class PostgresDecodingTest {
     void closingPutsTheReplicaIdentitiesBack() throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(3, "capture=decoding&closeDelay=0");
-        String db = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        String db = PgCluster.primaryDatabase(url);
         try (Connection p = pg.server(0).connect(db); Statement s = p.createStatement()) {
             s.execute("CREATE TABLE mine (k int PRIMARY KEY)");
             s.execute("ALTER TABLE mine REPLICA IDENTITY FULL");

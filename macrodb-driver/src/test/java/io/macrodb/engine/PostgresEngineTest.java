@@ -71,7 +71,7 @@ class PostgresEngineTest {
     void closingTheDatabaseLeavesThePrimaryAsTheApplicationHadIt() throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(3, "capture=triggers&closeDelay=0");
-        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        String primaryDb = PgCluster.primaryDatabase(url);
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (k int PRIMARY KEY)");
             s.execute("INSERT INTO t VALUES (1)");
@@ -228,7 +228,7 @@ class PostgresEngineTest {
     void anExistingDatabaseIsCopiedToTheSecondaries() throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(3, "capture=triggers");
-        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        String primaryDb = PgCluster.primaryDatabase(url);
         try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
             s.execute("CREATE SCHEMA shop");
             s.execute("CREATE SEQUENCE shop.ticket START 100");
@@ -275,7 +275,7 @@ class PostgresEngineTest {
     void aPrimaryWithObjectsACopyWouldLeaveOutIsRefusedAndLeftAsItWas() throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(2, "capture=triggers");
-        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        String primaryDb = PgCluster.primaryDatabase(url);
         try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
             s.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')");
             s.execute("CREATE TABLE person (id int PRIMARY KEY, m mood)");
@@ -319,7 +319,7 @@ class PostgresEngineTest {
             s.execute("CREATE TABLE precious (k int PRIMARY KEY)");
             s.execute("INSERT INTO precious VALUES (42)");
         }
-        String primaryDb = url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
+        String primaryDb = PgCluster.primaryDatabase(url);
         try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
             s.execute("CREATE TABLE mine (k int PRIMARY KEY)");
         }

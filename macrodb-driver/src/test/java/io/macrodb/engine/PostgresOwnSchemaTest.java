@@ -24,10 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PostgresOwnSchemaTest {
 
-    private static String primaryDb(String url) {
-        return url.substring(url.indexOf('/', "jdbc:macrodb:postgresql://".length()) + 1, url.indexOf('?'));
-    }
-
     /** Runs {@code sql} on database {@code db} of server 0 as superuser {@code sa}, outside MacroDB. */
     private static Connection direct(PgCluster pg, String db) throws SQLException {
         return DriverManager.getConnection(pg.server(0).jdbcUrl(db), "sa", "");
@@ -45,7 +41,7 @@ class PostgresOwnSchemaTest {
         PgCluster.assumeAvailable();
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(2, "capture=triggers&closeDelay=0");
-        try (Connection d = direct(pg, primaryDb(url)); Statement s = d.createStatement()) {
+        try (Connection d = direct(pg, PgCluster.primaryDatabase(url)); Statement s = d.createStatement()) {
             s.execute("CREATE SCHEMA macrodb");
             s.execute("CREATE TABLE macrodb.orders (id int PRIMARY KEY)");
             s.execute("INSERT INTO macrodb.orders VALUES (1), (2)");
@@ -53,7 +49,7 @@ class PostgresOwnSchemaTest {
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
         assertEquals("42939", e.getSQLState(), e::getMessage);
         assertTrue(e.getMessage().contains("table orders") && e.getMessage().contains("ALTER SCHEMA macrodb RENAME"), e::getMessage);
-        try (Connection d = direct(pg, primaryDb(url))) {
+        try (Connection d = direct(pg, PgCluster.primaryDatabase(url))) {
             assertEquals("2", one(d, "SELECT count(*) FROM macrodb.orders"), "the application's rows are still there");
             assertEquals("f", one(d, "SELECT to_regclass('macrodb.replica') IS NOT NULL"), "MacroDB put nothing there");
         }
@@ -68,7 +64,7 @@ class PostgresOwnSchemaTest {
         SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(url, PgCluster.USER, "").close());
         assertEquals("42939", e.getSQLState(), e::getMessage);
         assertTrue(e.getMessage().contains("search_path") && e.getMessage().contains("ALTER ROLE"), e::getMessage);
-        try (Connection d = direct(pg, primaryDb(url))) {
+        try (Connection d = direct(pg, PgCluster.primaryDatabase(url))) {
             assertEquals("0", one(d, "SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb'"), "nothing was changed");
         }
     }
@@ -88,7 +84,7 @@ class PostgresOwnSchemaTest {
             assertEquals("42939", unqualified.getSQLState(), unqualified::getMessage);
             s.execute("SET search_path TO public");
             s.execute("INSERT INTO kept VALUES (1)"); // the database goes on
-            try (Connection d = direct(pg, primaryDb(url))) {
+            try (Connection d = direct(pg, PgCluster.primaryDatabase(url))) {
                 assertEquals("f", one(d, "SELECT to_regclass('macrodb.orders') IS NOT NULL OR to_regclass('macrodb.numbers') IS NOT NULL"),
                         "the refused changes were rolled back");
             }
@@ -104,12 +100,12 @@ class PostgresOwnSchemaTest {
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (id int PRIMARY KEY)");
             // a session outside MacroDB puts a table into the schema while the set is open
-            try (Connection d = direct(pg, primaryDb(url)); Statement ds = d.createStatement()) {
+            try (Connection d = direct(pg, PgCluster.primaryDatabase(url)); Statement ds = d.createStatement()) {
                 ds.execute("CREATE TABLE macrodb.notes (id int)");
                 ds.execute("INSERT INTO macrodb.notes VALUES (7)");
             }
         }
-        try (Connection d = direct(pg, primaryDb(url))) {
+        try (Connection d = direct(pg, PgCluster.primaryDatabase(url))) {
             assertEquals("7", one(d, "SELECT string_agg(id::text, ',') FROM macrodb.notes"), "not dropped with CASCADE");
             assertEquals("f", one(d, "SELECT to_regclass('macrodb.replica') IS NOT NULL"), "MacroDB's own objects are gone");
             assertEquals("0", one(d, "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal"));

@@ -173,6 +173,13 @@ public final class PgCluster implements AutoCloseable {
         return name;
     }
 
+    /** The primary's database name in a URL {@link #macroUrl} made ({@code jdbc:macrodb:postgresql://host:port/NAME?...}). */
+    public static String primaryDatabase(String macroUrl) {
+        int slash = macroUrl.indexOf('/', "jdbc:macrodb:postgresql://".length());
+        int query = macroUrl.indexOf('?', slash);
+        return macroUrl.substring(slash + 1, query < 0 ? macroUrl.length() : query);
+    }
+
     /**
      * A MacroDB URL over a new database: server 0's as primary, {@code replicas - 1} secondaries on the
      * other servers in turn (a server holds several secondaries, each a database of its own, when there
