@@ -43,6 +43,13 @@ public interface CommitDecoding extends AutoCloseable {
      */
     String status();
 
+    /**
+     * {@code listener} is told, once and from the stream's own thread, if the stream fails while it is open (not when it
+     * is closed): every commit on the primary from then on is in no record, so the primary must leave service. Told at
+     * once if the stream has failed already.
+     */
+    void onStreamFailure(java.util.function.Consumer<String> listener);
+
     /** Stops reading the stream; a commit waiting for it fails. */
     @Override void close();
 }

@@ -80,6 +80,9 @@ final class PostgresDecoder implements CommitDecoding {
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final ConcurrentHashMap<Long, CompletableFuture<Decoded>> waiting = new ConcurrentHashMap<>();
     private volatile Throwable failure;
+    /** {@link #onStreamFailure}'s listener; told at most once ({@link #told}). */
+    private volatile java.util.function.Consumer<String> failureListener;
+    private final java.util.concurrent.atomic.AtomicBoolean told = new java.util.concurrent.atomic.AtomicBoolean();
     /** MacroDB's transactions the stream gave, and the commit time of the last (as the server stamped it, or null). */
     private final java.util.concurrent.atomic.AtomicLong delivered = new java.util.concurrent.atomic.AtomicLong();
     private volatile java.time.Instant lastCommit;
@@ -272,6 +275,19 @@ final class PostgresDecoder implements CommitDecoding {
                 + " read", "55000", t);
     }
 
+    @Override public void onStreamFailure(java.util.function.Consumer<String> listener) {
+        failureListener = listener;
+        tellFailure();
+    }
+
+    /** Tells the listener, once, that the open stream failed. */
+    private void tellFailure() {
+        Throwable f = failure;
+        java.util.function.Consumer<String> l = failureListener;
+        if (f == null || closing || l == null || !told.compareAndSet(false, true)) return;
+        l.accept(f.toString());
+    }
+
     /** Whether the stream still runs. */
     boolean isRunning() { return failure == null && thread.isAlive(); }
 
@@ -433,6 +449,7 @@ final class PostgresDecoder implements CommitDecoding {
                 LOG.severe("MacroDB: logical decoding of " + url + " failed: " + e);
             }
             for (CompletableFuture<Decoded> f : waiting.values()) f.completeExceptionally(streamFailed(e));
+            tellFailure();
         } finally {
             replication = null;
         }

@@ -117,6 +117,12 @@ final class Failover {
         primaryGone(r, "it committed a transaction whose rows could not be read from its log: " + reason);
     }
 
+    /** The stream of {@code r}'s log failed ({@link io.macrodb.engine.CommitDecoding#onStreamFailure}): its commits can no longer be replicated. */
+    void primaryLostStream(Replica r, String reason) {
+        if (!r.isPrimary() || !r.isActive()) return;
+        primaryGone(r, "the stream of its log failed, so its commits can no longer be replicated: " + reason);
+    }
+
     /** The secondary a promotion would choose: the freshest active one that applies the log, or null. */
     private Replica successor() {
         Replica chosen = null;

@@ -199,7 +199,7 @@ public final class ReplicaSet {
             rs = new ReplicaSet(cfg, primary, secondaries, log, catalog, unique);
             rs.directoryLock = dirLock;
             // before any update transaction can commit: from here on every commit on the primary is in the stream
-            if (rs.shipsChanges()) rs.decoding = engine.startDecoding(cfg.url(), primary.url(), cfg.connectProperties(), unique + "_0");
+            if (rs.shipsChanges()) rs.decoding = rs.watched(engine.startDecoding(cfg.url(), primary.url(), cfg.connectProperties(), unique + "_0"), primary);
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
             boolean hasTables = !engine.tables(pc).isEmpty();
@@ -276,8 +276,8 @@ public final class ReplicaSet {
      * @return the catalog session it replaces, for the caller to close
      */
     Session installPrimary(Replica s, Session newCatalog, long version, String reason) throws SQLException {
-        CommitDecoding next = shipsChanges() ? engine().startDecoding(config.url(), s.url(), config.connectProperties(),
-                uniqueName + "_" + promotions.incrementAndGet()) : null;
+        CommitDecoding next = shipsChanges() ? watched(engine().startDecoding(config.url(), s.url(), config.connectProperties(),
+                uniqueName + "_" + promotions.incrementAndGet()), s) : null;
         CommitDecoding old = decoding;
         decoding = next;
         if (old != null) old.close();
@@ -386,6 +386,15 @@ public final class ReplicaSet {
      * {@code capture=decoding}), or null where triggers capture inside the transaction. Replaced at a promotion.
      */
     CommitDecoding decoding() { return decoding; }
+
+    /**
+     * {@code d} (null: none), read on {@code primary}: if its stream fails, the primary leaves service at once, before a
+     * commit finds it failed (every commit there from then on would be in no record).
+     */
+    private CommitDecoding watched(CommitDecoding d, Replica primary) {
+        if (d != null) d.onStreamFailure(reason -> failover.primaryLostStream(primary, reason));
+        return d;
+    }
 
     /**
      * The primary committed a transaction whose rows cannot be read from its log ({@link CommitDecoding#await} failed):
