@@ -28,6 +28,12 @@ public interface CommitDecoding extends AutoCloseable {
     boolean commit(Connection c, long version) throws SQLException;
 
     /**
+     * Whether the open transaction of primary session {@code c} has written anything in the engine (one round trip):
+     * asked where the application may have written around MacroDB's statements (an engine connection it unwrapped).
+     */
+    boolean wrote(Connection c) throws SQLException;
+
+    /**
      * The rows of the transaction committed with the mark of {@code version}, split at the schema changes it ran (one
      * list more than those), in the order the engine logged them. Waits while {@code keepWaiting} holds and the log
      * moves: gives up once it has given nothing for {@code timeoutMillis}.

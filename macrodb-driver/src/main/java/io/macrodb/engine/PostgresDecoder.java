@@ -236,6 +236,12 @@ final class PostgresDecoder implements CommitDecoding {
         return marked;
     }
 
+    @Override public boolean wrote(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_xact_id_if_assigned() IS NOT NULL")) {
+            return rs.next() && rs.getBoolean(1);
+        }
+    }
+
     @Override public List<List<Row>> await(long version, long timeoutMillis, BooleanSupplier keepWaiting) throws SQLException {
         CompletableFuture<Decoded> f = waiting.computeIfAbsent(version, v -> new CompletableFuture<>());
         long stall = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);

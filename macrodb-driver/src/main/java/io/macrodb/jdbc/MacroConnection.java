@@ -681,7 +681,7 @@ public final class MacroConnection implements Connection {
         if (iface.isInstance(this)) return iface.cast(this);
         if (iface == MacroAdmin.class) return iface.cast(admin);
         java.sql.Connection engine = transaction.primaryConnection();
-        if (engine != null && iface.isInstance(engine)) return iface.cast(engine);
+        if (engine != null && iface.isInstance(engine)) return iface.cast(transaction.handOutPrimaryConnection());
         throw new SQLException("MacroDB: a MacroConnection does not wrap " + iface.getName(), SqlState.INVALID_ARGUMENT.getState());
     }
 

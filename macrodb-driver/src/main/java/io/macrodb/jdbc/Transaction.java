@@ -1243,4 +1243,12 @@ final class Transaction {
 
     /** The primary session's engine connection, if it is open (for {@code unwrap}). */
     java.sql.Connection primaryConnection() { return primary == null ? null : primary.connection(); }
+
+    /** {@link #primaryConnection}, handed to the application: the session is marked so ({@link Session#markHandedOut}). */
+    java.sql.Connection handOutPrimaryConnection() {
+        Session p = primary;
+        if (p == null) return null;
+        p.markHandedOut();
+        return p.connection();
+    }
 }

@@ -301,8 +301,11 @@ final class CommitPath {
             throws SQLException {
         Connection c = session.connection();
         List<StatementChange> schemaChanges = changes.schemaChanges();
-        // every statement that may write entered the update gate before it ran: none did, so nothing was written
-        if (!turn.inGate() && schemaChanges.isEmpty() && !changes.usesSequences()) return commitEmpty(session);
+        // every statement that may write entered the update gate before it ran: none did, so nothing was written, unless
+        // the application wrote through the engine connection it unwrapped (the engine says whether it did)
+        if (!turn.inGate() && schemaChanges.isEmpty() && !changes.usesSequences() && !(session.isHandedOut() && decoding.wrote(c))) {
+            return commitEmpty(session);
+        }
         turn.enterGate();
         if (!schemaChanges.isEmpty() && !turn.holdsGateAlone()) {
             throw new IllegalStateException("MacroDB: a transaction with schema changes commits without holding the update gate alone");

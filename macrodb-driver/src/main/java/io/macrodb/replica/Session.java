@@ -128,6 +128,17 @@ public final class Session implements io.macrodb.replica.StatementCache {
     }
 
     public void markBroken() { broken = true; }
+
+    /**
+     * The application was handed this session's engine connection ({@code unwrap}): it may write through it without a
+     * statement of MacroDB's (pgjdbc's {@code CopyManager}, say), so a commit cannot take "no statement entered the update
+     * gate" for "nothing was written". For the session's life: the application may keep the connection.
+     */
+    public void markHandedOut() { handedOut = true; }
+
+    public boolean isHandedOut() { return handedOut; }
+
+    private volatile boolean handedOut;
     public boolean isBroken() { return broken; }
 
     void closeQuietly() {

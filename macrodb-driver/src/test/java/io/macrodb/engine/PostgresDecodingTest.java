@@ -270,6 +270,30 @@ class PostgresDecodingTest {
         }
     }
 
+    /**
+     * Rows the application writes through the engine connection it unwrapped (pgjdbc's {@code CopyManager}), in a
+     * transaction whose only statement of MacroDB's took locks: no statement entered the update gate, and the commit
+     * still ships them (the engine says the transaction wrote). With the triggers they were captured all along.
+     */
+    @ParameterizedTest(name = "capture={0}")
+    @ValueSource(strings = {"decoding", "triggers"})
+    void rowsWrittenThroughTheUnwrappedEngineConnection(String capture) throws Exception {
+        try (Connection c = TestDb.open(url(capture, "")); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY, v text)");
+            s.execute("INSERT INTO t VALUES (0, 'first')");
+            c.setAutoCommit(false);
+            try (ResultSet rs = s.executeQuery("SELECT k FROM t FOR UPDATE")) { // on the primary, takes locks, writes nothing
+                assertTrue(rs.next());
+            }
+            org.postgresql.PGConnection pg = c.unwrap(org.postgresql.PGConnection.class);
+            pg.getCopyAPI().copyIn("COPY t FROM STDIN", new java.io.StringReader("1\tcopied\n2\ttoo\n"));
+            c.commit();
+            c.setAutoCommit(true);
+            assertSameEverywhere(c, "SELECT k, v FROM t ORDER BY k", List.of("0|first", "1|copied", "2|too"));
+            TestDb.assertConverged(c);
+        }
+    }
+
     /** What the stream cannot carry is refused before anything is written, with the SQLState and what to change. */
     @Test
     void whatTheStreamCannotCarryIsRefused() throws Exception {
