@@ -303,7 +303,16 @@ final class PostgresDecoder implements CommitDecoding {
         Throwable f = failure;
         return "decoding " + url + " (slot " + slot + ", publication " + PUBLICATION + "): "
                 + (f != null ? "stopped: " + f.getMessage() : thread.isAlive() ? "running" : "not running")
-                + ", " + delivered.get() + " transaction(s) decoded" + (lastCommit == null ? "" : ", the last committed at " + lastCommit);
+                + ", " + delivered.get() + " transaction(s) decoded" + (lastCommit == null ? "" : ", the last committed at " + lastCommit)
+                + cpu();
+    }
+
+    /** The decoder thread's CPU time so far, where the JVM measures threads' CPU time. */
+    private String cpu() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (!threads.isThreadCpuTimeSupported() || !threads.isThreadCpuTimeEnabled()) return "";
+        long nanos = threads.getThreadCpuTime(thread.getId());
+        return nanos < 0 ? "" : String.format(java.util.Locale.ROOT, ", decoder thread CPU %.1f ms", nanos / 1e6);
     }
 
     @Override public void close() {

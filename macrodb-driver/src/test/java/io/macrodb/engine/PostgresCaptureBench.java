@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * fsync=off}, {@code synchronous_commit=off}, so a plain commit is as cheap as it gets and capture's
  * cost shows at its largest), in rounds of: plain pgjdbc; the capture trigger alone (a primary session's
  * settings, no read-back); trigger and {@link PostgresEngine#collectChanges}; MacroDB with 1 replica; MacroDB
- * with a primary and 2 secondaries. Arguments: seconds per run, rounds. Run with the test classpath:
+ * with a primary and 2 secondaries, the same with {@code capture=decoding} (and its decoder thread's CPU so far). Arguments: seconds per run, rounds. Run with the test classpath:
  * {@code java -cp target/classes:target/test-classes:<deps> io.macrodb.engine.PostgresCaptureBench 8 3}.
  */
 public final class PostgresCaptureBench {
@@ -41,9 +41,12 @@ public final class PostgresCaptureBench {
             }
             String m1 = pg.macroUrl(1, "capture=triggers");
             String m3 = pg.macroUrl(3, "capture=triggers");
-            try (Connection k1 = DriverManager.getConnection(m1, "sa", ""); Connection k3 = DriverManager.getConnection(m3, "sa", "")) {
+            String d3 = pg.macroUrl(3, "capture=decoding");
+            try (Connection k1 = DriverManager.getConnection(m1, "sa", ""); Connection k3 = DriverManager.getConnection(m3, "sa", "");
+                 Connection kd = DriverManager.getConnection(d3, "sa", "")) {
                 setup(k1);
                 setup(k3);
+                setup(kd);
                 String captured = pg.server(0).jdbcUrl(PgCluster.primaryDatabase(m1));
                 for (int r = 0; r < rounds; r++) {
                     double p = run(plain, seconds, 0);
@@ -51,9 +54,12 @@ public final class PostgresCaptureBench {
                     double collect = run(captured, seconds, 2);
                     double x1 = run(m1, seconds, 0);
                     double x3 = run(m3, seconds, 0);
+                    double xd = run(d3, seconds, 0);
                     System.out.printf("round %d: plain %.0f tps; trigger only %.0f (%.2f); trigger + collectChanges %.0f (%.2f);"
-                            + " MacroDB 1 replica %.0f (%.2f); MacroDB 1+2 %.0f (%.2f)%n", r, p, trigger, trigger / p, collect, collect / p,
-                            x1, x1 / p, x3, x3 / p);
+                            + " MacroDB 1 replica %.0f (%.2f); MacroDB 1+2 %.0f (%.2f); MacroDB 1+2 capture=decoding %.0f (%.2f)%n", r, p,
+                            trigger, trigger / p, collect, collect / p, x1, x1 / p, x3, x3 / p, xd, xd / p);
+                    // the decoder thread's CPU over the transactions it decoded so far
+                    System.out.println("  " + kd.unwrap(io.macrodb.jdbc.MacroAdmin.class).captureStatus());
                 }
             }
         }
