@@ -102,7 +102,9 @@ final class PostgresCatalog {
         String text = rs.getString(i);
         if (text == null) return null;
         org.postgresql.util.PGobject o = new org.postgresql.util.PGobject();
-        o.setType(type);
+        // pgjdbc names a type on the search path by its bare name, and looks a bare name up folded to lower case: a
+        // type named "Odd" would bind as unknown type odd
+        o.setType(type.indexOf('"') < 0 && !type.matches("[a-z_][a-z0-9_$]*") ? TableShape.quote(type) : type);
         o.setValue(text);
         return o;
     }

@@ -45,6 +45,12 @@ final class PostgresCopy {
                     + " ORDER BY n.oid")) {
                 statement(out, "CREATE SCHEMA IF NOT EXISTS " + TableShape.quote(schema));
             }
+            // enum types, their labels in their sort order (a label added BEFORE another sorts there)
+            for (String[] e : rows(c, "SELECT n.nspname, t.typname, coalesce(string_agg(quote_literal(e.enumlabel), ', ' ORDER BY"
+                    + " e.enumsortorder), '') FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace LEFT JOIN pg_enum e ON"
+                    + " e.enumtypid = t.oid WHERE " + USER + " AND t.typtype = 'e' GROUP BY n.nspname, t.typname, t.oid ORDER BY t.oid", 3)) {
+                statement(out, "CREATE TYPE " + PostgresCatalog.quoted(e[0], e[1]) + " AS ENUM (" + e[2] + ")");
+            }
             // sequences of their own and serial columns' (identity columns make theirs with the table)
             List<String[]> sequences = rows(c, "SELECT n.nspname, c.relname, format_type(s.seqtypid, NULL), s.seqincrement, s.seqmin,"
                     + " s.seqmax, s.seqstart, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid"
@@ -144,7 +150,7 @@ final class PostgresCopy {
                 + " 'partitioned table' WHEN 'f' THEN 'foreign table' END, n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
                 + " ON n.oid = c.relnamespace WHERE c.relkind IN ('m', 'p', 'f') AND " + USER
                 + " UNION ALL SELECT format('type %I.%I', n.nspname, t.typname) FROM pg_type t JOIN pg_namespace n ON n.oid ="
-                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('e', 'd', 'r', 'm', 'c', 'b') AND (t.typtype <> 'c' OR"
+                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('d', 'r', 'm', 'c', 'b') AND (t.typtype <> 'c' OR"
                 + " (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND t.typelem = 0"
                 + " UNION ALL SELECT format('extension %I', extname) FROM pg_extension WHERE extname <> 'plpgsql'"
                 + " UNION ALL SELECT format('partition %I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
@@ -153,8 +159,8 @@ final class PostgresCopy {
                 + " ON n.oid = c.relnamespace WHERE c.relpersistence = 'u' AND c.relkind = 'r' AND " + USER);
         if (!found.isEmpty()) {
             throw new SQLFeatureNotSupportedException("MacroDB: the primary holds objects that MacroDB cannot copy to a PostgreSQL"
-                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, tables, sequences, functions, constraints,"
-                    + " indexes and views; remove the others or replicate another database", SqlState.FEATURE_NOT_OFFERED.getState());
+                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, enum types, tables, sequences, functions,"
+                    + " constraints, indexes and views; remove the others or replicate another database", SqlState.FEATURE_NOT_OFFERED.getState());
         }
     }
 
