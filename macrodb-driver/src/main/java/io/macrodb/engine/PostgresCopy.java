@@ -51,6 +51,22 @@ final class PostgresCopy {
                     + " e.enumtypid = t.oid WHERE " + USER + " AND t.typtype = 'e' GROUP BY n.nspname, t.typname, t.oid ORDER BY t.oid", 3)) {
                 statement(out, "CREATE TYPE " + PostgresCatalog.quoted(e[0], e[1]) + " AS ENUM (" + e[2] + ")");
             }
+            // domains, in creation order (a domain over an enum or another domain comes after it), with their defaults,
+            // NOT NULL and named constraints
+            for (String[] d : rows(c, "SELECT n.nspname, t.typname, format_type(t.typbasetype, t.typtypmod), t.typdefault, t.typnotnull,"
+                    + " CASE WHEN t.typcollation <> b.typcollation THEN (SELECT quote_ident(co.collname) FROM pg_collation co WHERE"
+                    + " co.oid = t.typcollation) END, t.oid FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_type b"
+                    + " ON b.oid = t.typbasetype WHERE " + USER + " AND t.typtype = 'd' ORDER BY t.oid", 7)) {
+                StringBuilder ddl = new StringBuilder("CREATE DOMAIN " + PostgresCatalog.quoted(d[0], d[1]) + " AS " + d[2]);
+                if (d[5] != null) ddl.append(" COLLATE ").append(d[5]);
+                if (d[3] != null) ddl.append(" DEFAULT ").append(d[3]);
+                if ("t".equals(d[4])) ddl.append(" NOT NULL");
+                for (String[] k : rows(c, "SELECT quote_ident(conname), pg_get_constraintdef(oid) FROM pg_constraint WHERE contypid = "
+                        + d[6] + " AND contype = 'c' ORDER BY oid", 2)) {
+                    ddl.append(" CONSTRAINT ").append(k[0]).append(' ').append(k[1]);
+                }
+                statement(out, ddl.toString());
+            }
             // sequences of their own and serial columns' (identity columns make theirs with the table)
             List<String[]> sequences = rows(c, "SELECT n.nspname, c.relname, format_type(s.seqtypid, NULL), s.seqincrement, s.seqmin,"
                     + " s.seqmax, s.seqstart, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid"
@@ -150,7 +166,7 @@ final class PostgresCopy {
                 + " 'partitioned table' WHEN 'f' THEN 'foreign table' END, n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
                 + " ON n.oid = c.relnamespace WHERE c.relkind IN ('m', 'p', 'f') AND " + USER
                 + " UNION ALL SELECT format('type %I.%I', n.nspname, t.typname) FROM pg_type t JOIN pg_namespace n ON n.oid ="
-                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('d', 'r', 'm', 'c', 'b') AND (t.typtype <> 'c' OR"
+                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('r', 'm', 'c', 'b') AND (t.typtype <> 'c' OR"
                 + " (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND t.typelem = 0"
                 + " UNION ALL SELECT format('extension %I', extname) FROM pg_extension WHERE extname <> 'plpgsql'"
                 + " UNION ALL SELECT format('partition %I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
@@ -159,7 +175,7 @@ final class PostgresCopy {
                 + " ON n.oid = c.relnamespace WHERE c.relpersistence = 'u' AND c.relkind = 'r' AND " + USER);
         if (!found.isEmpty()) {
             throw new SQLFeatureNotSupportedException("MacroDB: the primary holds objects that MacroDB cannot copy to a PostgreSQL"
-                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, enum types, tables, sequences, functions,"
+                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, enum types, domains, tables, sequences, functions,"
                     + " constraints, indexes and views; remove the others or replicate another database", SqlState.FEATURE_NOT_OFFERED.getState());
         }
     }
