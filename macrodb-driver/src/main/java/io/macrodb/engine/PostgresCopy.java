@@ -45,6 +45,13 @@ final class PostgresCopy {
                     + " ORDER BY n.oid")) {
                 statement(out, "CREATE SCHEMA IF NOT EXISTS " + TableShape.quote(schema));
             }
+            // extensions (their types, functions and operators come with them; one that owns tables is refused above): the
+            // secondary's server must have them installed, as the primary's has
+            for (String[] x : rows(c, "SELECT e.extname, n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n ON"
+                    + " n.oid = e.extnamespace WHERE e.extname <> 'plpgsql' ORDER BY e.oid", 3)) {
+                statement(out, "CREATE EXTENSION IF NOT EXISTS " + TableShape.quote(x[0]) + " WITH SCHEMA " + TableShape.quote(x[1])
+                        + " VERSION " + quote(x[2]));
+            }
             // enum types, their labels in their sort order (a label added BEFORE another sorts there)
             for (String[] e : rows(c, "SELECT n.nspname, t.typname, coalesce(string_agg(quote_literal(e.enumlabel), ', ' ORDER BY"
                     + " e.enumsortorder), '') FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace LEFT JOIN pg_enum e ON"
@@ -166,16 +173,19 @@ final class PostgresCopy {
                 + " 'partitioned table' WHEN 'f' THEN 'foreign table' END, n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
                 + " ON n.oid = c.relnamespace WHERE c.relkind IN ('m', 'p', 'f') AND " + USER
                 + " UNION ALL SELECT format('type %I.%I', n.nspname, t.typname) FROM pg_type t JOIN pg_namespace n ON n.oid ="
-                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('r', 'm', 'c', 'b') AND (t.typtype <> 'c' OR"
+                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('r', 'm', 'c', 'b') AND NOT EXISTS (SELECT 1 FROM pg_depend d"
+                + " WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e') AND (t.typtype <> 'c' OR"
                 + " (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND t.typelem = 0"
-                + " UNION ALL SELECT format('extension %I', extname) FROM pg_extension WHERE extname <> 'plpgsql'"
+                + " UNION ALL SELECT format('extension %I (it owns tables)', e.extname) FROM pg_extension e WHERE EXISTS (SELECT 1 FROM"
+                + " pg_depend d WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND d.classid = 'pg_class'::regclass"
+                + " AND d.deptype = 'e')"
                 + " UNION ALL SELECT format('partition %I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
                 + " ON n.oid = c.relnamespace WHERE c.relispartition AND " + USER
                 + " UNION ALL SELECT format('unlogged table %I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
                 + " ON n.oid = c.relnamespace WHERE c.relpersistence = 'u' AND c.relkind = 'r' AND " + USER);
         if (!found.isEmpty()) {
             throw new SQLFeatureNotSupportedException("MacroDB: the primary holds objects that MacroDB cannot copy to a PostgreSQL"
-                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, enum types, domains, tables, sequences, functions,"
+                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, extensions, enum types, domains, tables, sequences, functions,"
                     + " constraints, indexes and views; remove the others or replicate another database", SqlState.FEATURE_NOT_OFFERED.getState());
         }
     }
@@ -213,6 +223,9 @@ final class PostgresCopy {
     private static void wipe(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         drops.add("DROP SCHEMA IF EXISTS macrodb CASCADE");
+        for (String x : strings(c, "SELECT extname FROM pg_extension WHERE extname <> 'plpgsql'")) {
+            drops.add("DROP EXTENSION IF EXISTS " + TableShape.quote(x) + " CASCADE");
+        }
         for (String schema : strings(c, "SELECT n.nspname FROM pg_namespace n WHERE " + USER + " AND n.nspname <> 'public'")) {
             drops.add("DROP SCHEMA " + TableShape.quote(schema) + " CASCADE");
         }
@@ -233,6 +246,11 @@ final class PostgresCopy {
         try (Statement s = c.createStatement()) {
             for (String d : drops) s.execute(d);
         }
+    }
+
+    /** {@code s} as an SQL string literal. */
+    private static String quote(String s) {
+        return "'" + s.replace("'", "''") + "'";
     }
 
     private static void statement(DataOutputStream out, String sql) throws IOException {

@@ -307,6 +307,32 @@ class PostgresEngineTest {
         }
     }
 
+    /**
+     * Extensions are created on the secondaries as on the primary (their types, functions and operators come with them),
+     * so a database that uses citext or pgcrypto opens; any extension but plpgsql was refused with 0AM00 until 2026-11-28.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "capture={0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"decoding", "triggers"})
+    void extensionsAreCreatedOnTheSecondaries(String capture) throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=" + capture);
+        try (Connection p = pg.server(0).connect(PgCluster.primaryDatabase(url)); Statement s = p.createStatement()) {
+            s.execute("CREATE EXTENSION citext");
+            s.execute("CREATE SCHEMA ext");
+            s.execute("CREATE EXTENSION pgcrypto WITH SCHEMA ext");
+            s.execute("CREATE TABLE account (id int PRIMARY KEY, email citext UNIQUE, h bytea)");
+            s.execute("INSERT INTO account VALUES (1, 'Ann@Example.com', ext.digest('ann', 'sha256'))");
+        }
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO account VALUES (2, 'BOB@example.com', ext.digest('bob', 'sha256'))");
+            SQLException dup = assertThrows(SQLException.class, () -> s.execute("INSERT INTO account VALUES (3, 'bob@EXAMPLE.com', NULL)"));
+            assertEquals("23505", dup.getSQLState(), dup.getMessage()); // citext's unique index, case-insensitive
+            assertSameEverywhere(c, "SELECT id, email, encode(h, 'hex') = encode(ext.digest(split_part(lower(email::text), '@', 1), 'sha256'),"
+                    + " 'hex') FROM account WHERE email = 'ann@example.COM' OR id = 2 ORDER BY id", List.of("1|Ann@Example.com|t", "2|BOB@example.com|t"));
+            TestDb.assertConverged(c);
+        }
+    }
+
     @Test
     void aPrimaryWithObjectsACopyWouldLeaveOutIsRefusedAndLeftAsItWas() throws Exception {
         PgCluster pg = PgCluster.shared();
