@@ -74,6 +74,15 @@ final class PostgresCopy {
                 }
                 statement(out, ddl.toString());
             }
+            // composite types (not tables' row types), their attributes as declared (after the domains they may use)
+            for (String[] t : rows(c, "SELECT n.nspname, t.typname, string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid,"
+                    + " a.atttypmod) || CASE WHEN a.attcollation <> ty.typcollation THEN ' COLLATE ' || (SELECT quote_ident(co.collname)"
+                    + " FROM pg_collation co WHERE co.oid = a.attcollation) ELSE '' END, ', ' ORDER BY a.attnum) FROM pg_type t"
+                    + " JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_class k ON k.oid = t.typrelid AND k.relkind = 'c'"
+                    + " JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped JOIN pg_type ty ON ty.oid ="
+                    + " a.atttypid WHERE " + USER + " AND t.typtype = 'c' GROUP BY n.nspname, t.typname, t.oid ORDER BY t.oid", 3)) {
+                statement(out, "CREATE TYPE " + PostgresCatalog.quoted(t[0], t[1]) + " AS (" + t[2] + ")");
+            }
             // sequences of their own and serial columns' (identity columns make theirs with the table)
             List<String[]> sequences = rows(c, "SELECT n.nspname, c.relname, format_type(s.seqtypid, NULL), s.seqincrement, s.seqmin,"
                     + " s.seqmax, s.seqstart, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid"
@@ -173,7 +182,7 @@ final class PostgresCopy {
                 + " 'partitioned table' WHEN 'f' THEN 'foreign table' END, n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
                 + " ON n.oid = c.relnamespace WHERE c.relkind IN ('m', 'p', 'f') AND " + USER
                 + " UNION ALL SELECT format('type %I.%I', n.nspname, t.typname) FROM pg_type t JOIN pg_namespace n ON n.oid ="
-                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('r', 'm', 'c', 'b') AND NOT EXISTS (SELECT 1 FROM pg_depend d"
+                + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('r', 'm', 'b') AND NOT EXISTS (SELECT 1 FROM pg_depend d"
                 + " WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e') AND (t.typtype <> 'c' OR"
                 + " (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND t.typelem = 0"
                 + " UNION ALL SELECT format('extension %I (it owns tables)', e.extname) FROM pg_extension e WHERE EXISTS (SELECT 1 FROM"
@@ -185,7 +194,7 @@ final class PostgresCopy {
                 + " ON n.oid = c.relnamespace WHERE c.relpersistence = 'u' AND c.relkind = 'r' AND " + USER);
         if (!found.isEmpty()) {
             throw new SQLFeatureNotSupportedException("MacroDB: the primary holds objects that MacroDB cannot copy to a PostgreSQL"
-                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, extensions, enum types, domains, tables, sequences, functions,"
+                    + " secondary yet: " + String.join(", ", found) + ". It copies schemas, extensions, enum and composite types, domains, tables, sequences, functions,"
                     + " constraints, indexes and views; remove the others or replicate another database", SqlState.FEATURE_NOT_OFFERED.getState());
         }
     }
@@ -240,7 +249,8 @@ final class PostgresCopy {
             drops.add("DROP ROUTINE IF EXISTS " + sig + " CASCADE");
         }
         for (String type : strings(c, "SELECT format('%I.%I', n.nspname, t.typname) FROM pg_type t JOIN pg_namespace n ON"
-                + " n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype IN ('e', 'd', 'r', 'm') ")) {
+                + " n.oid = t.typnamespace WHERE n.nspname = 'public' AND (t.typtype IN ('e', 'd', 'r', 'm') OR t.typtype = 'c' AND"
+                + " (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')")) {
             drops.add("DROP TYPE IF EXISTS " + type + " CASCADE");
         }
         try (Statement s = c.createStatement()) {

@@ -272,14 +272,14 @@ class PostgresEngineTest {
     }
 
     /**
-     * Enum types and domains (defaults, NOT NULL, CHECK constraints, over an enum) are copied to the secondaries (labels
+     * Enum and composite types and domains (defaults, NOT NULL, CHECK constraints, over an enum) are copied to the secondaries (labels
      * in their sort order, a label added BEFORE another included), so a database that has them opens; it was refused with
      * 0AM00 until 2026-11-28. A type whose name needs quotes ("Odd")
      * stopped the secondaries with either capture (pgjdbc looked its bare name up in lower case).
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "capture={0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"decoding", "triggers"})
-    void enumTypesAndDomainsAreCopied(String capture) throws Exception {
+    void enumAndCompositeTypesAndDomainsAreCopied(String capture) throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(3, "capture=" + capture);
         try (Connection p = pg.server(0).connect(PgCluster.primaryDatabase(url)); Statement s = p.createStatement()) {
@@ -289,16 +289,17 @@ class PostgresEngineTest {
             s.execute("CREATE TYPE \"Odd\" AS ENUM ('it''s', '')");
             s.execute("CREATE DOMAIN shop.qty AS int NOT NULL DEFAULT 1 CONSTRAINT positive CHECK (VALUE > 0)");
             s.execute("CREATE DOMAIN shop.big AS shop.size CHECK (VALUE <> 'small')");
-            s.execute("CREATE TABLE shop.item (id int PRIMARY KEY, s shop.size, o \"Odd\", q shop.qty, b shop.big)");
-            s.execute("INSERT INTO shop.item VALUES (1, 'large', 'it''s', 2, 'large'), (2, 'small', '', 1, NULL)");
+            s.execute("CREATE TYPE shop.line AS (what text, n shop.qty, s shop.size)");
+            s.execute("CREATE TABLE shop.item (id int PRIMARY KEY, s shop.size, o \"Odd\", q shop.qty, b shop.big, l shop.line)");
+            s.execute("INSERT INTO shop.item VALUES (1, 'large', 'it''s', 2, 'large', ROW('pen', 3, 'small')), (2, 'small', '', 1, NULL, NULL)");
         }
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("INSERT INTO shop.item (id, s, o) VALUES (3, 'medium', NULL)");
-            s.execute("UPDATE shop.item SET s = 'small', q = q + 5, b = 'medium' WHERE id = 1");
+            s.execute("UPDATE shop.item SET s = 'small', q = q + 5, b = 'medium', l.n = 4 WHERE id = 1");
             SQLException refused = assertThrows(SQLException.class, () -> s.execute("UPDATE shop.item SET q = 0 WHERE id = 2"));
             assertEquals("23514", refused.getSQLState(), refused.getMessage()); // the domain's CHECK, on the primary
-            assertSameEverywhere(c, "SELECT id, s, o, q, b FROM shop.item ORDER BY s, id",
-                    List.of("1|small|it's|7|medium", "2|small||1|null", "3|medium|null|1|null"));
+            assertSameEverywhere(c, "SELECT id, s, o, q, b, l FROM shop.item ORDER BY s, id",
+                    List.of("1|small|it's|7|medium|(pen,4,small)", "2|small||1|null|null", "3|medium|null|1|null|null"));
             for (List<String> d : direct(c, "SELECT t.typname, pg_get_constraintdef(k.oid) FROM pg_type t JOIN pg_constraint k ON"
                     + " k.contypid = t.oid WHERE t.typnamespace = 'shop'::regnamespace ORDER BY 1")) {
                 assertEquals(List.of("big|CHECK ((VALUE <> 'small'::shop.size))", "qty|CHECK ((VALUE > 0))"), d, "every replica's domains");
@@ -339,13 +340,13 @@ class PostgresEngineTest {
         String url = pg.macroUrl(2, "capture=triggers");
         String primaryDb = PgCluster.primaryDatabase(url);
         try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
-            s.execute("CREATE TYPE pair AS (a int, b int)");
-            s.execute("CREATE TABLE person (id int PRIMARY KEY, m pair)");
+            s.execute("CREATE TYPE floatrange AS RANGE (subtype = float8)");
+            s.execute("CREATE TABLE person (id int PRIMARY KEY, m floatrange)");
             s.execute("CREATE MATERIALIZED VIEW pm AS SELECT * FROM person");
         }
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
         assertEquals("0AM00", e.getSQLState(), e::getMessage);
-        assertTrue(e.getMessage().contains("type public.pair") && e.getMessage().contains("materialized view public.pm"), e::getMessage);
+        assertTrue(e.getMessage().contains("type public.floatrange") && e.getMessage().contains("materialized view public.pm"), e::getMessage);
         try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement();
              ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
                      + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')")) {
