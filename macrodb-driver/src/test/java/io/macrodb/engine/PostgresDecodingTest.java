@@ -424,11 +424,10 @@ class PostgresDecodingTest {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(3, "capture=decoding&closeDelay=0");
         String db = PgCluster.primaryDatabase(url);
-        try (Connection p = pg.server(0).connect(db); Statement s = p.createStatement()) {
-            s.execute("CREATE TABLE mine (k int PRIMARY KEY)");
-            s.execute("ALTER TABLE mine REPLICA IDENTITY FULL");
-            s.execute("CREATE TABLE theirs (k int PRIMARY KEY)");
-        }
+        pg.onPrimary(url,
+                "CREATE TABLE mine (k int PRIMARY KEY)",
+                "ALTER TABLE mine REPLICA IDENTITY FULL",
+                "CREATE TABLE theirs (k int PRIMARY KEY)");
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE later (k int PRIMARY KEY)");
             s.execute("INSERT INTO later VALUES (1)");

@@ -282,17 +282,16 @@ class PostgresEngineTest {
     void enumAndCompositeTypesAndDomainsAreCopied(String capture) throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(3, "capture=" + capture);
-        try (Connection p = pg.server(0).connect(PgCluster.primaryDatabase(url)); Statement s = p.createStatement()) {
-            s.execute("CREATE SCHEMA shop");
-            s.execute("CREATE TYPE shop.size AS ENUM ('small', 'large')");
-            s.execute("ALTER TYPE shop.size ADD VALUE 'medium' BEFORE 'large'");
-            s.execute("CREATE TYPE \"Odd\" AS ENUM ('it''s', '')");
-            s.execute("CREATE DOMAIN shop.qty AS int NOT NULL DEFAULT 1 CONSTRAINT positive CHECK (VALUE > 0)");
-            s.execute("CREATE DOMAIN shop.big AS shop.size CHECK (VALUE <> 'small')");
-            s.execute("CREATE TYPE shop.line AS (what text, n shop.qty, s shop.size)");
-            s.execute("CREATE TABLE shop.item (id int PRIMARY KEY, s shop.size, o \"Odd\", q shop.qty, b shop.big, l shop.line)");
-            s.execute("INSERT INTO shop.item VALUES (1, 'large', 'it''s', 2, 'large', ROW('pen', 3, 'small')), (2, 'small', '', 1, NULL, NULL)");
-        }
+        pg.onPrimary(url,
+                "CREATE SCHEMA shop",
+                "CREATE TYPE shop.size AS ENUM ('small', 'large')",
+                "ALTER TYPE shop.size ADD VALUE 'medium' BEFORE 'large'",
+                "CREATE TYPE \"Odd\" AS ENUM ('it''s', '')",
+                "CREATE DOMAIN shop.qty AS int NOT NULL DEFAULT 1 CONSTRAINT positive CHECK (VALUE > 0)",
+                "CREATE DOMAIN shop.big AS shop.size CHECK (VALUE <> 'small')",
+                "CREATE TYPE shop.line AS (what text, n shop.qty, s shop.size)",
+                "CREATE TABLE shop.item (id int PRIMARY KEY, s shop.size, o \"Odd\", q shop.qty, b shop.big, l shop.line)",
+                "INSERT INTO shop.item VALUES (1, 'large', 'it''s', 2, 'large', ROW('pen', 3, 'small')), (2, 'small', '', 1, NULL, NULL)");
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("INSERT INTO shop.item (id, s, o) VALUES (3, 'medium', NULL)");
             s.execute("UPDATE shop.item SET s = 'small', q = q + 5, b = 'medium', l.n = 4 WHERE id = 1");
@@ -317,13 +316,12 @@ class PostgresEngineTest {
     void extensionsAreCreatedOnTheSecondaries(String capture) throws Exception {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(3, "capture=" + capture);
-        try (Connection p = pg.server(0).connect(PgCluster.primaryDatabase(url)); Statement s = p.createStatement()) {
-            s.execute("CREATE EXTENSION citext");
-            s.execute("CREATE SCHEMA ext");
-            s.execute("CREATE EXTENSION pgcrypto WITH SCHEMA ext");
-            s.execute("CREATE TABLE account (id int PRIMARY KEY, email citext UNIQUE, h bytea)");
-            s.execute("INSERT INTO account VALUES (1, 'Ann@Example.com', ext.digest('ann', 'sha256'))");
-        }
+        pg.onPrimary(url,
+                "CREATE EXTENSION citext",
+                "CREATE SCHEMA ext",
+                "CREATE EXTENSION pgcrypto WITH SCHEMA ext",
+                "CREATE TABLE account (id int PRIMARY KEY, email citext UNIQUE, h bytea)",
+                "INSERT INTO account VALUES (1, 'Ann@Example.com', ext.digest('ann', 'sha256'))");
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("INSERT INTO account VALUES (2, 'BOB@example.com', ext.digest('bob', 'sha256'))");
             SQLException dup = assertThrows(SQLException.class, () -> s.execute("INSERT INTO account VALUES (3, 'bob@EXAMPLE.com', NULL)"));
@@ -339,11 +337,10 @@ class PostgresEngineTest {
         PgCluster pg = PgCluster.shared();
         String url = pg.macroUrl(2, "capture=triggers");
         String primaryDb = PgCluster.primaryDatabase(url);
-        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
-            s.execute("CREATE TYPE floatrange AS RANGE (subtype = float8)");
-            s.execute("CREATE TABLE person (id int PRIMARY KEY, m floatrange)");
-            s.execute("CREATE MATERIALIZED VIEW pm AS SELECT * FROM person");
-        }
+        pg.onPrimary(url,
+                "CREATE TYPE floatrange AS RANGE (subtype = float8)",
+                "CREATE TABLE person (id int PRIMARY KEY, m floatrange)",
+                "CREATE MATERIALIZED VIEW pm AS SELECT * FROM person");
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
         assertEquals("0AM00", e.getSQLState(), e::getMessage);
         assertTrue(e.getMessage().contains("type public.floatrange") && e.getMessage().contains("materialized view public.pm"), e::getMessage);
@@ -383,9 +380,8 @@ class PostgresEngineTest {
             s.execute("INSERT INTO precious VALUES (42)");
         }
         String primaryDb = PgCluster.primaryDatabase(url);
-        try (Connection p = pg.server(0).connect(primaryDb); Statement s = p.createStatement()) {
-            s.execute("CREATE TABLE mine (k int PRIMARY KEY)");
-        }
+        pg.onPrimary(url,
+                "CREATE TABLE mine (k int PRIMARY KEY)");
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url).close());
         assertEquals("55000", e.getSQLState(), e::getMessage);
         assertTrue(e.getMessage().contains("did not put there"), e::getMessage);

@@ -173,6 +173,16 @@ public final class PgCluster implements AutoCloseable {
         return name;
     }
 
+    /**
+     * Runs {@code statements} on the primary database of {@code macroUrl} (server 0), outside MacroDB: what the database
+     * held before MacroDB opened it, or a session MacroDB does not know.
+     */
+    public void onPrimary(String macroUrl, String... statements) throws SQLException {
+        try (Connection c = servers.get(0).connect(primaryDatabase(macroUrl)); Statement s = c.createStatement()) {
+            for (String sql : statements) s.execute(sql);
+        }
+    }
+
     /** The primary's database name in a URL {@link #macroUrl} made ({@code jdbc:macrodb:postgresql://host:port/NAME?...}). */
     public static String primaryDatabase(String macroUrl) {
         int slash = macroUrl.indexOf('/', "jdbc:macrodb:postgresql://".length());
