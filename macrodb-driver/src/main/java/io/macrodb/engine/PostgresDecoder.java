@@ -64,10 +64,14 @@ final class PostgresDecoder implements CommitDecoding {
 
     /**
      * Marks the transaction with its version if it wrote anything (it then has a transaction id), and commits it, in one
-     * round trip. A failure of the mark aborts the transaction, and the {@code COMMIT} after it is not run.
+     * round trip. A failure of the mark aborts the transaction, and the {@code COMMIT} after it is not run. Where the
+     * application set {@code synchronous_commit} off in its session, this commit flushes all the same ({@code local}, for
+     * this transaction only): the stream gives only flushed WAL.
      */
     private static final String COMMIT = "SELECT CASE WHEN pg_current_xact_id_if_assigned() IS NULL THEN false ELSE"
-            + " pg_logical_emit_message(true, '" + PREFIX + "', 'c%d') IS NOT NULL END; COMMIT";
+            + " set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'local' ELSE"
+            + " current_setting('synchronous_commit') END, true) IS NOT NULL AND pg_logical_emit_message(true, '" + PREFIX
+            + "', 'c%d') IS NOT NULL END; COMMIT";
 
     /** A decoded transaction of MacroDB's: its rows, split at the schema changes it ran (one more segment than those). */
     private record Decoded(List<List<Row>> segments) {}
@@ -293,9 +297,6 @@ final class PostgresDecoder implements CommitDecoding {
         if (f == null || closing || l == null || !told.compareAndSet(false, true)) return;
         l.accept(f.toString());
     }
-
-    /** Whether the stream still runs. */
-    boolean isRunning() { return failure == null && thread.isAlive(); }
 
     private static final java.time.Instant POSTGRES_EPOCH = java.time.Instant.parse("2000-01-01T00:00:00Z");
 

@@ -552,8 +552,9 @@ public final class PostgresEngine implements Engine {
                 s.execute("SET macrodb.capture = 'on'");
                 if (decoding) {
                     // a walsender decodes only WAL that is flushed: a commit that waits for its decoding must flush it
-                    // (with synchronous_commit off each such commit waited for the WAL writer, about 200 ms)
-                    s.execute("SET synchronous_commit = local");
+                    // (with synchronous_commit off each such commit waited for the WAL writer, about 200 ms); raised from
+                    // off only, so that a server that waits for synchronous standbys (on, remote_apply) still does
+                    s.execute("SELECT set_config('synchronous_commit', 'local', false) WHERE current_setting('synchronous_commit') = 'off'");
                 } else {
                     // not ON COMMIT DELETE ROWS: truncating the table at every commit cut a one-row update's
                     // throughput to a quarter (docs/postgresql-engine.md §0); collectChanges deletes the rows instead

@@ -446,6 +446,29 @@ class PostgresDecodingTest {
         }
     }
 
+    /**
+     * The stream gives only flushed WAL: a commit made with {@code synchronous_commit = off} (the application's SET, replayed
+     * on MacroDB's sessions) waited for the WAL writer before its decoding could come, about 200 ms each (3.9 s for 20 by
+     * hand). MacroDB's commit raises it to {@code local} for that transaction. Here the WAL writer sleeps 10 s, so a commit
+     * that waited for it would take that long; each takes well under a second.
+     */
+    @Test
+    void aSessionWithSynchronousCommitOffStillCommitsAtOnce() throws Exception {
+        PgCluster.assumeAvailable();
+        try (PgCluster pg = PgCluster.start(2, List.of("wal_writer_delay = 10000ms"));
+             Connection c = TestDb.open(pg.macroUrl(2, "capture=decoding")); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("SET synchronous_commit = off");
+            for (int i = 0; i < 3; i++) {
+                long started = System.nanoTime();
+                s.execute("INSERT INTO t VALUES (" + i + ")");
+                long millis = (System.nanoTime() - started) / 1_000_000;
+                assertTrue(millis < 5_000, "commit " + i + " took " + millis + " ms: it waited for the WAL writer");
+            }
+            TestDb.assertConverged(c);
+        }
+    }
+
     /** A server without logical decoding is refused at connect time, naming the setting; capture=triggers works there. */
     @Test
     void aServerWithoutLogicalDecodingIsRefused() throws Exception {
