@@ -172,6 +172,7 @@ final class PostgresCopy {
                     + " n.oid = c.relnamespace WHERE c.relkind = 'v' AND " + USER + " ORDER BY c.oid", 3)) {
                 statement(out, "CREATE VIEW " + PostgresCatalog.quoted(q[0], q[1]) + " AS " + q[2]);
             }
+            grants(c, out);
             out.writeByte('E');
         }
     }
@@ -255,6 +256,36 @@ final class PostgresCopy {
         }
         try (Statement s = c.createStatement()) {
             for (String d : drops) s.execute(d);
+        }
+    }
+
+    /**
+     * The privileges granted on the user schemas, tables, views and sequences to roles other than the owner: the copy's
+     * objects belong to the user that makes it, and without them another role (a reporting user, say) could not read
+     * a secondary, nor the primary once a secondary is promoted. A role is per server: a grant to a role the secondary's
+     * server does not have is left out there (with a notice), not failed. Functions keep PostgreSQL's default (EXECUTE
+     * for PUBLIC).
+     */
+    private static void grants(Connection c, DataOutputStream out) throws SQLException, IOException {
+        String grantee = "CASE WHEN a.grantee = 0 THEN NULL ELSE r.rolname END";
+        String to = "CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END || CASE WHEN a.is_grantable THEN"
+                + " ' WITH GRANT OPTION' ELSE '' END";
+        List<String[]> all = new ArrayList<>(rows(c, "SELECT 'GRANT ' || a.privilege_type || ' ON SCHEMA ' || quote_ident(n.nspname) || ' TO ' || "
+                + to + ", " + grantee + " FROM pg_namespace n, aclexplode(n.nspacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee"
+                + " WHERE " + USER + " AND n.nspacl IS NOT NULL AND a.grantee <> n.nspowner ORDER BY n.oid", 2));
+        all.addAll(rows(c, "SELECT 'GRANT ' || a.privilege_type || ' ON ' || CASE k.relkind WHEN 'S' THEN 'SEQUENCE ' ELSE 'TABLE ' END"
+                + " || format('%I.%I', n.nspname, k.relname) || ' TO ' || " + to + ", " + grantee + " FROM pg_class k JOIN pg_namespace n"
+                + " ON n.oid = k.relnamespace, aclexplode(k.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee WHERE " + USER
+                + " AND k.relkind IN ('r', 'v', 'S') AND k.relacl IS NOT NULL AND a.grantee <> k.relowner ORDER BY k.oid", 2));
+        for (String[] g : all) {
+            if (g[1] == null) {
+                statement(out, g[0]);
+            } else {
+                String role = quote(g[1]);
+                statement(out, "DO $macrodb$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = " + role + ") THEN EXECUTE "
+                        + quote(g[0]) + "; ELSE RAISE NOTICE 'MacroDB: role % is not on this server; not copied: %', " + role + ", "
+                        + quote(g[0]) + "; END IF; END $macrodb$");
+            }
         }
     }
 

@@ -332,6 +332,47 @@ class PostgresEngineTest {
         }
     }
 
+    /**
+     * Grants to other roles on schemas, tables, views and sequences are copied to the secondaries (a reporting role can read
+     * a secondary, and a promoted one); a grant to a role the secondary's server does not have is left out there, and the
+     * copy goes on. Before 2026-11-28 no grant was copied.
+     */
+    @Test
+    void grantsAreCopied() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        for (PgCluster.Server server : pg.servers()) {
+            try (Connection c = server.connect("postgres"); Statement s = c.createStatement()) {
+                s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'reporter') THEN CREATE ROLE reporter; END IF; END $$");
+            }
+        }
+        try (Connection c = pg.server(0).connect("postgres"); Statement s = c.createStatement()) { // on the primary's server only
+            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'Only Here') THEN CREATE ROLE \"Only Here\"; END IF; END $$");
+        }
+        String url = pg.macroUrl(3, "");
+        pg.onPrimary(url,
+                "CREATE SCHEMA shop",
+                "CREATE TABLE shop.item (id serial PRIMARY KEY, price int)",
+                "CREATE VIEW shop.cheap AS SELECT * FROM shop.item WHERE price < 10",
+                "GRANT USAGE ON SCHEMA shop TO reporter",
+                "GRANT SELECT ON shop.item, shop.cheap TO reporter",
+                "GRANT USAGE ON SEQUENCE shop.item_id_seq TO reporter WITH GRANT OPTION",
+                "GRANT UPDATE ON shop.item TO \"Only Here\"",
+                "GRANT SELECT ON shop.cheap TO PUBLIC");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO shop.item (price) VALUES (5)");
+            String privileges = "SELECT has_schema_privilege('reporter', 'shop', 'USAGE'), has_table_privilege('reporter', 'shop.item', 'SELECT'),"
+                    + " has_table_privilege('reporter', 'shop.item', 'INSERT'), has_table_privilege('reporter', 'shop.cheap', 'SELECT'),"
+                    + " has_sequence_privilege('reporter', 'shop.item_id_seq', 'USAGE WITH GRANT OPTION'),"
+                    + " has_table_privilege('public', 'shop.cheap', 'SELECT')";
+            assertSameEverywhere(c, privileges, List.of("t|t|f|t|t|t"));
+            List<List<String>> only = direct(c, "SELECT has_table_privilege(r.oid, 'shop.item', 'UPDATE')::text FROM pg_roles r"
+                    + " WHERE r.rolname = 'Only Here' UNION ALL SELECT 'no such role' WHERE NOT EXISTS (SELECT 1 FROM pg_roles"
+                    + " WHERE rolname = 'Only Here')");
+            assertEquals(List.of(List.of("true"), List.of("no such role"), List.of("no such role")), only);
+            TestDb.assertConverged(c);
+        }
+    }
+
     @Test
     void aPrimaryWithObjectsACopyWouldLeaveOutIsRefusedAndLeftAsItWas() throws Exception {
         PgCluster pg = PgCluster.shared();
