@@ -38,28 +38,10 @@ class PostgresDecodingTest {
         return TestDb.url("postgresql", "capture=" + capture + (options.isEmpty() ? "" : "&" + options));
     }
 
-    /** Every replica's rows of {@code sql}, read with plain pgjdbc connections once every secondary caught up. */
-    static List<List<String>> everywhere(Connection c, String sql) throws SQLException {
-        MacroConnection mc = TestDb.macro(c);
-        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "not caught up: " + mc.replicaStatus());
-        List<List<String>> out = new ArrayList<>();
-        for (ReplicaStatus r : mc.replicaStatus()) {
-            try (Connection d = DriverManager.getConnection(r.url(), "sa", "")) {
-                out.add(TestDb.rows(d, sql, "|"));
-            }
-        }
-        return out;
-    }
-
-    static void assertSameEverywhere(Connection c, String sql, List<String> expected) throws SQLException {
-        List<List<String>> all = everywhere(c, sql);
-        assertEquals(3, all.size(), "primary and two secondaries");
-        for (int i = 0; i < all.size(); i++) assertEquals(expected, all.get(i), "replica " + i + ": " + sql);
-    }
 
     /** The secondaries hold what the primary holds (whatever that is). */
     static void assertSecondariesAsPrimary(Connection c, String sql) throws SQLException {
-        List<List<String>> all = everywhere(c, sql);
+        List<List<String>> all = TestDb.everyReplica(c, sql);
         assertEquals(3, all.size(), "primary and two secondaries");
         assertTrue(!all.get(0).isEmpty(), "rows on the primary: " + sql);
         for (int i = 1; i < all.size(); i++) assertEquals(all.get(0), all.get(i), "replica " + i + " as the primary: " + sql);
@@ -84,7 +66,7 @@ class PostgresDecodingTest {
             s.execute("DELETE FROM item WHERE id = 1");
             s.execute("INSERT INTO item VALUES (1, 'third', 3)");
             c.commit();
-            assertSameEverywhere(c, "SELECT * FROM item ORDER BY id", List.of("1|third|3.00", "101|a|3.00", "102|b|4.50", "110|x|0.00"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM item ORDER BY id", List.of("1|third|3.00", "101|a|3.00", "102|b|4.50", "110|x|0.00"));
             TestDb.assertConverged(c);
             String status = TestDb.macro(c).admin().captureStatus();
             assertTrue(status.startsWith("decoding " + primaryUrl(c) + " (slot macrodb_") && status.contains(": running, 4 transaction(s)"
@@ -148,7 +130,7 @@ class PostgresDecodingTest {
             }
             s.execute("UPDATE doc SET note = 'second' WHERE id = 1");
             s.execute("UPDATE doc SET id = 2 WHERE id = 1"); // the key moves, the large values stay
-            assertSameEverywhere(c, "SELECT id, note, md5(body), length(body), md5(data) FROM doc",
+            TestDb.assertOnEveryReplica(c, 3, "SELECT id, note, md5(body), length(body), md5(data) FROM doc",
                     List.of("2|second|" + md5(big.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "|" + big.length() + "|" + md5(bytes)));
             TestDb.assertConverged(c);
         }
@@ -170,7 +152,7 @@ class PostgresDecodingTest {
             s.execute("INSERT INTO g (a) VALUES (1), (2)");
             s.execute("UPDATE g SET a = a + 10");
             s.execute("INSERT INTO g (a, tag) VALUES (5, 'x')");
-            assertSameEverywhere(c, "SELECT * FROM g ORDER BY id", List.of("1|11|22|d|1", "2|12|24|d|2", "3|5|10|x|3"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM g ORDER BY id", List.of("1|11|22|d|1", "2|12|24|d|2", "3|5|10|x|3"));
             TestDb.assertConverged(c);
         }
     }
@@ -189,8 +171,8 @@ class PostgresDecodingTest {
             s.execute("INSERT INTO parent VALUES (1), (2)");
             s.execute("INSERT INTO child VALUES (10, 1), (11, 1), (20, 2)");
             s.execute("DELETE FROM parent WHERE id = 1");
-            assertSameEverywhere(c, "SELECT id, parent FROM child ORDER BY id", List.of("20|2"));
-            assertSameEverywhere(c, "SELECT id, what FROM audit ORDER BY id",
+            TestDb.assertOnEveryReplica(c, 3, "SELECT id, parent FROM child ORDER BY id", List.of("20|2"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT id, what FROM audit ORDER BY id",
                     List.of("1|INSERT child", "2|INSERT child", "3|INSERT child", "4|DELETE child", "5|DELETE child"));
             TestDb.assertConverged(c);
         }
@@ -221,9 +203,9 @@ class PostgresDecodingTest {
             s.execute("INSERT INTO a VALUES (4, 'last', 4)");
             c.commit();
             c.setAutoCommit(true);
-            assertSameEverywhere(c, "SELECT * FROM a ORDER BY k", List.of("1|before|9", "2|after|8", "4|last|4"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM a ORDER BY k", List.of("1|before|9", "2|after|8", "4|last|4"));
             assertSecondariesAsPrimary(c, "SELECT * FROM copy ORDER BY k");
-            assertSameEverywhere(c, "SELECT * FROM gone ORDER BY k", List.of("3"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM gone ORDER BY k", List.of("3"));
 
             // a savepoint set before a schema change of the transaction cannot be rolled back to (its rows are shipped)
             c.setAutoCommit(false);
@@ -234,8 +216,8 @@ class PostgresDecodingTest {
             assertEquals("0AM00", refused.getSQLState(), refused.getMessage());
             c.rollback();
             c.setAutoCommit(true);
-            assertSameEverywhere(c, "SELECT count(*) FROM a WHERE k = 5", List.of("0"));
-            assertSameEverywhere(c, "SELECT to_regclass('b') IS NULL", List.of("t"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT count(*) FROM a WHERE k = 5", List.of("0"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT to_regclass('b') IS NULL", List.of("t"));
             TestDb.assertConverged(c);
         }
     }
@@ -264,8 +246,8 @@ class PostgresDecodingTest {
             s.execute("UPDATE d SET k = 2 WHERE k = 20");
             c.commit();
             c.setAutoCommit(true);
-            assertSameEverywhere(c, "SELECT k, v FROM d ORDER BY k", List.of("1|one", "2|two", "3|ten", "10|three"));
-            assertSameEverywhere(c, "SELECT k, v FROM e ORDER BY k", List.of("2|e1", "3|e2", "4|e3", "5|e4", "6|e5"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k, v FROM d ORDER BY k", List.of("1|one", "2|two", "3|ten", "10|three"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k, v FROM e ORDER BY k", List.of("2|e1", "3|e2", "4|e3", "5|e4", "6|e5"));
             TestDb.assertConverged(c);
         }
     }
@@ -289,7 +271,7 @@ class PostgresDecodingTest {
             pg.getCopyAPI().copyIn("COPY t FROM STDIN", new java.io.StringReader("1\tcopied\n2\ttoo\n"));
             c.commit();
             c.setAutoCommit(true);
-            assertSameEverywhere(c, "SELECT k, v FROM t ORDER BY k", List.of("0|first", "1|copied", "2|too"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k, v FROM t ORDER BY k", List.of("0|first", "1|copied", "2|too"));
             TestDb.assertConverged(c);
         }
     }
@@ -313,7 +295,7 @@ class PostgresDecodingTest {
                 assertEquals("55000", e.getSQLState(), e.getMessage());
             }
             s.execute("INSERT INTO t VALUES (2)");
-            assertSameEverywhere(c, "SELECT k FROM t", List.of("2"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k FROM t", List.of("2"));
             TestDb.assertConverged(c);
         }
     }
@@ -410,7 +392,7 @@ class PostgresDecodingTest {
             s.execute("CREATE TABLE t (k int PRIMARY KEY, v text)");
             s.execute("INSERT INTO t VALUES (1, 'by app'), (2, 'too')");
             s.execute("UPDATE t SET v = 'changed' WHERE k = 2");
-            assertSameEverywhere(c, "SELECT k, v FROM t ORDER BY k", List.of("1|by app", "2|changed"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k, v FROM t ORDER BY k", List.of("1|by app", "2|changed"));
             TestDb.assertConverged(c);
         }
     }
@@ -436,7 +418,7 @@ class PostgresDecodingTest {
                 assertEquals(List.of("later|f", "mine|f", "theirs|f"), TestDb.rows(p, "SELECT relname, relreplident FROM pg_class"
                         + " WHERE relname IN ('mine', 'theirs', 'later') ORDER BY 1", "|"));
             }
-            assertSameEverywhere(c, "SELECT k FROM theirs", List.of("1"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k FROM theirs", List.of("1"));
         }
         try (Connection p = pg.server(0).connect(db)) {
             assertEquals(List.of("later|d", "mine|f", "theirs|d"), TestDb.rows(p, "SELECT relname, relreplident FROM pg_class"

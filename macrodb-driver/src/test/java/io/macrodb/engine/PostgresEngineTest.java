@@ -1,7 +1,5 @@
 package io.macrodb.engine;
 
-import io.macrodb.jdbc.MacroConnection;
-import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.testing.PgCluster;
 import io.macrodb.testing.TestDb;
 import org.junit.jupiter.api.Test;
@@ -12,7 +10,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,32 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** PostgreSQL as a remote engine: the primary and two secondaries are servers of {@link PgCluster#shared}. */
 class PostgresEngineTest {
 
-    /** Every replica's rows of {@code sql}, read with plain pgjdbc connections (not through MacroDB). */
-    private static List<List<String>> direct(Connection c, String sql) throws SQLException {
-        MacroConnection mc = TestDb.macro(c);
-        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "not caught up: " + mc.replicaStatus());
-        List<List<String>> out = new ArrayList<>();
-        for (ReplicaStatus r : mc.replicaStatus()) {
-            List<String> rows = new ArrayList<>();
-            try (Connection d = DriverManager.getConnection(r.url(), "sa", ""); Statement s = d.createStatement();
-                 ResultSet rs = s.executeQuery(sql)) {
-                int n = rs.getMetaData().getColumnCount();
-                while (rs.next()) {
-                    StringBuilder sb = new StringBuilder();
-                    for (int i = 1; i <= n; i++) sb.append(i == 1 ? "" : "|").append(rs.getString(i));
-                    rows.add(sb.toString());
-                }
-            }
-            out.add(rows);
-        }
-        return out;
-    }
-
-    private static void assertSameEverywhere(Connection c, String sql, List<String> expected) throws SQLException {
-        List<List<String>> all = direct(c, sql);
-        assertEquals(3, all.size(), "primary and two secondaries");
-        for (int i = 0; i < all.size(); i++) assertEquals(expected, all.get(i), "replica " + i + ": " + sql);
-    }
 
     @Test
     void rowsReachEverySecondaryServer() throws Exception {
@@ -62,7 +33,7 @@ class PostgresEngineTest {
             s.execute("INSERT INTO item VALUES (10, 'x', 0)");
             s.execute("UPDATE item SET id = id + 100"); // every key moves within one statement
             c.commit();
-            assertSameEverywhere(c, "SELECT * FROM item ORDER BY id", List.of("101|a|3.00", "102|b|4.50", "110|x|0.00"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM item ORDER BY id", List.of("101|a|3.00", "102|b|4.50", "110|x|0.00"));
             TestDb.assertConverged(c);
         }
     }
@@ -86,9 +57,9 @@ class PostgresEngineTest {
             s.execute("INSERT INTO t VALUES (2)"); // a plain database again: no trigger refuses the write
         }
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) { // reopened: copied afresh
-            assertSameEverywhere(c, "SELECT k FROM t ORDER BY k", List.of("1", "2"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k FROM t ORDER BY k", List.of("1", "2"));
             s.execute("INSERT INTO t VALUES (3)");
-            assertSameEverywhere(c, "SELECT k FROM t ORDER BY k", List.of("1", "2", "3"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k FROM t ORDER BY k", List.of("1", "2", "3"));
         }
     }
 
@@ -112,7 +83,7 @@ class PostgresEngineTest {
             assertThrows(SQLException.class, () -> s.execute("INSERT INTO t VALUES (1, 'duplicate')"));
             c.rollback();
             c.setAutoCommit(true);
-            assertSameEverywhere(c, "SELECT * FROM t ORDER BY k", List.of("1|kept", "3|after"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM t ORDER BY k", List.of("1|kept", "3|after"));
         }
     }
 
@@ -139,7 +110,7 @@ class PostgresEngineTest {
             s.execute("UPDATE w SET n = k * 10, s = s || '!' WHERE k = 1");
             o.execute("ALTER TABLE w DROP COLUMN n");
             o.execute("UPDATE w SET s = 'after drop' WHERE k = 1");
-            assertSameEverywhere(c, "SELECT * FROM w ORDER BY k", List.of("1|after drop", "2|dexyzxyz", "3|abcdefghijklmno", "5000000000|x"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM w ORDER BY k", List.of("1|after drop", "2|dexyzxyz", "3|abcdefghijklmno", "5000000000|x"));
             TestDb.assertConverged(c);
         }
     }
@@ -162,7 +133,7 @@ class PostgresEngineTest {
                     + " NULL, NULL)");
             s.execute("UPDATE v SET sm = sm + 1");
             String all = "SELECT id, ts, tz, d, tm, b, u, j, js, f, r, n, ch, arr, txt, iv, flag, sm, big, ip, g FROM v ORDER BY id";
-            List<List<String>> rows = direct(c, all);
+            List<List<String>> rows = TestDb.everyReplica(c, all);
             assertEquals(2, rows.get(0).size(), rows::toString);
             assertEquals(rows.get(0), rows.get(1));
             assertEquals(rows.get(0), rows.get(2));
@@ -187,7 +158,7 @@ class PostgresEngineTest {
             s.execute("INSERT INTO ck VALUES ('us', '1999-12-31', 1, 'd@x', 4)"); // a key deleted and inserted again
             c.commit();
             c.setAutoCommit(true);
-            assertSameEverywhere(c, "SELECT * FROM ck ORDER BY region, day, seq",
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM ck ORDER BY region, day, seq",
                     List.of("eu|2024-01-01|2|c@x|1", "eu|2024-01-01|3|b@x|2", "us|1999-12-31|1|d@x|4"));
             TestDb.assertConverged(c);
         }
@@ -205,7 +176,7 @@ class PostgresEngineTest {
                 assertEquals("55000", e.getSQLState(), e::getMessage);
                 assertTrue(e.getMessage().contains("changed outside MacroDB"), e::getMessage);
             }
-            assertSameEverywhere(c, "SELECT k FROM t", List.of("1"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k FROM t", List.of("1"));
         }
     }
 
@@ -217,10 +188,10 @@ class PostgresEngineTest {
             SQLException e = assertThrows(SQLException.class, () -> s.execute("INSERT INTO nokey VALUES (1, 'x')"));
             assertEquals("0AM00", e.getSQLState(), e::getMessage);
             assertTrue(e.getMessage().contains("no primary key"), e::getMessage);
-            assertSameEverywhere(c, "SELECT count(*) FROM nokey", List.of("0"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT count(*) FROM nokey", List.of("0"));
             s.execute("ALTER TABLE nokey ADD PRIMARY KEY (a)");
             s.execute("INSERT INTO nokey VALUES (1, 'x')");
-            assertSameEverywhere(c, "SELECT * FROM nokey", List.of("1|x"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM nokey", List.of("1|x"));
         }
     }
 
@@ -242,13 +213,13 @@ class PostgresEngineTest {
             s.execute("INSERT INTO shop.orders (customer, total) VALUES (1, 150), (2, 20), (1, 300)");
         }
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
-            assertSameEverywhere(c, "SELECT o.id, o.customer, o.ticket, o.total, shop.twice(o.id::int) FROM shop.orders o ORDER BY 1",
+            TestDb.assertOnEveryReplica(c, 3, "SELECT o.id, o.customer, o.ticket, o.total, shop.twice(o.id::int) FROM shop.orders o ORDER BY 1",
                     List.of("1|1|100|150.00|2", "2|2|101|20.00|4", "3|1|102|300.00|6"));
-            assertSameEverywhere(c, "SELECT * FROM shop.big ORDER BY id", List.of("1|150.00", "3|300.00"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT * FROM shop.big ORDER BY id", List.of("1|150.00", "3|300.00"));
             s.execute("INSERT INTO shop.orders (customer, total) VALUES (2, 999)");
             s.execute("DELETE FROM shop.customer WHERE id = 1"); // cascades: the cascade's deletes are captured too
-            assertSameEverywhere(c, "SELECT id, customer, ticket FROM shop.orders ORDER BY 1", List.of("2|2|101", "4|2|103"));
-            assertSameEverywhere(c, "SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_total'", List.of("1"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT id, customer, ticket FROM shop.orders ORDER BY 1", List.of("2|2|101", "4|2|103"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_total'", List.of("1"));
             TestDb.assertConverged(c);
         }
     }
@@ -297,9 +268,9 @@ class PostgresEngineTest {
             s.execute("UPDATE shop.item SET s = 'small', q = q + 5, b = 'medium', l.n = 4 WHERE id = 1");
             SQLException refused = assertThrows(SQLException.class, () -> s.execute("UPDATE shop.item SET q = 0 WHERE id = 2"));
             assertEquals("23514", refused.getSQLState(), refused.getMessage()); // the domain's CHECK, on the primary
-            assertSameEverywhere(c, "SELECT id, s, o, q, b, l FROM shop.item ORDER BY s, id",
+            TestDb.assertOnEveryReplica(c, 3, "SELECT id, s, o, q, b, l FROM shop.item ORDER BY s, id",
                     List.of("1|small|it's|7|medium|(pen,4,small)", "2|small||1|null|null", "3|medium|null|1|null|null"));
-            for (List<String> d : direct(c, "SELECT t.typname, pg_get_constraintdef(k.oid) FROM pg_type t JOIN pg_constraint k ON"
+            for (List<String> d : TestDb.everyReplica(c, "SELECT t.typname, pg_get_constraintdef(k.oid) FROM pg_type t JOIN pg_constraint k ON"
                     + " k.contypid = t.oid WHERE t.typnamespace = 'shop'::regnamespace ORDER BY 1")) {
                 assertEquals(List.of("big|CHECK ((VALUE <> 'small'::shop.size))", "qty|CHECK ((VALUE > 0))"), d, "every replica's domains");
             }
@@ -326,7 +297,7 @@ class PostgresEngineTest {
             s.execute("INSERT INTO account VALUES (2, 'BOB@example.com', ext.digest('bob', 'sha256'))");
             SQLException dup = assertThrows(SQLException.class, () -> s.execute("INSERT INTO account VALUES (3, 'bob@EXAMPLE.com', NULL)"));
             assertEquals("23505", dup.getSQLState(), dup.getMessage()); // citext's unique index, case-insensitive
-            assertSameEverywhere(c, "SELECT id, email, encode(h, 'hex') = encode(ext.digest(split_part(lower(email::text), '@', 1), 'sha256'),"
+            TestDb.assertOnEveryReplica(c, 3, "SELECT id, email, encode(h, 'hex') = encode(ext.digest(split_part(lower(email::text), '@', 1), 'sha256'),"
                     + " 'hex') FROM account WHERE email = 'ann@example.COM' OR id = 2 ORDER BY id", List.of("1|Ann@Example.com|t", "2|BOB@example.com|t"));
             TestDb.assertConverged(c);
         }
@@ -364,8 +335,8 @@ class PostgresEngineTest {
                     + " has_table_privilege('reporter', 'shop.item', 'INSERT'), has_table_privilege('reporter', 'shop.cheap', 'SELECT'),"
                     + " has_sequence_privilege('reporter', 'shop.item_id_seq', 'USAGE WITH GRANT OPTION'),"
                     + " has_table_privilege('public', 'shop.cheap', 'SELECT')";
-            assertSameEverywhere(c, privileges, List.of("t|t|f|t|t|t"));
-            List<List<String>> only = direct(c, "SELECT has_table_privilege(r.oid, 'shop.item', 'UPDATE')::text FROM pg_roles r"
+            TestDb.assertOnEveryReplica(c, 3, privileges, List.of("t|t|f|t|t|t"));
+            List<List<String>> only = TestDb.everyReplica(c, "SELECT has_table_privilege(r.oid, 'shop.item', 'UPDATE')::text FROM pg_roles r"
                     + " WHERE r.rolname = 'Only Here' UNION ALL SELECT 'no such role' WHERE NOT EXISTS (SELECT 1 FROM pg_roles"
                     + " WHERE rolname = 'Only Here')");
             assertEquals(List.of(List.of("true"), List.of("no such role"), List.of("no such role")), only);
@@ -406,7 +377,7 @@ class PostgresEngineTest {
             assertEquals("55000", e.getSQLState(), e::getMessage);
             assertTrue(e.getMessage().contains("already drives"), e::getMessage);
             s.execute("INSERT INTO t VALUES (1)"); // the first set's capture is intact
-            assertSameEverywhere(c, "SELECT k FROM t", List.of("1"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k FROM t", List.of("1"));
         }
     }
 

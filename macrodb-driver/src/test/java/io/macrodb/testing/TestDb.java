@@ -94,16 +94,45 @@ public final class TestDb {
      * {@code role:columns} with the columns joined by '|', in the order of {@code replicaStatus}.
      */
     public static List<String> onEveryReplica(MacroConnection mc, String sql) throws SQLException {
-        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "secondaries did not catch up: " + mc.replicaStatus());
+        List<io.macrodb.replica.ReplicaStatus> replicas = new java.util.ArrayList<>();
+        List<List<String>> all = everyReplica(mc, sql, replicas);
         List<String> out = new java.util.ArrayList<>();
-        for (io.macrodb.replica.ReplicaStatus r : mc.replicaStatus()) {
-            try (Connection d = DriverManager.getConnection(r.url(), "sa", "")) {
-                List<String> row = rows(d, sql, "|");
-                assertEquals(1, row.size(), () -> sql + " on " + r.url() + ": " + row);
-                out.add(r.role() + ":" + row.get(0));
-            }
+        for (int i = 0; i < all.size(); i++) {
+            List<String> row = all.get(i);
+            io.macrodb.replica.ReplicaStatus r = replicas.get(i);
+            assertEquals(1, row.size(), () -> sql + " on " + r.url() + ": " + row);
+            out.add(r.role() + ":" + row.get(0));
         }
         return out;
+    }
+
+    /**
+     * Once every secondary has caught up: each replica's rows of {@code sql}, run on its own engine (its URL, past
+     * MacroDB), the columns joined by '|', in the order of {@code replicaStatus}.
+     */
+    public static List<List<String>> everyReplica(Connection c, String sql) throws SQLException {
+        return everyReplica(macro(c), sql, new java.util.ArrayList<>());
+    }
+
+    /** {@link #everyReplica(Connection, String)}, the replicas' status added to {@code replicas} in the same order. */
+    private static List<List<String>> everyReplica(MacroConnection mc, String sql, List<io.macrodb.replica.ReplicaStatus> replicas)
+            throws SQLException {
+        assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "secondaries did not catch up: " + mc.replicaStatus());
+        List<List<String>> out = new java.util.ArrayList<>();
+        for (io.macrodb.replica.ReplicaStatus r : mc.replicaStatus()) {
+            try (Connection d = DriverManager.getConnection(r.url(), "sa", "")) {
+                out.add(rows(d, sql, "|"));
+            }
+            replicas.add(r);
+        }
+        return out;
+    }
+
+    /** There are {@code replicas} replicas, and each one's rows of {@code sql} ({@link #everyReplica}) are {@code expected}. */
+    public static void assertOnEveryReplica(Connection c, int replicas, String sql, List<String> expected) throws SQLException {
+        List<List<String>> all = everyReplica(c, sql);
+        assertEquals(replicas, all.size(), "replicas");
+        for (int i = 0; i < all.size(); i++) assertEquals(expected, all.get(i), "replica " + i + ": " + sql);
     }
 
     public static Connection open(String url) throws SQLException {
