@@ -96,6 +96,9 @@ final class PostgresCatalog {
      * read by the type's input function into the same value. ({@code getObject} gives some of them as values that do
      * not bind back: an enum's label as a {@code String}, typed {@code varchar}; money as a {@code Double}.)
      */
+    /** A type name pgjdbc finds as it is, without quotes (read for every such value: compiled once). */
+    private static final java.util.regex.Pattern BARE_NAME = java.util.regex.Pattern.compile("[a-z_][a-z0-9_$]*");
+
     static Object readOther(java.sql.ResultSet rs, int i) throws SQLException {
         String type = rs.getMetaData().getColumnTypeName(i);
         if (JAVA_VALUED.contains(type)) return Values.detach(rs.getObject(i));
@@ -104,7 +107,7 @@ final class PostgresCatalog {
         org.postgresql.util.PGobject o = new org.postgresql.util.PGobject();
         // pgjdbc names a type on the search path by its bare name, and looks a bare name up folded to lower case: a
         // type named "Odd" would bind as unknown type odd
-        o.setType(type.indexOf('"') < 0 && !type.matches("[a-z_][a-z0-9_$]*") ? TableShape.quote(type) : type);
+        o.setType(type.indexOf('"') < 0 && !BARE_NAME.matcher(type).matches() ? TableShape.quote(type) : type);
         o.setValue(text);
         return o;
     }
