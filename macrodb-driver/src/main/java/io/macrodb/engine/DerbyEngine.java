@@ -905,6 +905,8 @@ public final class DerbyEngine implements Engine {
         return false;
     }
 
+    @Override public boolean undoesFailedStatementsToASavepoint() { return true; }
+
     /**
      * 40001 (deadlock), 40XL1 (lock timeout), 40XL2 (lock timeout with the lock table dumped), and a deadlock whose
      * report Derby fails to build: a trigger's stored statement recompiled after a schema change waits for the data

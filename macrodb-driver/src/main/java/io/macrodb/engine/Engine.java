@@ -522,6 +522,19 @@ public interface Engine {
     default boolean failedStatementsMayKeepRows() { return false; }
 
     /**
+     * Whether MacroDB may bracket a write of an open transaction, where the database has a table without a primary
+     * key, in an engine savepoint, and roll back to it when the statement fails. The capture triggers have then
+     * reported rows the engine undid; a table with a key is read back at commit, but a row of a table without one is
+     * known only by its values, so without the savepoint such a transaction could not commit ({@code 40001}). Rolled
+     * back to the savepoint, the engine is exactly as before the statement, and what the statement's triggers reported
+     * is cut back with it. Right where the engine undoes a failed statement whole anyway, so that the rollback changes
+     * nothing the application sees: H2, HSQLDB and Derby. Not SQLite, whose {@code INSERT OR FAIL} keeps the rows
+     * before the failure (and whose rows carry rowids to settle them by), nor PostgreSQL, where a failed statement
+     * aborts the transaction until the application rolls back, which the savepoint would hide.
+     */
+    default boolean undoesFailedStatementsToASavepoint() { return false; }
+
+    /**
      * What a SQL {@code COMMIT} ({@code commit}) or {@code ROLLBACK} run with no transaction open (in
      * autocommit) does in the engine: null where it succeeds doing nothing (H2, HSQLDB, Derby; PostgreSQL
      * warns), else the engine's own error, which MacroDB then reports as the engine would (SQLite: "cannot

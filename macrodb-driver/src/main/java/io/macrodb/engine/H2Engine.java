@@ -294,6 +294,8 @@ public final class H2Engine implements Engine {
         return e.getErrorCode() == 50000;
     }
 
+    @Override public boolean undoesFailedStatementsToASavepoint() { return true; }
+
     @Override public boolean isRetryable(SQLException e) {
         int code = e.getErrorCode();
         // 50200 LOCK_TIMEOUT_1, 40001 DEADLOCK_1, 90131 CONCURRENT_UPDATE_1

@@ -598,6 +598,8 @@ public final class HsqldbEngine implements Engine {
         return e.getErrorCode() == -451;
     }
 
+    @Override public boolean undoesFailedStatementsToASavepoint() { return true; }
+
     @Override public boolean isRetryable(SQLException e) {
         return "40001".equals(e.getSQLState()) || e.getSQLState() != null && e.getSQLState().startsWith("40");
     }

@@ -422,16 +422,18 @@ final class Transaction {
         if (t.update()) {
             if (t.mayWrite()) enterGate();
             int mark = changes.mark();
+            Savepoint undo = statementSavepoint(t, s);
             CaptureContext prev = CaptureContext.enter(changes);
             T result;
             try {
                 result = body.run(s);
             } catch (SQLException | RuntimeException e) {
-                // Statement mode must forget the failed statement. Row mode keeps what the triggers
-                // saw: a key whose change the engine undid ships its current image (or nothing),
-                // which is right whatever the engine rolled back (all of it, or, as in a failed
-                // batch, only part).
-                if (statementMode) changes.rollbackTo(mark);
+                // Statement mode must forget the failed statement. So does row mode where the engine is back at the
+                // statement's savepoint. Otherwise row mode keeps what the triggers saw: a key whose change the engine
+                // undid ships its current image (or nothing), which is right whatever the engine rolled back (all of
+                // it, or only part); a table without a key cannot be read back, and then the commit is refused.
+                CaptureContext.restore(prev);
+                if (statementMode || undo != null && backToSavepoint(s, undo)) changes.rollbackTo(mark);
                 else changes.statementFailed();
                 SQLException failure = afterFailure(e);
                 if (autoCommit && state == State.UPDATE) endFailedAutocommitStatement(failure); // the statement was the transaction
@@ -439,6 +441,7 @@ final class Transaction {
             } finally {
                 CaptureContext.restore(prev);
             }
+            if (undo != null) releaseQuietly(s, undo);
             if (autoCommit) commit();
             return result;
         }
@@ -450,6 +453,46 @@ final class Transaction {
         } finally {
             CaptureContext.restore(prev);
             if (autoCommit && state == State.READ) endRead(true);
+        }
+    }
+
+    /**
+     * The engine savepoint a write of an open row-mode transaction runs under where the database has a table without
+     * a key ({@link io.macrodb.engine.Engine#undoesFailedStatementsToASavepoint}), or null. A transaction that changed
+     * the schema itself has shapes of its own, and takes one whatever the committed schema holds. Costs two engine
+     * calls per write (about 0.3 us on H2, 1 us on Derby, 3 us on HSQLDB, measured by hand), so only where it helps.
+     */
+    private Savepoint statementSavepoint(Target t, Session s) throws SQLException {
+        if (statementMode || autoCommit || !t.mayWrite() || !db.engine().undoesFailedStatementsToASavepoint()) return null;
+        if (!db.hasTablesWithoutKey() && ownShapes == null) return null;
+        try {
+            return s.connection().setSavepoint();
+        } catch (SQLException | RuntimeException e) {
+            throw afterFailure(e);
+        }
+    }
+
+    /**
+     * After a write failed: rolls the engine back to the statement's savepoint, and says whether it is there. Not
+     * where the failure ended the engine's transaction (a deadlock), took the savepoint with it, or lost the engine;
+     * the failure itself then says what happens to the transaction.
+     */
+    private static boolean backToSavepoint(Session s, Savepoint undo) {
+        try {
+            s.connection().rollback(undo);
+        } catch (SQLException | RuntimeException gone) {
+            return false;
+        }
+        releaseQuietly(s, undo);
+        return true;
+    }
+
+    /** A savepoint left unreleased is released by the transaction's end: nothing depends on this one going now. */
+    private static void releaseQuietly(Session s, Savepoint sp) {
+        try {
+            s.connection().releaseSavepoint(sp);
+        } catch (SQLException | RuntimeException ignored) {
+            // as above
         }
     }
 

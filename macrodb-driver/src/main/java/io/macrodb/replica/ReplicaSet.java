@@ -89,6 +89,7 @@ public final class ReplicaSet {
      */
     private final Map<String, StatementChange> userTriggers = new ConcurrentHashMap<>();
     private volatile boolean applicationTriggers = true; // until the catalog has been read
+    private volatile boolean tablesWithoutKey = true; // until the catalog has been read
     private static final java.util.regex.Pattern CREATE_TRIGGER = java.util.regex.Pattern.compile(
             "(?is)\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:FORCE\\s+)?TRIGGER\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([^\\s(]+)\\s.*");
     private static final java.util.regex.Pattern DROP_TRIGGER = java.util.regex.Pattern.compile(
@@ -460,10 +461,22 @@ public final class ReplicaSet {
         synchronized (catalog) {
             Connection c = catalog.connection();
             shapes.clear();
-            for (TableShape t : engine().refreshCapture(c)) shapes.put(t.schema() + '\u0000' + t.table(), t);
+            boolean keyless = false;
+            for (TableShape t : engine().refreshCapture(c)) {
+                shapes.put(t.schema() + '\u0000' + t.table(), t);
+                keyless |= !t.hasKey();
+            }
+            tablesWithoutKey = keyless;
             applicationTriggers = io.macrodb.engine.Catalog.hasApplicationTriggers(c);
         }
     }
+
+    /**
+     * Whether the primary has a table without a primary key (as of the last schema change): a failed write of an
+     * open transaction may then have changed rows MacroDB knows only by their values
+     * ({@link io.macrodb.engine.Engine#undoesFailedStatementsToASavepoint}).
+     */
+    public boolean hasTablesWithoutKey() { return tablesWithoutKey; }
 
     /**
      * Whether the primary has triggers of the application's own (as of the last schema change). Row
