@@ -619,7 +619,8 @@ public final class PostgresEngine implements Engine {
         if (!t.hasKey()) {
             body.append("RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = ").append(literal("MacroDB: table " + t.qualifiedName()
                     + " has no primary key, and PostgreSQL's trigger capture knows a row by its key; add one (ALTER TABLE "
-                    + t.qualifiedName() + " ADD PRIMARY KEY (...))")).append(";\n");
+                    + t.qualifiedName() + " ADD PRIMARY KEY (...)), or connect with capture=decoding, which takes such"
+                    + " tables")).append(";\n");
         } else {
             StringBuilder oldKey = new StringBuilder("ARRAY[");
             StringBuilder newKey = new StringBuilder("ARRAY[");
@@ -651,10 +652,12 @@ public final class PostgresEngine implements Engine {
     /**
      * {@code capture=decoding} (its replica identity made FULL is noted in {@code macrodb.full_identity} and put back when
      * the set closes): the table's trigger only refuses, once per statement, what the stream cannot carry: a
-     * write from a session outside MacroDB (55000), a write to a table without a primary key or to an unlogged table (not
-     * decoded) (0AM00). The table's replica identity is made {@code FULL}: an update that leaves a TOASTed value
-     * unchanged sends the new row without it, and the old row then carries it; and where a deferrable primary key lets
-     * two rows hold one key for a moment, the whole old row says which of them an update or a delete names.
+     * write from a session outside MacroDB (55000), a write to an unlogged table (not decoded) or to a table without a
+     * primary key that has a column whose values cannot be compared exactly ({@link #inexactColumn}) (0AM00). The table's
+     * replica identity is made {@code FULL}: an update that leaves a TOASTed value unchanged sends the new row without it,
+     * and the old row then carries it; where a deferrable primary key lets two rows hold one key for a moment, the whole
+     * old row says which of them an update or a delete names; and a table without a key has its rows known by the whole
+     * old row, as a secondary finds one of several equal rows by all its values.
      */
     private void installGuard(Connection c, TableShape t) throws SQLException {
         long oid = oid(c, t);
@@ -675,9 +678,10 @@ public final class PostgresEngine implements Engine {
                 + " was changed outside MacroDB; every write to a replicated database must go through its jdbc:macrodb: URL")).append(";\n");
         body.append("END IF;\n");
         String refusal = null;
-        if (!t.hasKey()) {
-            refusal = "table " + t.qualifiedName() + " has no primary key, and capture=decoding knows a row by its key; add one (ALTER"
-                    + " TABLE " + t.qualifiedName() + " ADD PRIMARY KEY (...))";
+        String inexact = t.hasKey() ? null : inexactColumn(c, oid, t);
+        if (inexact != null) {
+            refusal = "table " + t.qualifiedName() + " has no primary key, so its rows are known by their values, and " + inexact
+                    + "; add a primary key (ALTER TABLE " + t.qualifiedName() + " ADD PRIMARY KEY (...))";
         } else if (unlogged) {
             refusal = "table " + t.qualifiedName() + " is UNLOGGED, and PostgreSQL's logical decoding does not carry its rows; make it"
                     + " logged (ALTER TABLE " + t.qualifiedName() + " SET LOGGED) or use capture=triggers";
@@ -703,6 +707,43 @@ public final class PostgresEngine implements Engine {
                         + FULL_IDENTITY + " WHERE rel = " + oid + ")");
             }
         }
+    }
+
+    /**
+     * The types whose values a row of a table without a key is known by under {@code capture=decoding}: each value
+     * comes back from the stream as a plain Java value that equals only itself, and a secondary finds the row again
+     * with {@code =} on a parameter of the same type. Not floats (NaN), arrays, JSON, {@code char(n)} (its padding
+     * is dropped by the comparison with a text parameter), enums and other types pgjdbc hands over as objects: the
+     * rows reach MacroDB only after the commit, too late to refuse one value, so the table is refused whole.
+     */
+    private static final java.util.Set<Long> EXACT_TYPES = java.util.Set.of(
+            16L /* bool */, 17L /* bytea */, 20L /* int8 */, 21L /* int2 */, 23L /* int4 */, 25L /* text */, 1043L /* varchar */,
+            1082L /* date */, 1083L /* time */, 1114L /* timestamp */, 1184L /* timestamptz */, 1700L /* numeric */, 2950L /* uuid */);
+
+    /**
+     * For a table without a key under {@code capture=decoding}: the first replicated column whose values cannot be
+     * compared exactly ({@link #EXACT_TYPES}, and a non-deterministic collation), said for the refusal, or null.
+     */
+    private static String inexactColumn(Connection c, long oid, TableShape t) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT a.attname, a.atttypid, format_type(a.atttypid, a.atttypmod),"
+                + " COALESCE(co.collisdeterministic, true) FROM pg_attribute a LEFT JOIN pg_collation co ON co.oid = a.attcollation"
+                + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum")) {
+            ps.setLong(1, oid);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (!t.columns().contains(rs.getString(1))) continue; // computed by each replica, not shipped
+                    if (!EXACT_TYPES.contains(rs.getLong(2))) {
+                        return "column " + TableShape.quote(rs.getString(1)) + " is of type " + rs.getString(3)
+                                + ", whose values MacroDB cannot compare exactly";
+                    }
+                    if (!rs.getBoolean(4)) {
+                        return "column " + TableShape.quote(rs.getString(1)) + " has a non-deterministic collation, under which"
+                                + " different values compare equal";
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     /** MacroDB's table of the tables whose replica identity it made {@code FULL} ({@code capture=decoding}). */
