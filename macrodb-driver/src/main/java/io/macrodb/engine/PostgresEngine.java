@@ -336,6 +336,19 @@ public final class PostgresEngine implements Engine {
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
 
     /**
+     * Statements of the server's shared catalogs, not of the database: {@code CREATE | ALTER | DROP} of a role (user,
+     * group), a database or a tablespace, {@code ALTER SYSTEM}, a role's membership granted or revoked ({@code GRANT r1
+     * TO r2}: no {@code ON}), and comments or security labels on those objects. Shipped to the secondaries they ran
+     * once per secondary database: a second secondary on one server failed on the role it already had, and a
+     * {@code CREATE DATABASE} or {@code ALTER SYSTEM} failed with 25001 in MacroDB's transaction.
+     */
+    private static final java.util.regex.Pattern SERVER_LEVEL = java.util.regex.Pattern.compile(LEADING
+            + "(?:(?:create|alter|drop)\\s+(?:role|user(?!\\s+mapping\\b)|group|database|tablespace)\\b|alter\\s+system\\b"
+            + "|grant\\s+(?:(?!\\bon\\b)[^;])*\\bto\\b|revoke\\s+(?:(?!\\bon\\b)[^;])*\\bfrom\\b"
+            + "|(?:comment|security\\s+label(?:\\s+for\\s+\\S+)?)\\s+on\\s+(?:role|database|tablespace)\\b)",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /**
      * What would take MacroDB's own session settings away: {@code DISCARD ALL}, {@code RESET ALL}, and setting or
      * resetting {@code session_replication_role} or a {@code macrodb.} setting.
      */
@@ -399,6 +412,13 @@ public final class PostgresEngine implements Engine {
      * so would setting them by hand. Refused, naming what to run instead.
      */
     @Override public SQLException unsupportedStatement(String sql) {
+        java.util.regex.Matcher server = SERVER_LEVEL.matcher(sql);
+        if (server.lookingAt()) {
+            return refused(abbreviate(sql) + " changes the server, not the database MacroDB replicates: roles, databases,"
+                    + " tablespaces and server settings belong to each replica's server, and a secondary's server may hold"
+                    + " several replicas or none of them. Run it on each server that needs it, past MacroDB (psql), then use"
+                    + " what it made through MacroDB", "0AM00");
+        }
         if (!SESSION_RESET.matcher(sql).lookingAt()) return null;
         return refused("this statement would reset the settings MacroDB keeps on its sessions (macrodb.capture,"
                 + " session_replication_role), and MacroDB runs the connection's statements on several servers' sessions;"
@@ -413,7 +433,32 @@ public final class PostgresEngine implements Engine {
 
     @Override public String schemaChangeOnSecondary(String sql) {
         java.util.regex.Matcher m = CONCURRENTLY.matcher(sql);
-        return m.lookingAt() ? sql.substring(0, m.start(1)) + m.group(1) + sql.substring(m.end()) : sql;
+        if (m.lookingAt()) return sql.substring(0, m.start(1)) + m.group(1) + sql.substring(m.end());
+        if (PRIVILEGES.matcher(sql).lookingAt() && !sql.contains("?")) return leavingOutMissingRoles(sql);
+        return sql;
+    }
+
+    /**
+     * A grant, a revocation, default privileges or an owner change: it names roles, and a secondary's server may lack a
+     * role that the primary's has (roles belong to the server). Every secondary then failed on it, was rebuilt, and failed
+     * again. The copy that builds a secondary leaves out a grant to a role its server lacks, with a notice; a shipped one
+     * is left out the same way ({@link #leavingOutMissingRoles}).
+     */
+    private static final java.util.regex.Pattern PRIVILEGES = java.util.regex.Pattern.compile(LEADING
+            + "(?:grant\\s+[^;]*?\\bon\\b|revoke\\s+[^;]*?\\bon\\b|alter\\s+default\\s+privileges\\b|alter\\s+[^;]*\\bowner\\s+to\\b)",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /**
+     * {@code sql} run so that, where the secondary's server has no such role, it is left out with a warning in the
+     * server's log instead of failing the secondary; any other failure fails as before. The test is on the message,
+     * {@code role "..." does not exist}: a server whose {@code lc_messages} is not English fails the secondary as before.
+     */
+    static String leavingOutMissingRoles(String sql) {
+        String body = sql.strip();
+        while (body.endsWith(";")) body = body.substring(0, body.length() - 1).strip();
+        return "DO " + dollarQuoted("BEGIN EXECUTE " + literal(body) + "; EXCEPTION WHEN undefined_object THEN IF SQLERRM LIKE"
+                + " 'role \"%\" does not exist' THEN RAISE WARNING 'MacroDB: left out on this secondary, whose server lacks the"
+                + " role: %', SQLERRM; ELSE RAISE; END IF; END");
     }
 
     /**

@@ -344,6 +344,60 @@ class PostgresEngineTest {
         }
     }
 
+    /**
+     * Statements of the server rather than the database are refused before anything runs: a role created through
+     * MacroDB ran once per secondary database, and the second secondary on a server failed on the role it already had;
+     * CREATE DATABASE and ALTER SYSTEM failed with 25001. A grant or an owner change naming a role that only the
+     * primary's server has is left out on the secondaries, as a copy leaves it out, instead of failing every one of them
+     * (they were rebuilt, and failed again). Five replicas: two secondaries on each of the other two servers.
+     */
+    @Test
+    void serverStatementsAreRefusedAndGrantsToRolesASecondaryLacksAreLeftOutThere() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        for (PgCluster.Server server : pg.servers()) {
+            try (Connection c = server.connect("postgres"); Statement s = c.createStatement()) {
+                s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'reporter') THEN CREATE ROLE reporter; END IF; END $$");
+            }
+        }
+        try (Connection c = pg.server(0).connect("postgres"); Statement s = c.createStatement()) { // on the primary's server only
+            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'auditor') THEN CREATE ROLE auditor; END IF; END $$");
+        }
+        String url = pg.macroUrl(5, "");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("CREATE TABLE u (k int PRIMARY KEY)");
+            for (String sql : List.of("CREATE ROLE macro_made", "create user macro_made", "ALTER ROLE reporter SET work_mem = '8MB'",
+                    "DROP ROLE IF EXISTS reporter", "GRANT reporter TO auditor", "REVOKE reporter FROM auditor",
+                    "CREATE DATABASE macro_made", "ALTER DATABASE postgres SET work_mem = '8MB'", "ALTER SYSTEM SET work_mem = '8MB'",
+                    "CREATE TABLESPACE macro_made LOCATION '/tmp'", "COMMENT ON ROLE reporter IS 'x'")) {
+                SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), sql);
+                assertEquals("0AM00", e.getSQLState(), e::getMessage);
+                assertTrue(e.getMessage().contains("changes the server, not the database MacroDB replicates"), e::getMessage);
+            }
+            c.setAutoCommit(false); // refused before anything ran: the transaction goes on
+            s.execute("INSERT INTO t VALUES (1)");
+            assertThrows(SQLException.class, () -> s.execute("CREATE ROLE macro_made"));
+            s.execute("INSERT INTO t VALUES (2)");
+            c.commit();
+            c.setAutoCommit(true);
+            try (Connection p = pg.server(0).connect("postgres")) {
+                assertEquals(List.of("0"), TestDb.rows(p, "SELECT count(*) FROM pg_roles WHERE rolname = 'macro_made'", "|"));
+            }
+            s.execute("GRANT SELECT ON t TO reporter");
+            s.execute("GRANT SELECT, UPDATE ON t TO auditor");
+            s.execute("ALTER TABLE u OWNER TO auditor");
+            s.execute("INSERT INTO t VALUES (3)");
+            TestDb.assertOnEveryReplica(c, 5, "SELECT k FROM t ORDER BY k", List.of("1", "2", "3"));
+            for (var r : TestDb.macro(c).replicaStatus()) assertEquals(io.macrodb.replica.ReplicaState.ACTIVE, r.state(), r::toString);
+            String elsewhere = "t|no auditor|sa"; // owned by the user MacroDB connects as
+            assertEquals(List.of(List.of("t|true|auditor"), List.of(elsewhere), List.of(elsewhere), List.of(elsewhere), List.of(elsewhere)),
+                    TestDb.everyReplica(c, "SELECT has_table_privilege('reporter', 't', 'SELECT'),"
+                    + " coalesce((SELECT has_table_privilege(r.oid, 't', 'UPDATE')::text FROM pg_roles r WHERE r.rolname = 'auditor'),"
+                    + " 'no auditor'), (SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'u'::regclass)"));
+            TestDb.assertConverged(c);
+        }
+    }
+
     @Test
     void aPrimaryWithObjectsACopyWouldLeaveOutIsRefusedAndLeftAsItWas() throws Exception {
         PgCluster pg = PgCluster.shared();
