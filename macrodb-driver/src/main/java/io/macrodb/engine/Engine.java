@@ -535,6 +535,16 @@ public interface Engine {
     default boolean undoesFailedStatementsToASavepoint() { return false; }
 
     /**
+     * Whether the database of {@code secondary}, one MacroDB built as a secondary before (a server's database outlives
+     * the replica set), is kept as it is when the replica set opens, instead of being copied again: where it holds
+     * exactly what the primary's holds now, in everything a copy of the primary would carry, and is then brought to
+     * what a copy would leave besides (sequence positions). Asked at open only, with the primary's capture installed
+     * (writes from outside MacroDB refused) and nothing served yet. False by default: an in-memory secondary is new at
+     * every open.
+     */
+    default boolean keptAsItIs(Connection primary, Connection secondary) throws SQLException { return false; }
+
+    /**
      * What a SQL {@code COMMIT} ({@code commit}) or {@code ROLLBACK} run with no transaction open (in
      * autocommit) does in the engine: null where it succeeds doing nothing (H2, HSQLDB, Derby; PostgreSQL
      * warns), else the engine's own error, which MacroDB then reports as the engine would (SQLite: "cannot

@@ -39,8 +39,31 @@ final class PostgresCopy {
     private static final String USER = PostgresCatalog.USER_SCHEMA;
 
     static void export(Connection c, Path file) throws SQLException, IOException {
-        refuseWhatIsNotCopied(c);
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
+            write(c, out, true);
+        }
+    }
+
+    /**
+     * What a copy of the database of {@code c} would carry, with each table's rows as a count and two sums of 60-bit
+     * slices of each row's md5 (of its text form; the caller fixes the settings the text depends on) instead of the
+     * rows, computed by the server: two databases with equal fingerprints hold what two copies of either would, but for
+     * a collision of those sums. Read in one snapshot by the caller's transaction.
+     */
+    static byte[] fingerprint(Connection c) throws SQLException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            write(c, out, false);
+        } catch (IOException e) {
+            throw new IllegalStateException(e); // in memory
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The copy's entries; {@code rows} false: each table's rows as {@link #fingerprint} counts them instead. */
+    private static void write(Connection c, DataOutputStream out, boolean rows) throws SQLException, IOException {
+        refuseWhatIsNotCopied(c);
+        {
             for (String schema : strings(c, "SELECT n.nspname FROM pg_namespace n WHERE " + USER + " AND n.nspname <> 'public'"
                     + " ORDER BY n.oid")) {
                 statement(out, "CREATE SCHEMA IF NOT EXISTS " + TableShape.quote(schema));
@@ -130,6 +153,13 @@ final class PostgresCopy {
                 String[] t = tables.get(i);
                 if (copyColumns.get(i).isEmpty()) continue;
                 String target = PostgresCatalog.quoted(t[0], t[1]) + " (" + copyColumns.get(i) + ")";
+                if (!rows) {
+                    String[] sums = rows(c, "SELECT count(*), coalesce(sum(('x' || substr(h, 1, 15))::bit(60)::bigint), 0),"
+                            + " coalesce(sum(('x' || substr(h, 16, 15))::bit(60)::bigint), 0) FROM (SELECT md5(ROW(" + copyColumns.get(i)
+                            + ")::text) h FROM " + PostgresCatalog.quoted(t[0], t[1]) + ") q", 3).get(0);
+                    statement(out, "-- rows of " + target + ": " + String.join(" ", sums));
+                    continue;
+                }
                 ByteArrayOutputStream data = new ByteArrayOutputStream();
                 c.unwrap(org.postgresql.PGConnection.class).getCopyAPI().copyOut("COPY " + target + " TO STDOUT (FORMAT binary)", data);
                 byte[] sql = ("COPY " + target + " FROM STDIN (FORMAT binary)").getBytes(StandardCharsets.UTF_8);
@@ -139,17 +169,9 @@ final class PostgresCopy {
                 out.writeInt(data.size());
                 data.writeTo(out);
             }
-            // sequence positions, identity columns' included
-            for (String[] q : rows(c, "SELECT n.nspname, c.relname, COALESCE(d.refobjid::regclass::text, ''), COALESCE((SELECT"
-                    + " a.attname FROM pg_attribute a WHERE a.attrelid = d.refobjid AND a.attnum = d.refobjsubid), '') FROM pg_class c"
-                    + " JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_depend d ON d.classid = 'pg_class'::regclass"
-                    + " AND d.objid = c.oid AND d.deptype = 'i' WHERE c.relkind = 'S' AND " + USER + " ORDER BY c.oid", 4)) {
-                String seq = PostgresCatalog.quoted(q[0], q[1]);
-                String[] pos = rows(c, "SELECT last_value, is_called FROM " + seq, 2).get(0);
-                String target = q[2].isEmpty() ? "'" + seq.replace("'", "''") + "'"
-                        : "pg_get_serial_sequence('" + q[2].replace("'", "''") + "', '" + q[3].replace("'", "''") + "')";
-                statement(out, "SELECT setval(" + target + ", " + pos[0] + ", " + ("t".equals(pos[1])) + ")");
-            }
+            // sequence positions, identity columns' included; not in a fingerprint: a secondary's sequences stay where the
+            // copy set them (MacroDB keeps the positions for a promotion), so a kept secondary is given the primary's
+            for (Position p : sequencePositions(c)) statement(out, rows ? p.setval() : "-- a position of " + p.target());
             // serial columns' sequences belong to their columns
             for (String[] q : rows(c, "SELECT n.nspname, c.relname, d.refobjid::regclass::text, a.attname FROM pg_depend d"
                     + " JOIN pg_class c ON c.oid = d.objid JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON"
@@ -175,6 +197,25 @@ final class PostgresCopy {
             grants(c, out);
             out.writeByte('E');
         }
+    }
+
+    /** A sequence, as {@code setval} names it, and the statement that sets it where it is. */
+    record Position(String target, String setval) {}
+
+    /** Every sequence of the database of {@code c} and where it is now, identity columns' included. */
+    static List<Position> sequencePositions(Connection c) throws SQLException {
+        List<Position> out = new ArrayList<>();
+        for (String[] q : rows(c, "SELECT n.nspname, c.relname, COALESCE(d.refobjid::regclass::text, ''), COALESCE((SELECT"
+                + " a.attname FROM pg_attribute a WHERE a.attrelid = d.refobjid AND a.attnum = d.refobjsubid), '') FROM pg_class c"
+                + " JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_depend d ON d.classid = 'pg_class'::regclass"
+                + " AND d.objid = c.oid AND d.deptype = 'i' WHERE c.relkind = 'S' AND " + USER + " ORDER BY c.oid", 4)) {
+            String seq = PostgresCatalog.quoted(q[0], q[1]);
+            String[] pos = rows(c, "SELECT last_value, is_called FROM " + seq, 2).get(0);
+            String target = q[2].isEmpty() ? "'" + seq.replace("'", "''") + "'"
+                    : "pg_get_serial_sequence('" + q[2].replace("'", "''") + "', '" + q[3].replace("'", "''") + "')";
+            out.add(new Position(target, "SELECT setval(" + target + ", " + pos[0] + ", " + ("t".equals(pos[1])) + ")"));
+        }
+        return out;
     }
 
     /** Objects this copy does not make: refused with the object named, nothing changed. */

@@ -1131,6 +1131,62 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
+     * A secondary MacroDB built before ({@code macrodb.replica}) is kept at open where its {@link PostgresCopy#fingerprint}
+     * equals the primary's: the statements a copy would run, byte for byte, and every table's row count and row hash,
+     * each computed by its own server, so no row crosses the network. Its sequences are then set where the primary's are,
+     * as a copy sets them (a secondary's sequences do not move with the primary's: MacroDB keeps the positions in memory
+     * for a promotion, and they are gone when the set closes). Each side is read in one snapshot, with the
+     * settings that a value's text depends on fixed (so that the text is exact: floats to the last digit, times in UTC).
+     * Anything else (a row, a sequence position, a column changed past MacroDB while it was closed) and the secondary is
+     * copied again, as before. A restarted application used to copy every secondary whole.
+     */
+    @Override public boolean keptAsItIs(Connection primary, Connection secondary) throws SQLException {
+        if (!hasMarker(secondary)) return false;
+        byte[] expected = fingerprint(primary); // what the primary cannot be copied with is refused here, as by the copy
+        try {
+            if (!java.util.Arrays.equals(expected, fingerprint(secondary))) return false;
+        } catch (SQLException e) {
+            return false; // an object on the secondary that a copy would not make: the copy replaces it
+        }
+        List<PostgresCopy.Position> positions = PostgresCopy.sequencePositions(primary);
+        boolean auto = secondary.getAutoCommit();
+        try (Statement s = secondary.createStatement()) {
+            secondary.setAutoCommit(false);
+            for (PostgresCopy.Position p : positions) s.execute(p.setval());
+            secondary.commit();
+        } catch (SQLException | RuntimeException e) {
+            secondary.rollback();
+            throw e;
+        } finally {
+            secondary.setAutoCommit(auto);
+        }
+        return true;
+    }
+
+    private static byte[] fingerprint(Connection c) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        int isolation = c.getTransactionIsolation();
+        try {
+            if (!auto) c.commit();
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL extra_float_digits = 3; SET LOCAL DateStyle = 'ISO, YMD'; SET LOCAL IntervalStyle = 'postgres';"
+                        + " SET LOCAL TimeZone = 'UTC'; SET LOCAL bytea_output = 'hex'; SET LOCAL lc_monetary = 'C'");
+            }
+            byte[] f = PostgresCopy.fingerprint(c);
+            c.commit();
+            return f;
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setTransactionIsolation(isolation);
+            c.setAutoCommit(auto);
+        }
+    }
+
+    /**
      * Replaces the user schema objects and rows of the database of {@code c} (a secondary) with the copy
      * {@link #exportScript} wrote, in one transaction, and marks the database as MacroDB's
      * ({@code macrodb.replica}).

@@ -24,6 +24,9 @@ final class PrimaryScript implements AutoCloseable {
     private final ScriptFile script;
     private final Path file;
 
+    /** The primary still to export on first use ({@link #lazy}), or null once exported. */
+    private Connection source;
+
     private PrimaryScript(Engine engine, ScriptFile script) {
         this.engine = engine;
         this.script = script;
@@ -32,9 +35,9 @@ final class PrimaryScript implements AutoCloseable {
 
     /** Exports the database of {@code primary} to a temporary file. */
     static PrimaryScript export(Engine engine, Connection primary) throws SQLException {
-        PrimaryScript s = new PrimaryScript(engine, ScriptFile.create());
+        PrimaryScript s = lazy(engine, primary);
         try {
-            engine.exportScript(primary, s.file);
+            s.exported();
         } catch (SQLException | RuntimeException e) {
             s.close();
             throw e;
@@ -42,13 +45,32 @@ final class PrimaryScript implements AutoCloseable {
         return s;
     }
 
+    /**
+     * A script of the database of {@code primary}, exported when first read: at open, where every secondary may be kept
+     * as it is ({@link Engine#keptAsItIs}), none is.
+     */
+    static PrimaryScript lazy(Engine engine, Connection primary) throws SQLException {
+        PrimaryScript s = new PrimaryScript(engine, ScriptFile.create());
+        s.source = primary;
+        return s;
+    }
+
+    private Path exported() throws SQLException {
+        if (source != null) {
+            engine.exportScript(source, file);
+            source = null;
+        }
+        return file;
+    }
+
     /** Imports the script into the empty database of {@code target}. */
     void importInto(Connection target) throws SQLException {
-        engine.importScript(target, file);
+        engine.importScript(target, exported());
     }
 
     /** Hands every line that starts a {@code CREATE} statement to {@code lines}, reading the file once, line by line. */
     void createStatements(Consumer<String> lines) throws SQLException {
+        exported();
         try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             for (String line = r.readLine(); line != null; line = r.readLine()) {
                 if (line.stripLeading().regionMatches(true, 0, "CREATE", 0, 6)) lines.accept(line);

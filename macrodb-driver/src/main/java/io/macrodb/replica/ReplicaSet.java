@@ -207,7 +207,7 @@ public final class ReplicaSet {
             // The primary is exported once: the triggers are read from that script and every secondary
             // imports it (nothing reaches the primary until open returns, so it stays as exported).
             boolean readTriggers = hasTables && cfg.propagation() == Propagation.ROW;
-            try (PrimaryScript script = cfg.replicas() > 1 || readTriggers ? PrimaryScript.export(engine, pc) : null) {
+            try (PrimaryScript script = cfg.replicas() > 1 || readTriggers ? PrimaryScript.lazy(engine, pc) : null) {
                 if (readTriggers) rs.readUserTriggers(script);
                 if (cfg.durability() != null) {
                     SnapshotStore store = new SnapshotStore(cfg.durability().directory());
@@ -217,8 +217,15 @@ public final class ReplicaSet {
                     if (version > 0 || hasTables || rs.snapshots.none()) rs.snapshots.fromPrimary();
                 }
                 for (int i = 1; i < cfg.replicas(); i++) {
-                    secondaries.add(rs.repair.buildSecondary(i, unique, script::importInto, log.tail(),
-                            "built from the primary at v" + version));
+                    boolean[] kept = {false};
+                    // a secondary whose database outlived the last set (a server's) is kept where it holds what the primary holds
+                    Repair.Copy copy = version > 0 ? script::importInto : target -> {
+                        kept[0] = engine.keptAsItIs(pc, target);
+                        if (!kept[0]) script.importInto(target);
+                    };
+                    Replica r = rs.repair.buildSecondary(i, unique, copy, log.tail(), "built from the primary at v" + version);
+                    if (kept[0]) r.setState(ReplicaState.ACTIVE, "kept at open: its database held what the primary holds (checked, not copied)");
+                    secondaries.add(r);
                 }
             }
             primary.setState(ReplicaState.ACTIVE, "primary");

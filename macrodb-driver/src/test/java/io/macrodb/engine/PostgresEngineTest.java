@@ -345,6 +345,89 @@ class PostgresEngineTest {
     }
 
     /**
+     * A server's database outlives the replica set. Opened again, a secondary whose database holds exactly what the
+     * primary's holds (compared by fingerprint: the copy's statements and each table's row hash, computed by each server)
+     * is kept instead of copied; one that differs in anything, because a row, a sequence or a column default changed past
+     * MacroDB while it was closed, on the primary or on that secondary, is copied again. Either way every replica then
+     * holds what the primary holds. A kept secondary keeps its tables' oids; a copy makes them afresh.
+     */
+    @Test
+    void aReopenedSetKeepsTheSecondariesThatHoldWhatThePrimaryHolds() throws Exception {
+        String url = PgCluster.shared().macroUrl(3, "");
+        List<String> urls = new java.util.ArrayList<>();
+        String rows = "SELECT k, v, d, ts FROM t ORDER BY k";
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY, v text, d double precision, ts timestamptz)");
+            s.execute("CREATE TABLE h (a int, b text)");
+            s.execute("CREATE SEQUENCE q");
+            s.execute("CREATE INDEX t_v ON t (v)");
+            s.execute("CREATE VIEW tv AS SELECT k, v FROM t");
+            s.execute("INSERT INTO t SELECT g, 'v' || g, g / 3.0, '2026-11-28 10:00+01'::timestamptz + g * interval '1 s'"
+                    + " FROM generate_series(1, 100) g");
+            s.execute("INSERT INTO h VALUES (1, 'x'), (1, 'x')");
+            s.execute("SELECT nextval('q')");
+            for (var r : TestDb.macro(c).replicaStatus()) urls.add(r.url());
+        }
+        List<String> oids = new java.util.ArrayList<>();
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            String status = TestDb.macro(c).replicaStatus().toString();
+            assertEquals(List.of("primary", "kept", "kept"), reopened(c), status);
+            for (List<String> r : TestDb.everyReplica(c, "SELECT 't'::regclass::oid")) oids.add(r.get(0));
+            s.execute("UPDATE t SET v = 'w' WHERE k = 1");
+            s.execute("DELETE FROM h WHERE ctid = (SELECT ctid FROM h LIMIT 1)");
+            assertSecondariesAsPrimary(c, rows);
+            TestDb.assertOnEveryReplica(c, 3, "SELECT a, b, nextval('q') FROM h", List.of("1|x|2"));
+            TestDb.assertConverged(c);
+        }
+        try (Connection c = TestDb.open(url)) { // as the last set left them: kept again, the same tables
+            assertEquals(List.of("primary", "kept", "kept"), reopened(c));
+            List<String> now = new java.util.ArrayList<>();
+            for (List<String> r : TestDb.everyReplica(c, "SELECT 't'::regclass::oid")) now.add(r.get(0));
+            assertEquals(oids, now);
+        }
+        // a change past MacroDB while it was closed: on the primary every secondary is copied again, on one only that one;
+        // a sequence drawn on the primary is no difference (a secondary's sequences do not follow the primary's), and a
+        // kept secondary gets the primary's positions, as a copy does
+        String[][] changes = {{"0", "UPDATE t SET d = d + 1e-15 WHERE k = 7", "copied,copied"}, {"0", "SELECT nextval('q')", "kept,kept"},
+                {"1", "INSERT INTO h VALUES (1, 'x')", "copied,kept"}, {"2", "ALTER TABLE t ALTER COLUMN v SET DEFAULT 'x'", "kept,copied"}};
+        for (String[] change : changes) {
+            int on = Integer.parseInt(change[0]);
+            try (Connection d = DriverManager.getConnection(urls.get(on), "sa", ""); Statement s = d.createStatement()) {
+                if (on > 0) s.execute("SET session_replication_role = replica"); // past the secondary's own checks
+                s.execute(change[1]);
+            }
+            try (Connection c = TestDb.open(url)) {
+                List<String> expected = new java.util.ArrayList<>(List.of("primary"));
+                expected.addAll(List.of(change[2].split(",")));
+                String status = change[1] + ": " + TestDb.macro(c).replicaStatus();
+                assertEquals(expected, reopened(c), status);
+                assertSecondariesAsPrimary(c, rows);
+                assertSecondariesAsPrimary(c, "SELECT a, b FROM h ORDER BY a, b");
+                assertSecondariesAsPrimary(c, "SELECT last_value, column_default FROM q, information_schema.columns"
+                        + " WHERE table_name = 't' AND column_name = 'v'");
+                TestDb.assertConverged(c);
+            }
+        }
+    }
+
+    /** Per replica of a set just opened: primary, a secondary kept as it was, or one copied from the primary. */
+    private static List<String> reopened(Connection c) throws SQLException {
+        List<String> out = new java.util.ArrayList<>();
+        for (var r : TestDb.macro(c).replicaStatus()) {
+            out.add(r.index() == 0 ? "primary" : r.stateReason().startsWith("kept at open") ? "kept"
+                    : r.stateReason().startsWith("built from the primary") ? "copied" : r.stateReason());
+        }
+        return out;
+    }
+
+    private static void assertSecondariesAsPrimary(Connection c, String sql) throws SQLException {
+        List<List<String>> all = TestDb.everyReplica(c, sql);
+        assertEquals(3, all.size());
+        assertFalse(all.get(0).isEmpty(), sql);
+        for (int i = 1; i < all.size(); i++) assertEquals(all.get(0), all.get(i), "replica " + i + ": " + sql);
+    }
+
+    /**
      * Statements of the server rather than the database are refused before anything runs: a role created through
      * MacroDB ran once per secondary database, and the second secondary on a server failed on the role it already had;
      * CREATE DATABASE and ALTER SYSTEM failed with 25001. A grant or an owner change naming a role that only the
