@@ -734,15 +734,31 @@ public final class PostgresEngine implements Engine {
         if (refusal != null) {
             body.append("RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = ").append(literal("MacroDB: " + refusal)).append(";\n");
         }
+        // a table without a key is known by its values: a numeric NaN or infinity comes out of the stream as a double, which
+        // a secondary could not find again exactly; such a table's guard runs per row and refuses those values before the commit
+        List<String> numeric = refusal == null && !t.hasKey() ? numericColumns(c, oid, t) : List.of();
+        if (!numeric.isEmpty()) {
+            body.append("IF TG_OP <> 'DELETE' AND (");
+            for (int i = 0; i < numeric.size(); i++) {
+                body.append(i == 0 ? "" : " OR ").append("NEW.").append(TableShape.quote(numeric.get(i)))
+                        .append("::text IN ('NaN', 'Infinity', '-Infinity')");
+            }
+            body.append(") THEN RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = ").append(literal("MacroDB: table " + t.qualifiedName()
+                    + " has no primary key, so its rows are known by their values, and a numeric NaN or infinity cannot be found"
+                    + " again exactly on a secondary; add a primary key (ALTER TABLE " + t.qualifiedName() + " ADD PRIMARY KEY (...))"))
+                    .append("; END IF;\n");
+        }
         body.append("RETURN NULL;\nEND");
+        boolean wantPerRow = !numeric.isEmpty(); // AFTER ... FOR EACH ROW, whose result is ignored, as capture=triggers makes it
         try (Statement s = c.createStatement()) {
             s.execute("CREATE OR REPLACE FUNCTION " + functionName(oid) + "() RETURNS trigger LANGUAGE plpgsql AS "
                     + dollarQuoted(body.toString()));
             Boolean perRow = captureTriggerPerRow(c, oid);
-            if (perRow != null && perRow) s.execute("DROP TRIGGER " + TRIGGER + " ON " + t.qualifiedName()); // made by capture=triggers
-            if (perRow == null || perRow) {
-                s.execute("CREATE TRIGGER " + TRIGGER + " BEFORE INSERT OR UPDATE OR DELETE ON " + t.qualifiedName()
-                        + " FOR EACH STATEMENT EXECUTE FUNCTION " + functionName(oid) + "()");
+            if (perRow != null && perRow != wantPerRow) s.execute("DROP TRIGGER " + TRIGGER + " ON " + t.qualifiedName());
+            if (perRow == null || perRow != wantPerRow) {
+                s.execute("CREATE TRIGGER " + TRIGGER + (wantPerRow ? " AFTER" : " BEFORE") + " INSERT OR UPDATE OR DELETE ON "
+                        + t.qualifiedName() + (wantPerRow ? " FOR EACH ROW" : " FOR EACH STATEMENT") + " EXECUTE FUNCTION "
+                        + functionName(oid) + "()");
             }
             if (identity != 'f') {
                 // noted, so that closing puts back what the application had (removeCapture)
@@ -789,6 +805,19 @@ public final class PostgresEngine implements Engine {
             }
         }
         return null;
+    }
+
+    /** The replicated {@code numeric} columns of a table, by name. */
+    private static List<String> numericColumns(Connection c, long oid, TableShape t) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT a.attname FROM pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0"
+                + " AND NOT a.attisdropped AND a.atttypid = 1700 ORDER BY a.attnum")) {
+            ps.setLong(1, oid);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) if (t.columns().contains(rs.getString(1))) out.add(rs.getString(1));
+            }
+        }
+        return out;
     }
 
     /** MacroDB's table of the tables whose replica identity it made {@code FULL} ({@code capture=decoding}). */

@@ -316,16 +316,27 @@ class PostgresDecodingTest {
                     "6|kept|null|null|null|null|null|null|" + md5(big.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))));
             s.execute("DELETE FROM h WHERE a = 2");
             // values pgjdbc reads as something other than a plain date (infinities), found again by a secondary's delete
-            s.execute("INSERT INTO h (a, d, ts) VALUES (7, 'infinity', '-infinity'), (7, '-infinity', 'infinity')");
-            s.execute("DELETE FROM h WHERE a = 7 AND d = 'infinity'");
-            TestDb.assertOnEveryReplica(c, 3, "SELECT a, d, ts FROM h WHERE a = 7", List.of("7|-infinity|infinity"));
-            TestDb.assertOnEveryReplica(c, 3, "SELECT count(*) FROM h", List.of("5"));
+            s.execute("CREATE TABLE edge (a int, d date, t timestamp, tm time, n numeric)");
+            s.execute("INSERT INTO edge VALUES (7, 'infinity', '-infinity', '24:00', 1), (7, '-infinity', 'infinity', '00:00', 2)");
+            s.execute("DELETE FROM edge WHERE d = 'infinity'");
+            s.execute("UPDATE edge SET n = 3 WHERE t = 'infinity'");
+            TestDb.assertOnEveryReplica(c, 3, "SELECT a, d, t, tm, n FROM edge", List.of("7|-infinity|infinity|00:00:00|3"));
+            // a numeric NaN or infinity comes out of the stream as a double, which a secondary could not find again
+            // exactly: refused before the commit (it was refused after, and took the primary out of service)
+            for (String w : List.of("INSERT INTO edge (a, n) VALUES (8, 'NaN')", "UPDATE edge SET n = 'Infinity'")) {
+                SQLException e = assertThrows(SQLException.class, () -> s.execute(w), w);
+                assertEquals("0AM00", e.getSQLState(), e.getMessage());
+            }
+            s.execute("DELETE FROM edge");
+            TestDb.assertOnEveryReplica(c, 3, "SELECT count(*) FROM edge", List.of("0"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT count(*) FROM h", List.of("4"));
+            assertEquals("primary", TestDb.macro(c).replicaStatus().get(0).stateReason()); // no value failed a commit
             TestDb.assertConverged(c);
         }
         try (Connection c = TestDb.open(u); Statement s = c.createStatement()) {
             // opened again, the secondaries are copies of the primary (its slot was temporary): such rows are copied too
             s.execute("DELETE FROM h WHERE ctid = (SELECT ctid FROM h WHERE a = 1 LIMIT 1)");
-            TestDb.assertOnEveryReplica(c, 3, "SELECT a, b FROM h ORDER BY a, b", List.of("1|y", "5|w", "6|kept", "7|null"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT a, b FROM h ORDER BY a, b", List.of("1|y", "5|w", "6|kept"));
             TestDb.assertConverged(c);
         }
         try (Connection c = TestDb.open(url("triggers", "")); Statement s = c.createStatement()) {

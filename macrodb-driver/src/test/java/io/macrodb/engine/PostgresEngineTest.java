@@ -375,7 +375,7 @@ class PostgresEngineTest {
             for (List<String> r : TestDb.everyReplica(c, "SELECT 't'::regclass::oid")) oids.add(r.get(0));
             s.execute("UPDATE t SET v = 'w' WHERE k = 1");
             s.execute("DELETE FROM h WHERE ctid = (SELECT ctid FROM h LIMIT 1)");
-            assertSecondariesAsPrimary(c, rows);
+            PostgresDecodingTest.assertSecondariesAsPrimary(c, rows);
             TestDb.assertOnEveryReplica(c, 3, "SELECT a, b, nextval('q') FROM h", List.of("1|x|2"));
             TestDb.assertConverged(c);
         }
@@ -401,9 +401,9 @@ class PostgresEngineTest {
                 expected.addAll(List.of(change[2].split(",")));
                 String status = change[1] + ": " + TestDb.macro(c).replicaStatus();
                 assertEquals(expected, reopened(c), status);
-                assertSecondariesAsPrimary(c, rows);
-                assertSecondariesAsPrimary(c, "SELECT a, b FROM h ORDER BY a, b");
-                assertSecondariesAsPrimary(c, "SELECT last_value, column_default FROM q, information_schema.columns"
+                PostgresDecodingTest.assertSecondariesAsPrimary(c, rows);
+                PostgresDecodingTest.assertSecondariesAsPrimary(c, "SELECT a, b FROM h ORDER BY a, b");
+                PostgresDecodingTest.assertSecondariesAsPrimary(c, "SELECT last_value, column_default FROM q, information_schema.columns"
                         + " WHERE table_name = 't' AND column_name = 'v'");
                 TestDb.assertConverged(c);
             }
@@ -418,13 +418,6 @@ class PostgresEngineTest {
                     : r.stateReason().startsWith("built from the primary") ? "copied" : r.stateReason());
         }
         return out;
-    }
-
-    private static void assertSecondariesAsPrimary(Connection c, String sql) throws SQLException {
-        List<List<String>> all = TestDb.everyReplica(c, sql);
-        assertEquals(3, all.size());
-        assertFalse(all.get(0).isEmpty(), sql);
-        for (int i = 1; i < all.size(); i++) assertEquals(all.get(0), all.get(i), "replica " + i + ": " + sql);
     }
 
     /**
