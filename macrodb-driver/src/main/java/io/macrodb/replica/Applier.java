@@ -640,6 +640,7 @@ final class Applier implements Runnable {
                 }
                 if (!running) return false; // shutting down
                 if (attempt >= MAX_ATTEMPTS || !retryable && attempt >= 3) {
+                    replica.failedApplyingThrough(last.version());
                     replica.setState(ReplicaState.FAILED, "applying v" + first.version() + "..v" + last.version()
                             + " failed " + attempt + " times: " + e);
                     LOG.log(Level.WARNING, replica + " left the rotation", e);

@@ -133,12 +133,18 @@ final class Repair {
     /**
      * A new secondary {@code index}: a copy of the freshest active secondary other than {@code
      * excluded} (held still only while the engine copies it), or of the primary (update
-     * transactions wait for the copy) if there is none, caught up from the log from there.
+     * transactions wait for the copy) if there is none, caught up from the log from there. Where
+     * {@code excluded} left because a group of records failed to apply, only a secondary that has
+     * applied past that group is a source: from one behind it the new secondary would apply the same
+     * records again, and where they fail on every secondary of a server (a role, a collation that server
+     * lacks) fail again, be rebuilt from another secondary behind them, and so on, a copy each time.
      */
     private Replica copyOfHealthyReplica(int index, Replica excluded, String verb, String why) throws SQLException {
+        long pastVersion = excluded == null ? -1 : excluded.failedApplyingThrough();
         Replica source = null;
         for (Replica r : set.secondaries()) {
-            if (r != excluded && r.isActive() && r.applier() != null && (source == null || r.version() > source.version())) {
+            if (r != excluded && r.isActive() && r.applier() != null && r.version() >= pastVersion
+                    && (source == null || r.version() > source.version())) {
                 source = r;
             }
         }

@@ -155,6 +155,14 @@ public final class Replica {
     Applier applier() { return applier; }
     void attach(Applier a) { this.applier = a; }
 
+    /** The last version of a group this secondary's applier gave up on, or -1: a copy to rebuild it must be past it. */
+    private volatile long failedThrough = -1;
+
+    /** The applier gave up on the group that ends at {@code version} ({@link Repair}: a rebuild copies a source past it). */
+    void failedApplyingThrough(long version) { this.failedThrough = version; }
+
+    long failedApplyingThrough() { return failedThrough; }
+
     void setState(ReplicaState s, String reason) {
         ReplicaState old = this.state;
         this.state = s;

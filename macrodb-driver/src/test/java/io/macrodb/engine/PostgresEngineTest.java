@@ -410,6 +410,67 @@ class PostgresEngineTest {
         }
     }
 
+    /**
+     * A record that fails on every secondary of the other servers (a schema owned by a role only the primary's server
+     * has): each failed secondary is rebuilt from a replica past that record. It used to be copied from the freshest
+     * secondary still running, here one whose applier is held behind the record, then applied the record again, failed
+     * again, and was copied again, for as long as that secondary stayed behind.
+     */
+    @Test
+    void aSecondaryThatFailedOnARecordIsRebuiltFromAReplicaPastIt() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        try (Connection c = pg.server(0).connect("postgres"); Statement s = c.createStatement()) { // on the primary's server only
+            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'auditor') THEN CREATE ROLE auditor; END IF; END $$");
+        }
+        try (Connection c = TestDb.open(pg.macroUrl(5, "")); Statement s = c.createStatement()) {
+            var mc = TestDb.macro(c);
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            mc.admin().pauseApplying(4, true); // secondary 4 stays behind, running
+            s.execute("CREATE SCHEMA audit AUTHORIZATION auditor"); // fails on every secondary: their servers lack the role
+            long failing = mc.admin().version();
+            s.execute("INSERT INTO t VALUES (1)");
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            List<String> reasons = List.of();
+            while (System.nanoTime() < deadline) {
+                reasons = new java.util.ArrayList<>();
+                boolean settled = true;
+                for (var r : mc.replicaStatus()) {
+                    if (r.index() == 0 || r.index() == 4) continue;
+                    reasons.add(r.state() + " " + r.stateReason());
+                    settled &= r.state() == io.macrodb.replica.ReplicaState.ACTIVE && r.version() >= failing;
+                }
+                if (settled) break;
+                Thread.sleep(50);
+            }
+            for (String r : reasons) {
+                assertTrue(r.startsWith("ACTIVE rebuilt from the primary at v") || r.startsWith("ACTIVE rebuilt from secondary"), r);
+                long at = Long.parseLong(r.replaceAll(".* at v(\\d+) .*", "$1"));
+                assertTrue(at >= failing, () -> "copied from behind v" + failing + ": " + r);
+            }
+            mc.admin().pauseApplying(4, false); // it fails on the record too, and is rebuilt from one past it
+            assertTrue(waitUntil(() -> {
+                var r = mc.replicaStatus().get(4);
+                return r.state() == io.macrodb.replica.ReplicaState.ACTIVE && r.version() >= failing;
+            }), () -> "secondary 4 not rebuilt past v" + failing);
+            TestDb.assertOnEveryReplica(c, 5, "SELECT k FROM t", List.of("1"));
+            TestDb.assertOnEveryReplica(c, 5, "SELECT count(*) FROM pg_namespace WHERE nspname = 'audit'", List.of("1"));
+            TestDb.assertConverged(c);
+        }
+    }
+
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static boolean waitUntil(Condition c) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (c.holds()) return true;
+            Thread.sleep(50);
+        }
+        return c.holds();
+    }
+
     /** Per replica of a set just opened: primary, a secondary kept as it was, or one copied from the primary. */
     private static List<String> reopened(Connection c) throws SQLException {
         List<String> out = new java.util.ArrayList<>();
