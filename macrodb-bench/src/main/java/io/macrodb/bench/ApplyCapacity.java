@@ -47,6 +47,8 @@ import java.util.function.Consumer;
  * reported apart ({@code primaryServerCpuUsPerUpdate}, {@code applyServerCpuUsPerRecord}, and of it the
  * secondary's server, {@code applySecondaryServerCpuUsPerRecord}); {@code pausedSecondaryServerCpuMs} is
  * what the secondary's server spent while it was paused (the clients' sessions coming and going included).
+ * After the last window of each K the replicas' checksums are compared ({@link Deployment#verify}):
+ * {@code replicasEqual}, which every window of that K carries.
  * The backlog of every window is applied by the same K, so each K yields an apply rate per C (the
  * log of more clients is not harder to apply, but reported apart in case it is) and the primary's
  * rate is measured once per K (it does not depend on K: the secondary is paused).
@@ -82,7 +84,17 @@ public final class ApplyCapacity {
                          long backlogVersions, long appliedRecords, long applyGroups, long parallelBatches, long parallelRedos,
                          double catchUpMs, boolean caughtUp, double applyRecordsPerSec, double applyCpuUsPerRecord, double applyCpuPct,
                          String capture, long pausedVersionsApplied, double pausedSecondaryServerCpuMs, double primaryServerCpuUsPerUpdate,
-                         double applyServerCpuUsPerRecord, double applySecondaryServerCpuUsPerRecord) {}
+                         double applyServerCpuUsPerRecord, double applySecondaryServerCpuUsPerRecord, boolean replicasEqual) {
+
+        /** This window with whether the replicas' checksums were equal after the last window of its applyThreads. */
+        public Window withReplicasEqual(boolean equal) {
+            return new Window(engine, config, applyThreads, clients, repetition, primarySeconds, completed, updateCommits,
+                    primaryCommitsPerSec, primaryTps, primaryCpuUsPerUpdate, primaryCpuPct, aborts, errors, errorSamples, backlogVersions,
+                    appliedRecords, applyGroups, parallelBatches, parallelRedos, catchUpMs, caughtUp, applyRecordsPerSec, applyCpuUsPerRecord,
+                    applyCpuPct, capture, pausedVersionsApplied, pausedSecondaryServerCpuMs, primaryServerCpuUsPerUpdate,
+                    applyServerCpuUsPerRecord, applySecondaryServerCpuUsPerRecord, equal);
+        }
+    }
 
     /** The configuration measured for {@code engine} at {@code k} apply threads. */
     public static SystemConfig config(BenchEngine engine, int k, String options) {
@@ -134,13 +146,20 @@ public final class ApplyCapacity {
                         PointRunner.run(d, s.workload(), s.mix(), c, -1, new PointRunner.Settings(0, s.warmupMillis(), true, s.seed()));
                         if (!rs.awaitCaughtUp(s.catchUpTimeoutMillis())) throw new SQLException("the secondary did not catch up after the warm-up");
                     }
+                    List<Window> ks = new ArrayList<>();
                     for (int rep = 0; rep < s.repetitions(); rep++) {
                         for (int c : s.clients()) {
                             Window w = window(d, rs, engine, cfg, k, c, rep, s);
-                            out.add(w);
+                            ks.add(w);
                             progress.accept(line(w));
                         }
                     }
+                    // every backlog applied: the secondary must hold what the primary holds
+                    Deployment.Convergence conv = d.verify(s.catchUpTimeoutMillis());
+                    progress.accept("  " + engine + " applyThreads=" + k + ": after the last window the replicas "
+                            + (conv.equal() ? "are equal" : "DIFFER") + " (checksums " + conv.checksums() + ", "
+                            + String.format(Locale.ROOT, "%.0f ms", conv.checksumMs()) + ")");
+                    for (Window w : ks) out.add(w.withReplicasEqual(conv.equal()));
                 }
             }
         }
@@ -192,7 +211,8 @@ public final class ApplyCapacity {
                 after.parallelRedos() - before.parallelRedos(), ms, caught, records == 0 ? Double.NaN : records / (ms / 1e3),
                 records == 0 ? Double.NaN : cpuApply / 1e3 / records, 100.0 * cpuApply / 1e6 / ms / cores,
                 capture, before.version() - paused, heldSecondary, updates == 0 ? Double.NaN : serversPrimaryNanos / 1e3 / updates,
-                records == 0 ? Double.NaN : serversApply / 1e3 / records, records == 0 ? Double.NaN : secondaryApply / 1e3 / records);
+                records == 0 ? Double.NaN : serversApply / 1e3 / records, records == 0 ? Double.NaN : secondaryApply / 1e3 / records,
+                false);
     }
 
     /**
@@ -238,9 +258,12 @@ public final class ApplyCapacity {
                 w.caughtUp() ? "" : " NOT CAUGHT UP", w.errors() > 0 ? " ERRORS " + w.errors() : "");
     }
 
-    /** Whether every window ran without unexpected errors, the secondary held still while paused, and it caught up. */
+    /**
+     * Whether every window ran without unexpected errors, the secondary held still while paused and caught up, and the
+     * replicas were equal after the last window of each applyThreads.
+     */
     public static boolean passed(List<Window> ws) {
-        return ws.stream().allMatch(w -> w.caughtUp() && w.errors() == 0 && w.pausedVersionsApplied() == 0);
+        return ws.stream().allMatch(w -> w.caughtUp() && w.errors() == 0 && w.pausedVersionsApplied() == 0 && w.replicasEqual());
     }
 
     private static double median(List<Double> xs) {
@@ -345,6 +368,13 @@ public final class ApplyCapacity {
                     + " clients' sessions coming and going included, and %.0f ms over each catch-up", e, held, heldMax, applying));
         }
         b.append(".\n");
+        Map<String, Boolean> equal = new TreeMap<>();
+        for (Window w : ws) equal.merge(w.engine() + " applyThreads=" + w.applyThreads(), w.replicasEqual(), Boolean::logicalAnd);
+        List<String> differ = equal.entrySet().stream().filter(x -> !x.getValue()).map(Map.Entry::getKey).toList();
+        b.append(differ.isEmpty()
+                ? "- Converged: after the last window of every engine and applyThreads (" + equal.size() + ") the primary's and the"
+                        + " secondary's checksums were equal.\n"
+                : "- Converged: THE REPLICAS DIFFERED after the last window of " + String.join(", ", differ) + ".\n");
         return b.toString();
     }
 
@@ -355,16 +385,16 @@ public final class ApplyCapacity {
                 + "primaryCommitsPerSec,primaryTps,primaryCpuUsPerUpdate,primaryCpuPct,aborts,errors,backlogVersions,appliedRecords,"
                 + "applyGroups,parallelBatches,parallelRedos,catchUpMs,caughtUp,applyRecordsPerSec,applyCpuUsPerRecord,applyCpuPct,"
                 + "capture,pausedVersionsApplied,pausedSecondaryServerCpuMs,primaryServerCpuUsPerUpdate,applyServerCpuUsPerRecord,"
-                + "applySecondaryServerCpuUsPerRecord\n");
+                + "applySecondaryServerCpuUsPerRecord,replicasEqual\n");
         for (Window w : ws) {
             csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.3f,%d,%d,%.1f,%.1f,%.2f,%.1f,%d,%d,%d,%d,%d,%d,%d,%.1f,%b,%.1f,%.2f,%.1f,"
-                            + "%s,%d,%.1f,%.2f,%.2f,%.2f%n",
+                            + "%s,%d,%.1f,%.2f,%.2f,%.2f,%b%n",
                     w.engine(), w.config(), w.applyThreads(), w.clients(), w.repetition(), w.primarySeconds(), w.completed(), w.updateCommits(),
                     w.primaryCommitsPerSec(), w.primaryTps(), w.primaryCpuUsPerUpdate(), w.primaryCpuPct(), w.aborts(), w.errors(),
                     w.backlogVersions(), w.appliedRecords(), w.applyGroups(), w.parallelBatches(), w.parallelRedos(), w.catchUpMs(),
                     w.caughtUp(), w.applyRecordsPerSec(), w.applyCpuUsPerRecord(), w.applyCpuPct(), w.capture(), w.pausedVersionsApplied(),
                     w.pausedSecondaryServerCpuMs(), w.primaryServerCpuUsPerUpdate(), w.applyServerCpuUsPerRecord(),
-                    w.applySecondaryServerCpuUsPerRecord()));
+                    w.applySecondaryServerCpuUsPerRecord(), w.replicasEqual()));
         }
         Files.writeString(dir.resolve("windows.csv"), csv);
         Map<String, Object> json = new LinkedHashMap<>();

@@ -33,6 +33,7 @@ class BenchApplyCapacityCommandTest {
             assertTrue(Long.parseLong(f[15]) > 0, "records applied > 0: " + line);
             assertEquals("true", f[20], "caught up: " + line);
             assertTrue(Double.parseDouble(f[21]) > 0, "apply rate > 0: " + line);
+            assertEquals("true", f[f.length - 1], "replicas equal after the last window: " + line);
         }
         assertTrue(csv.stream().anyMatch(l -> l.startsWith("hsqldb,macrodb-2-applyThreads=2-readWait=0-admission=off,")), csv.toString());
         String json = Files.readString(dir.resolve("results.json"));
@@ -65,6 +66,8 @@ class BenchApplyCapacityCommandTest {
         assertTrue(o.contains("on postgresql also every process of the servers the benchmark started"), all);
         assertTrue(o.contains("- Capture: postgresql decoding."), all);
         assertTrue(o.contains("- Paused: in every window (2) the secondary was still at its version of the pause"), all);
+        assertTrue(o.contains("- Converged: after the last window of every engine and applyThreads (2) the primary's and the secondary's"
+                + " checksums were equal."), all);
         List<String> csv = Files.readAllLines(dir.resolve("windows.csv"));
         assertEquals(1 + 2, csv.size(), String.join("\n", csv));
         List<String> header = List.of(csv.get(0).split(","));
@@ -80,6 +83,7 @@ class BenchApplyCapacityCommandTest {
             assertEquals("true", col.apply("caughtUp"), "caught up: " + line);
             assertEquals("0", col.apply("pausedVersionsApplied"), "held still while paused: " + line);
             assertEquals("decoding", col.apply("capture"), line);
+            assertEquals("true", col.apply("replicasEqual"), "the replicas' checksums after the last window of its K: " + line);
             assertTrue(Double.parseDouble(col.apply("applyRecordsPerSec")) > 0, "apply rate > 0: " + line);
             // the servers' part of the CPU figures: read (not NaN), and no more than the whole
             double primaryServers = Double.parseDouble(col.apply("primaryServerCpuUsPerUpdate"));

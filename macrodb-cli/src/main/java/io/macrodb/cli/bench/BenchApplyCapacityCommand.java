@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
                         + " client count and repetition. CPU: the JVM's, and on postgresql also its servers'. See benchmarks/README.md.",
                 ""},
         footer = {"", "Exit status: 0 every window ran without errors, the secondary held still while paused and caught up after it,"
-                + " 1 otherwise, 2 invalid usage."})
+                + " and the replicas' checksums were equal after the last window of each K; 1 otherwise; 2 invalid usage."})
 public final class BenchApplyCapacityCommand implements Callable<Integer> {
     @Spec private CommandSpec spec;
 
@@ -154,7 +154,7 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
         ApplyCapacity.write(dir, ws, Environment.capture(command), settings);
         o.println("Wrote " + dir.resolve("windows.csv") + ", results.json and summary.md.");
         boolean ok = ApplyCapacity.passed(ws);
-        if (!ok) o.println("Some window had errors, applied while paused or did not catch up: see windows.csv.");
+        if (!ok) o.println("Some window had errors, applied while paused or did not catch up, or the replicas differed: see windows.csv.");
         o.flush();
         return ok ? 0 : 1;
     }
