@@ -246,6 +246,7 @@ public enum BenchEngine {
         @Override public long serverCpuNanos() {
             return PgServers.localCount() == 0 ? 0 : PgServers.localCpuNanos();
         }
+        @Override public long[] serverCpuNanosEach() { return PgServers.localCpuNanosEach(); }
         @Override public boolean runsServers() { return true; }
         @Override public String unavailableReason() { return PgServers.unavailableReason(); }
         @Override public void release() { PgServers.stopLocal(); }
@@ -313,6 +314,12 @@ public enum BenchEngine {
      * the CPU time per transaction; 0 for the embedded engines, -1 where it cannot be read.
      */
     public long serverCpuNanos() { return 0; }
+
+    /**
+     * {@link #serverCpuNanos} server by server (index i: server i; on PostgreSQL MacroDB-N's primary is on server 0 and
+     * secondary i on server i), -1 for one that cannot be read; empty for the embedded engines.
+     */
+    public long[] serverCpuNanosEach() { return new long[0]; }
 
     /** Whether the engine runs in processes of its own ({@link #serverCpuNanos}): PostgreSQL. */
     public boolean runsServers() { return false; }

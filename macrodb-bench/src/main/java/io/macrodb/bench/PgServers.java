@@ -194,6 +194,9 @@ public final class PgServers implements AutoCloseable {
     /** {@link #cpuNanos} of this process's servers; 0 when none were started. */
     static synchronized long localCpuNanos() { return local == null ? 0 : local.cpuNanos(); }
 
+    /** {@link #cpuNanosEach} of this process's servers; empty when none were started. */
+    static synchronized long[] localCpuNanosEach() { return local == null ? new long[0] : local.cpuNanosEach(); }
+
     /** Server {@code i} (0-based), starting it and every server before it that is not running yet. */
     synchronized Server server(int i) throws SQLException {
         if (closed) throw new SQLException("the benchmark's PostgreSQL servers were stopped", "08003");
@@ -301,6 +304,38 @@ public final class PgServers implements AutoCloseable {
             return -1;
         }
         return ticks * (1_000_000_000L / CLOCK_TICKS);
+    }
+
+    /**
+     * {@link #cpuNanos} server by server, index i for server i (whose sum is {@link #cpuNanos}, read at once): what the
+     * primary's server and each secondary's spent apart. An element is -1 where its postmaster is unknown; the whole
+     * array is -1s where /proc cannot tell.
+     */
+    synchronized long[] cpuNanosEach() {
+        long[] ticks = new long[servers.size()];
+        java.util.Map<Long, Integer> postmasters = new java.util.HashMap<>();
+        for (Server s : servers) {
+            long pid = s.postmasterPid();
+            if (pid > 0) postmasters.put(pid, s.index());
+            else ticks[s.index()] = -1;
+        }
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path p : (Iterable<Path>) procs::iterator) {
+                String name = p.getFileName().toString();
+                if (name.isEmpty() || !Character.isDigit(name.charAt(0))) continue;
+                long[] f = stat(p.resolve("stat"));
+                if (f == null) continue;
+                Integer own = postmasters.get(Long.parseLong(name)), parent = postmasters.get(f[0]);
+                if (own != null) ticks[own] += f[1] + f[2] + f[3] + f[4]; // its own and its reaped children's
+                else if (parent != null) ticks[parent] += f[1] + f[2];    // a live backend or helper
+            }
+        } catch (IOException | RuntimeException e) {
+            java.util.Arrays.fill(ticks, -1);
+            return ticks;
+        }
+        long[] nanos = new long[ticks.length];
+        for (int i = 0; i < ticks.length; i++) nanos[i] = ticks[i] < 0 ? -1 : ticks[i] * (1_000_000_000L / CLOCK_TICKS);
+        return nanos;
     }
 
     /** USER_HZ: the unit of /proc/PID/stat's times (100 on Linux everywhere but exotic kernels). */

@@ -3,6 +3,8 @@ package io.macrodb.bench;
 import io.macrodb.bench.micro.Micro;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -120,6 +122,63 @@ class PostgresBenchEngineTest {
                     + after + "; servers started here: " + PgServers.localCount() + ")");
             assertTrue(PointRunner.cpuNanos(d) >= PointRunner.processCpuNanos(), "JVM plus servers");
         }
+    }
+
+    /**
+     * What {@code bench apply-capacity} rests on, on PostgreSQL with either capture: {@code MacroAdmin.pauseApplying(1, true)}
+     * holds the secondary's database still on its server (read there, past MacroDB) while the primary commits, the
+     * backlog grows by every commit, and the secondary's server does no work meanwhile; resumed, it applies the backlog.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"macrodb:2", "macrodb:2:capture=triggers"})
+    void aPausedSecondaryHoldsStillOnItsServerAndCatchesUpWhenResumed(String config) throws Exception {
+        Postgres.assumeAvailable();
+        int commits = 60;
+        try (Deployment d = Deployment.open(SystemConfig.parse(config, null, null), BenchEngine.POSTGRESQL, new Micro(1000), 1, 0)) {
+            io.macrodb.jdbc.MacroAdmin admin = d.macro().admin();
+            assertTrue(admin.captureStatus().startsWith(config.contains("triggers") ? "triggers" : "decoding"), admin.captureStatus());
+            Matcher m = Pattern.compile("\\?secondaries=(127\\.0\\.0\\.1:\\d+/[^&]+)&").matcher(d.url(0));
+            assertTrue(m.find(), d.url(0));
+            String secondary = "jdbc:postgresql://" + m.group(1);
+            assertTrue(admin.awaitCaughtUp(30_000));
+            long sum0 = sum(secondary), version0 = secondaryStatus(admin).version();
+            admin.pauseApplying(1, true);
+            long[] cpu0 = BenchEngine.POSTGRESQL.serverCpuNanosEach();
+            try (Connection c = d.connect(0); java.sql.PreparedStatement ps = c.prepareStatement("UPDATE kv SET val = val + 1 WHERE id = ?")) {
+                c.setAutoCommit(false);
+                for (int i = 0; i < commits; i++) {
+                    ps.setInt(1, 1 + i * 7 % 1000);
+                    assertEquals(1, ps.executeUpdate());
+                    c.commit();
+                }
+            }
+            Thread.sleep(300); // an applier that ignored the pause would have applied by now
+            long[] cpu1 = BenchEngine.POSTGRESQL.serverCpuNanosEach();
+            io.macrodb.replica.ReplicaStatus held = secondaryStatus(admin);
+            assertEquals(version0, held.version(), "the secondary's version while paused");
+            assertEquals(commits, held.lag(), "every commit is in the backlog");
+            assertEquals(sum0, sum(secondary), "the secondary's database, read on its server, did not move while paused");
+            assertTrue(cpu1.length >= 2 && cpu0.length == cpu1.length, "servers: " + cpu1.length);
+            // no apply work: at most the odd background tick (10 ms each); the sessions of the updates ran on the primary's server
+            assertTrue(cpu1[1] - cpu0[1] <= 50_000_000L, "the secondary's server while paused: " + (cpu1[1] - cpu0[1]) + " ns");
+            admin.pauseApplying(1, false);
+            assertTrue(admin.awaitCaughtUp(30_000), "caught up once resumed");
+            assertEquals(version0 + commits, secondaryStatus(admin).version());
+            assertEquals(sum0 + commits, sum(secondary), "the secondary applied the backlog");
+            assertTrue(d.verify(10_000).equal(), "the replicas are equal");
+        }
+    }
+
+    private static long sum(String url) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url, PgServers.USER, ""); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT SUM(val) FROM kv")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static io.macrodb.replica.ReplicaStatus secondaryStatus(io.macrodb.jdbc.MacroAdmin admin) throws SQLException {
+        return admin.replicaStatus().stream().filter(r -> r.index() == 1).findFirst().orElseThrow();
     }
 
     @Test

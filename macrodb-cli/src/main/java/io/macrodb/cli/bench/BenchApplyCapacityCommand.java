@@ -32,16 +32,20 @@ import java.util.concurrent.Callable;
                         + " (the primary's update commits/s and CPU per update commit, C clients, -d seconds), then the applier"
                         + " resumes with no other load and the catch-up is timed (records/s and CPU per applied record at"
                         + " applyThreads=K). Every engine x K gets one freshly loaded database, warmed up, then one backlog per"
-                        + " client count and repetition. See benchmarks/README.md.",
+                        + " client count and repetition. CPU: the JVM's, and on postgresql also its servers'. See benchmarks/README.md.",
                 ""},
-        footer = {"", "Exit status: 0 every window ran without errors and the secondary caught up, 1 otherwise, 2 invalid usage."})
+        footer = {"", "Exit status: 0 every window ran without errors, the secondary held still while paused and caught up after it,"
+                + " and the replicas' checksums were equal after the last window of each K; 1 otherwise; 2 invalid usage."})
 public final class BenchApplyCapacityCommand implements Callable<Integer> {
     @Spec private CommandSpec spec;
 
     @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2,hsqldb",
-            description = "h2, hsqldb, sqlite, derby or several (default: ${DEFAULT-VALUE}). derby: experimental in MacroDB, offered"
-                    + " to this run's own in-memory databases (as -Dmacrodb.experimental=derby would), and applied with one"
-                    + " thread per secondary only: -t 1.")
+            description = "h2, hsqldb, sqlite, derby, postgresql or several (default: ${DEFAULT-VALUE}). derby: experimental in"
+                    + " MacroDB, offered to this run's own in-memory databases (as -Dmacrodb.experimental=derby would), and applied"
+                    + " with one thread per secondary only: -t 1. postgresql: the benchmark starts two servers of its own from"
+                    + " Debian's packages (/usr/lib/postgresql/*/bin) on free loopback ports, the primary's and the secondary's,"
+                    + " and stops them at the end; the driver's default capture=decoding unless --options says capture=triggers;"
+                    + " the CPU figures count every process of those servers too, and say which part is theirs.")
     private List<String> engines;
 
     @Option(names = {"-m", "--mix"}, paramLabel = "MIX", defaultValue = "8-92",
@@ -79,7 +83,8 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
     private double scale;
 
     @Option(names = "--options", paramLabel = "NAME=VALUE&...",
-            description = "More MacroDB URL options (e.g. applyGroup=64). Always set: replicas=2, applyThreads=K, readWait=0 (the"
+            description = "More MacroDB URL options (e.g. applyGroup=64, or capture=triggers on postgresql). Always set: replicas=2,"
+                    + " applyThreads=K, readWait=0 (the"
                     + " read-only transactions run on the primary instead of waiting for the paused secondary); HSQLDB also"
                     + " admission=off unless given here.")
     private String options;
@@ -149,7 +154,7 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
         ApplyCapacity.write(dir, ws, Environment.capture(command), settings);
         o.println("Wrote " + dir.resolve("windows.csv") + ", results.json and summary.md.");
         boolean ok = ApplyCapacity.passed(ws);
-        if (!ok) o.println("Some window had errors or did not catch up: see windows.csv.");
+        if (!ok) o.println("Some window had errors, applied while paused or did not catch up, or the replicas differed: see windows.csv.");
         o.flush();
         return ok ? 0 : 1;
     }
