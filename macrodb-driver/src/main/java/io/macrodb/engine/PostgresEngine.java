@@ -1178,39 +1178,47 @@ public final class PostgresEngine implements Engine {
             return false; // an object on the secondary that a copy would not make: the copy replaces it
         }
         List<PostgresCopy.Position> positions = PostgresCopy.sequencePositions(primary);
-        boolean auto = secondary.getAutoCommit();
-        try (Statement s = secondary.createStatement()) {
-            secondary.setAutoCommit(false);
-            for (PostgresCopy.Position p : positions) s.execute(p.setval());
-            secondary.commit();
-        } catch (SQLException | RuntimeException e) {
-            secondary.rollback();
-            throw e;
-        } finally {
-            secondary.setAutoCommit(auto);
-        }
-        return true;
+        return inTransactionOf(secondary, Connection.TRANSACTION_READ_COMMITTED, () -> {
+            try (Statement s = secondary.createStatement()) {
+                for (PostgresCopy.Position p : positions) s.execute(p.setval());
+            }
+            return true;
+        });
     }
 
     private static byte[] fingerprint(Connection c) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        int isolation = c.getTransactionIsolation();
-        try {
-            if (!auto) c.commit();
-            c.setAutoCommit(false);
-            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        return inTransactionOf(c, Connection.TRANSACTION_REPEATABLE_READ, () -> {
             try (Statement s = c.createStatement()) {
                 s.execute("SET LOCAL extra_float_digits = 3; SET LOCAL DateStyle = 'ISO, YMD'; SET LOCAL IntervalStyle = 'postgres';"
                         + " SET LOCAL TimeZone = 'UTC'; SET LOCAL bytea_output = 'hex'; SET LOCAL lc_monetary = 'C'");
             }
-            byte[] f = PostgresCopy.fingerprint(c);
+            return PostgresCopy.fingerprint(c);
+        });
+    }
+
+    private interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    /**
+     * {@code work} in a transaction of its own on {@code c} at {@code isolation} (an open one committed first), committed,
+     * or rolled back if it fails; {@code c}'s autocommit and isolation put back as they were.
+     */
+    private static <T> T inTransactionOf(Connection c, int isolation, Work<T> work) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        int before = c.getTransactionIsolation();
+        try {
+            if (!auto) c.commit();
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(isolation);
+            T result = work.run();
             c.commit();
-            return f;
+            return result;
         } catch (SQLException | RuntimeException e) {
             c.rollback();
             throw e;
         } finally {
-            c.setTransactionIsolation(isolation);
+            c.setTransactionIsolation(before);
             c.setAutoCommit(auto);
         }
     }

@@ -311,14 +311,8 @@ class PostgresEngineTest {
     @Test
     void grantsAreCopied() throws Exception {
         PgCluster pg = PgCluster.shared();
-        for (PgCluster.Server server : pg.servers()) {
-            try (Connection c = server.connect("postgres"); Statement s = c.createStatement()) {
-                s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'reporter') THEN CREATE ROLE reporter; END IF; END $$");
-            }
-        }
-        try (Connection c = pg.server(0).connect("postgres"); Statement s = c.createStatement()) { // on the primary's server only
-            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'Only Here') THEN CREATE ROLE \"Only Here\"; END IF; END $$");
-        }
+        for (PgCluster.Server server : pg.servers()) role(server, "reporter");
+        role(pg.server(0), "Only Here"); // on the primary's server only
         String url = pg.macroUrl(3, "");
         pg.onPrimary(url,
                 "CREATE SCHEMA shop",
@@ -419,9 +413,7 @@ class PostgresEngineTest {
     @Test
     void aSecondaryThatFailedOnARecordIsRebuiltFromAReplicaPastIt() throws Exception {
         PgCluster pg = PgCluster.shared();
-        try (Connection c = pg.server(0).connect("postgres"); Statement s = c.createStatement()) { // on the primary's server only
-            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'auditor') THEN CREATE ROLE auditor; END IF; END $$");
-        }
+        role(pg.server(0), "auditor"); // on the primary's server only
         try (Connection c = TestDb.open(pg.macroUrl(5, "")); Statement s = c.createStatement()) {
             var mc = TestDb.macro(c);
             s.execute("CREATE TABLE t (k int PRIMARY KEY)");
@@ -471,6 +463,14 @@ class PostgresEngineTest {
         return c.holds();
     }
 
+    /** Role {@code name} on {@code server}, made unless it is there (roles belong to the server, and the servers are shared). */
+    private static void role(PgCluster.Server server, String name) throws SQLException {
+        try (Connection c = server.connect("postgres"); Statement s = c.createStatement()) {
+            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = " + "'" + name.replace("'", "''") + "'"
+                    + ") THEN CREATE ROLE \"" + name.replace("\"", "\"\"") + "\"; END IF; END $$");
+        }
+    }
+
     /** Per replica of a set just opened: primary, a secondary kept as it was, or one copied from the primary. */
     private static List<String> reopened(Connection c) throws SQLException {
         List<String> out = new java.util.ArrayList<>();
@@ -491,14 +491,8 @@ class PostgresEngineTest {
     @Test
     void serverStatementsAreRefusedAndGrantsToRolesASecondaryLacksAreLeftOutThere() throws Exception {
         PgCluster pg = PgCluster.shared();
-        for (PgCluster.Server server : pg.servers()) {
-            try (Connection c = server.connect("postgres"); Statement s = c.createStatement()) {
-                s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'reporter') THEN CREATE ROLE reporter; END IF; END $$");
-            }
-        }
-        try (Connection c = pg.server(0).connect("postgres"); Statement s = c.createStatement()) { // on the primary's server only
-            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'auditor') THEN CREATE ROLE auditor; END IF; END $$");
-        }
+        for (PgCluster.Server server : pg.servers()) role(server, "reporter");
+        role(pg.server(0), "auditor"); // on the primary's server only
         String url = pg.macroUrl(5, "");
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (k int PRIMARY KEY)");
