@@ -18,10 +18,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -284,26 +282,17 @@ public final class PgServers implements AutoCloseable {
      */
     synchronized long cpuNanos() {
         if (servers.isEmpty()) return 0;
-        Set<Long> postmasters = new HashSet<>();
-        for (Server s : servers) {
-            long pid = s.postmasterPid();
-            if (pid > 0) postmasters.add(pid);
-        }
-        long ticks = 0;
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path p : (Iterable<Path>) procs::iterator) {
-                String name = p.getFileName().toString();
-                if (name.isEmpty() || !Character.isDigit(name.charAt(0))) continue;
-                long[] f = stat(p.resolve("stat"));
-                if (f == null) continue;
-                long pid = Long.parseLong(name);
-                if (postmasters.contains(pid)) ticks += f[1] + f[2] + f[3] + f[4]; // its own and its reaped children's
-                else if (postmasters.contains(f[0])) ticks += f[1] + f[2];         // a live backend or helper
+        long sum = 0;
+        boolean read = false;
+        for (long n : cpuNanosEach()) {
+            if (n >= 0) {
+                sum += n;
+                read = true;
             }
-        } catch (IOException | RuntimeException e) {
-            return -1;
         }
-        return ticks * (1_000_000_000L / CLOCK_TICKS);
+        if (read) return sum;
+        for (Server s : servers) if (s.postmasterPid() > 0) return -1; // /proc could not tell
+        return 0;
     }
 
     /**
