@@ -699,7 +699,9 @@ public final class TransactionChanges extends CaptureContext implements PendingC
                 t.newInStatement.clear();
             }
             if (ev.oldKey != null) {
-                if (t.newInStatement.contains(ev.oldKey)) t.moved = true;
+                // an update that keeps its key moves nothing, even where that key was made new earlier: a row updated
+                // again (PostgreSQL's trigger capture hands a transaction's events over at commit, as one statement)
+                if (!ev.oldKey.equals(ev.newKey) && t.newInStatement.contains(ev.oldKey)) t.moved = true;
                 t.existed.putIfAbsent(ev.oldKey, Boolean.TRUE);
                 t.rows.put(ev.oldKey, ABSENT);
             }

@@ -25,6 +25,13 @@ public final class LogHistory implements AutoCloseable {
         return new LogHistory(Internals.replicaSet(c).log().openCursor());
     }
 
+    /** Every record kept, oldest first. */
+    public java.util.List<ChangeRecord> records() {
+        java.util.List<ChangeRecord> out = new java.util.ArrayList<>();
+        for (ChangeRecord r = hold.current().next(); r != null; r = r.next()) out.add(r);
+        return out;
+    }
+
     /** Every record kept, one line each. */
     public String dump() {
         StringBuilder sb = new StringBuilder();
