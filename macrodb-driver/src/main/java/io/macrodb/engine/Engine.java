@@ -545,6 +545,13 @@ public interface Engine {
     default boolean keptAsItIs(Connection primary, Connection secondary) throws SQLException { return false; }
 
     /**
+     * Whether a secondary's database outlives the replica set (a server's), so that the next open may keep it as it is
+     * ({@link #keptAsItIs}): a clean shutdown then lets the secondaries apply what is logged first (bounded), instead of
+     * leaving them behind to be copied again. False by default: an in-memory secondary goes with the set.
+     */
+    default boolean secondariesOutliveTheSet() { return false; }
+
+    /**
      * What a SQL {@code COMMIT} ({@code commit}) or {@code ROLLBACK} run with no transaction open (in
      * autocommit) does in the engine: null where it succeeds doing nothing (H2, HSQLDB, Derby; PostgreSQL
      * warns), else the engine's own error, which MacroDB then reports as the engine would (SQLite: "cannot

@@ -1169,6 +1169,8 @@ public final class PostgresEngine implements Engine {
      * Anything else (a row, a sequence position, a column changed past MacroDB while it was closed) and the secondary is
      * copied again, as before. A restarted application used to copy every secondary whole.
      */
+    @Override public boolean secondariesOutliveTheSet() { return true; }
+
     @Override public boolean keptAsItIs(Connection primary, Connection secondary) throws SQLException {
         if (!hasMarker(secondary)) return false;
         byte[] expected = fingerprint(primary); // what the primary cannot be copied with is refused here, as by the copy

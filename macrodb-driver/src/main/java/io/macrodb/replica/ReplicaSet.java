@@ -714,6 +714,9 @@ public final class ReplicaSet {
 
     void shutdown() {
         if (closed) return;
+        // a secondary that outlives the set is kept at the next open only if it holds what the primary holds: let it apply
+        // what is logged (nothing new can commit: the last connection is gone), for a few seconds at most
+        if (engine().secondariesOutliveTheSet() && primary.isActive()) awaitCaughtUp(Math.min(config.lockTimeoutMillis(), 5_000));
         closed = true;
         failover.stopMonitor();
         CommitDecoding dec = decoding;
