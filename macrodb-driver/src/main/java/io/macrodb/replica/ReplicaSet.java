@@ -204,8 +204,9 @@ public final class ReplicaSet {
             rs.defaultSchema = pc.getSchema();
             rs.refreshShapes();
             boolean hasTables = !engine.tables(pc).isEmpty();
-            // The primary is exported once: the triggers are read from that script and every secondary
-            // imports it (nothing reaches the primary until open returns, so it stays as exported).
+            // The primary is exported once, when first needed: the triggers are read from that script and every
+            // secondary not kept as it is imports it (nothing reaches the primary until open returns, so it stays as
+            // exported).
             boolean readTriggers = hasTables && cfg.propagation() == Propagation.ROW;
             try (PrimaryScript script = cfg.replicas() > 1 || readTriggers ? PrimaryScript.lazy(engine, pc) : null) {
                 if (readTriggers) rs.readUserTriggers(script);
