@@ -63,140 +63,138 @@ final class PostgresCopy {
     /** The copy's entries; {@code rows} false: each table's rows as {@link #fingerprint} counts them instead. */
     private static void write(Connection c, DataOutputStream out, boolean rows) throws SQLException, IOException {
         refuseWhatIsNotCopied(c);
-        {
-            for (String schema : strings(c, "SELECT n.nspname FROM pg_namespace n WHERE " + USER + " AND n.nspname <> 'public'"
-                    + " ORDER BY n.oid")) {
-                statement(out, "CREATE SCHEMA IF NOT EXISTS " + TableShape.quote(schema));
-            }
-            // extensions (their types, functions and operators come with them; one that owns tables is refused above): the
-            // secondary's server must have them installed, as the primary's has
-            for (String[] x : rows(c, "SELECT e.extname, n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n ON"
-                    + " n.oid = e.extnamespace WHERE e.extname <> 'plpgsql' ORDER BY e.oid", 3)) {
-                statement(out, "CREATE EXTENSION IF NOT EXISTS " + TableShape.quote(x[0]) + " WITH SCHEMA " + TableShape.quote(x[1])
-                        + " VERSION " + quote(x[2]));
-            }
-            // enum types, their labels in their sort order (a label added BEFORE another sorts there)
-            for (String[] e : rows(c, "SELECT n.nspname, t.typname, coalesce(string_agg(quote_literal(e.enumlabel), ', ' ORDER BY"
-                    + " e.enumsortorder), '') FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace LEFT JOIN pg_enum e ON"
-                    + " e.enumtypid = t.oid WHERE " + USER + " AND t.typtype = 'e' GROUP BY n.nspname, t.typname, t.oid ORDER BY t.oid", 3)) {
-                statement(out, "CREATE TYPE " + PostgresCatalog.quoted(e[0], e[1]) + " AS ENUM (" + e[2] + ")");
-            }
-            // domains, in creation order (a domain over an enum or another domain comes after it), with their defaults,
-            // NOT NULL and named constraints
-            for (String[] d : rows(c, "SELECT n.nspname, t.typname, format_type(t.typbasetype, t.typtypmod), t.typdefault, t.typnotnull,"
-                    + " CASE WHEN t.typcollation <> b.typcollation THEN (SELECT quote_ident(co.collname) FROM pg_collation co WHERE"
-                    + " co.oid = t.typcollation) END, t.oid FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_type b"
-                    + " ON b.oid = t.typbasetype WHERE " + USER + " AND t.typtype = 'd' ORDER BY t.oid", 7)) {
-                StringBuilder ddl = new StringBuilder("CREATE DOMAIN " + PostgresCatalog.quoted(d[0], d[1]) + " AS " + d[2]);
-                if (d[5] != null) ddl.append(" COLLATE ").append(d[5]);
-                if (d[3] != null) ddl.append(" DEFAULT ").append(d[3]);
-                if ("t".equals(d[4])) ddl.append(" NOT NULL");
-                for (String[] k : rows(c, "SELECT quote_ident(conname), pg_get_constraintdef(oid) FROM pg_constraint WHERE contypid = "
-                        + d[6] + " AND contype = 'c' ORDER BY oid", 2)) {
-                    ddl.append(" CONSTRAINT ").append(k[0]).append(' ').append(k[1]);
-                }
-                statement(out, ddl.toString());
-            }
-            // composite types (not tables' row types), their attributes as declared (after the domains they may use)
-            for (String[] t : rows(c, "SELECT n.nspname, t.typname, string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid,"
-                    + " a.atttypmod) || CASE WHEN a.attcollation <> ty.typcollation THEN ' COLLATE ' || (SELECT quote_ident(co.collname)"
-                    + " FROM pg_collation co WHERE co.oid = a.attcollation) ELSE '' END, ', ' ORDER BY a.attnum) FROM pg_type t"
-                    + " JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_class k ON k.oid = t.typrelid AND k.relkind = 'c'"
-                    + " JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped JOIN pg_type ty ON ty.oid ="
-                    + " a.atttypid WHERE " + USER + " AND t.typtype = 'c' GROUP BY n.nspname, t.typname, t.oid ORDER BY t.oid", 3)) {
-                statement(out, "CREATE TYPE " + PostgresCatalog.quoted(t[0], t[1]) + " AS (" + t[2] + ")");
-            }
-            // sequences of their own and serial columns' (identity columns make theirs with the table)
-            List<String[]> sequences = rows(c, "SELECT n.nspname, c.relname, format_type(s.seqtypid, NULL), s.seqincrement, s.seqmin,"
-                    + " s.seqmax, s.seqstart, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid"
-                    + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + USER + " AND NOT EXISTS (SELECT 1 FROM pg_depend d"
-                    + " WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'i') ORDER BY c.oid", 9);
-            for (String[] q : sequences) {
-                statement(out, "CREATE SEQUENCE " + PostgresCatalog.quoted(q[0], q[1]) + " AS " + q[2] + " INCREMENT BY " + q[3]
-                        + " MINVALUE " + q[4] + " MAXVALUE " + q[5] + " START WITH " + q[6] + " CACHE " + q[7]
-                        + ("t".equals(q[8]) ? " CYCLE" : " NO CYCLE"));
-            }
-            for (String def : strings(c, "SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
-                    + " WHERE " + USER + " AND p.prokind IN ('f', 'p') AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE"
-                    + " d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid")) {
-                statement(out, def);
-            }
-            List<String[]> tables = rows(c, "SELECT n.nspname, c.relname, c.oid FROM pg_class c JOIN pg_namespace n ON"
-                    + " n.oid = c.relnamespace WHERE c.relkind = 'r' AND " + USER + " ORDER BY c.oid", 3);
-            List<String> copyColumns = new ArrayList<>();
-            for (String[] t : tables) {
-                StringBuilder ddl = new StringBuilder("CREATE TABLE " + PostgresCatalog.quoted(t[0], t[1]) + " (");
-                StringBuilder cols = new StringBuilder();
-                List<String[]> columns = rows(c, "SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity,"
-                        + " a.attgenerated, pg_get_expr(d.adbin, d.adrelid), CASE WHEN a.attcollation <> ty.typcollation THEN"
-                        + " (SELECT quote_ident(co.collname) FROM pg_collation co WHERE co.oid = a.attcollation) END"
-                        + " FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid LEFT JOIN pg_attrdef d ON d.adrelid ="
-                        + " a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = " + t[2] + " AND a.attnum > 0 AND NOT"
-                        + " a.attisdropped ORDER BY a.attnum", 7);
-                boolean first = true;
-                for (String[] col : columns) {
-                    ddl.append(first ? "" : ", ").append(TableShape.quote(col[0])).append(' ').append(col[1]);
-                    if (col[6] != null) ddl.append(" COLLATE ").append(col[6]);
-                    boolean generated = col[4] != null && !col[4].isEmpty();
-                    if (generated) ddl.append(" GENERATED ALWAYS AS (").append(col[5]).append(") STORED");
-                    else if ("a".equals(col[3])) ddl.append(" GENERATED ALWAYS AS IDENTITY");
-                    else if ("d".equals(col[3])) ddl.append(" GENERATED BY DEFAULT AS IDENTITY");
-                    else if (col[5] != null) ddl.append(" DEFAULT ").append(col[5]);
-                    if ("t".equals(col[2])) ddl.append(" NOT NULL");
-                    if (!generated) cols.append(cols.length() == 0 ? "" : ", ").append(TableShape.quote(col[0]));
-                    first = false;
-                }
-                statement(out, ddl.append(')').toString());
-                copyColumns.add(cols.toString());
-            }
-            for (int i = 0; i < tables.size(); i++) {
-                String[] t = tables.get(i);
-                if (copyColumns.get(i).isEmpty()) continue;
-                String target = PostgresCatalog.quoted(t[0], t[1]) + " (" + copyColumns.get(i) + ")";
-                if (!rows) {
-                    String[] sums = rows(c, "SELECT count(*), coalesce(sum(('x' || substr(h, 1, 15))::bit(60)::bigint), 0),"
-                            + " coalesce(sum(('x' || substr(h, 16, 15))::bit(60)::bigint), 0) FROM (SELECT md5(ROW(" + copyColumns.get(i)
-                            + ")::text) h FROM " + PostgresCatalog.quoted(t[0], t[1]) + ") q", 3).get(0);
-                    statement(out, "-- rows of " + target + ": " + String.join(" ", sums));
-                    continue;
-                }
-                ByteArrayOutputStream data = new ByteArrayOutputStream();
-                c.unwrap(org.postgresql.PGConnection.class).getCopyAPI().copyOut("COPY " + target + " TO STDOUT (FORMAT binary)", data);
-                byte[] sql = ("COPY " + target + " FROM STDIN (FORMAT binary)").getBytes(StandardCharsets.UTF_8);
-                out.writeByte('C');
-                out.writeInt(sql.length);
-                out.write(sql);
-                out.writeInt(data.size());
-                data.writeTo(out);
-            }
-            // sequence positions, identity columns' included; not in a fingerprint: a secondary's sequences stay where the
-            // copy set them (MacroDB keeps the positions for a promotion), so a kept secondary is given the primary's
-            for (Position p : sequencePositions(c)) statement(out, rows ? p.setval() : "-- a position of " + p.target());
-            // serial columns' sequences belong to their columns
-            for (String[] q : rows(c, "SELECT n.nspname, c.relname, d.refobjid::regclass::text, a.attname FROM pg_depend d"
-                    + " JOIN pg_class c ON c.oid = d.objid JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON"
-                    + " a.attrelid = d.refobjid AND a.attnum = d.refobjsubid WHERE d.classid = 'pg_class'::regclass AND c.relkind = 'S'"
-                    + " AND d.deptype = 'a' AND d.refobjsubid > 0 AND " + USER, 4)) {
-                statement(out, "ALTER SEQUENCE " + PostgresCatalog.quoted(q[0], q[1]) + " OWNED BY " + q[2] + "." + TableShape.quote(q[3]));
-            }
-            // constraints: keys, unique, check, exclusion first, then foreign keys
-            for (String[] q : rows(c, "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c"
-                    + " JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER
-                    + " AND r.relkind = 'r' AND c.contype IN ('p', 'u', 'c', 'x', 'f') ORDER BY c.contype = 'f', c.oid", 3)) {
-                statement(out, "ALTER TABLE " + q[0] + " ADD CONSTRAINT " + TableShape.quote(q[1]) + " " + q[2]);
-            }
-            for (String def : strings(c, "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class r ON r.oid = i.indrelid"
-                    + " JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER + " AND r.relkind = 'r' AND NOT EXISTS (SELECT 1"
-                    + " FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY i.indexrelid")) {
-                statement(out, def);
-            }
-            for (String[] q : rows(c, "SELECT n.nspname, c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON"
-                    + " n.oid = c.relnamespace WHERE c.relkind = 'v' AND " + USER + " ORDER BY c.oid", 3)) {
-                statement(out, "CREATE VIEW " + PostgresCatalog.quoted(q[0], q[1]) + " AS " + q[2]);
-            }
-            grants(c, out);
-            out.writeByte('E');
+        for (String schema : strings(c, "SELECT n.nspname FROM pg_namespace n WHERE " + USER + " AND n.nspname <> 'public'"
+                + " ORDER BY n.oid")) {
+            statement(out, "CREATE SCHEMA IF NOT EXISTS " + TableShape.quote(schema));
         }
+        // extensions (their types, functions and operators come with them; one that owns tables is refused above): the
+        // secondary's server must have them installed, as the primary's has
+        for (String[] x : rows(c, "SELECT e.extname, n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n ON"
+                + " n.oid = e.extnamespace WHERE e.extname <> 'plpgsql' ORDER BY e.oid", 3)) {
+            statement(out, "CREATE EXTENSION IF NOT EXISTS " + TableShape.quote(x[0]) + " WITH SCHEMA " + TableShape.quote(x[1])
+                    + " VERSION " + quote(x[2]));
+        }
+        // enum types, their labels in their sort order (a label added BEFORE another sorts there)
+        for (String[] e : rows(c, "SELECT n.nspname, t.typname, coalesce(string_agg(quote_literal(e.enumlabel), ', ' ORDER BY"
+                + " e.enumsortorder), '') FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace LEFT JOIN pg_enum e ON"
+                + " e.enumtypid = t.oid WHERE " + USER + " AND t.typtype = 'e' GROUP BY n.nspname, t.typname, t.oid ORDER BY t.oid", 3)) {
+            statement(out, "CREATE TYPE " + PostgresCatalog.quoted(e[0], e[1]) + " AS ENUM (" + e[2] + ")");
+        }
+        // domains, in creation order (a domain over an enum or another domain comes after it), with their defaults,
+        // NOT NULL and named constraints
+        for (String[] d : rows(c, "SELECT n.nspname, t.typname, format_type(t.typbasetype, t.typtypmod), t.typdefault, t.typnotnull,"
+                + " CASE WHEN t.typcollation <> b.typcollation THEN (SELECT quote_ident(co.collname) FROM pg_collation co WHERE"
+                + " co.oid = t.typcollation) END, t.oid FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_type b"
+                + " ON b.oid = t.typbasetype WHERE " + USER + " AND t.typtype = 'd' ORDER BY t.oid", 7)) {
+            StringBuilder ddl = new StringBuilder("CREATE DOMAIN " + PostgresCatalog.quoted(d[0], d[1]) + " AS " + d[2]);
+            if (d[5] != null) ddl.append(" COLLATE ").append(d[5]);
+            if (d[3] != null) ddl.append(" DEFAULT ").append(d[3]);
+            if ("t".equals(d[4])) ddl.append(" NOT NULL");
+            for (String[] k : rows(c, "SELECT quote_ident(conname), pg_get_constraintdef(oid) FROM pg_constraint WHERE contypid = "
+                    + d[6] + " AND contype = 'c' ORDER BY oid", 2)) {
+                ddl.append(" CONSTRAINT ").append(k[0]).append(' ').append(k[1]);
+            }
+            statement(out, ddl.toString());
+        }
+        // composite types (not tables' row types), their attributes as declared (after the domains they may use)
+        for (String[] t : rows(c, "SELECT n.nspname, t.typname, string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid,"
+                + " a.atttypmod) || CASE WHEN a.attcollation <> ty.typcollation THEN ' COLLATE ' || (SELECT quote_ident(co.collname)"
+                + " FROM pg_collation co WHERE co.oid = a.attcollation) ELSE '' END, ', ' ORDER BY a.attnum) FROM pg_type t"
+                + " JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_class k ON k.oid = t.typrelid AND k.relkind = 'c'"
+                + " JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped JOIN pg_type ty ON ty.oid ="
+                + " a.atttypid WHERE " + USER + " AND t.typtype = 'c' GROUP BY n.nspname, t.typname, t.oid ORDER BY t.oid", 3)) {
+            statement(out, "CREATE TYPE " + PostgresCatalog.quoted(t[0], t[1]) + " AS (" + t[2] + ")");
+        }
+        // sequences of their own and serial columns' (identity columns make theirs with the table)
+        List<String[]> sequences = rows(c, "SELECT n.nspname, c.relname, format_type(s.seqtypid, NULL), s.seqincrement, s.seqmin,"
+                + " s.seqmax, s.seqstart, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid"
+                + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + USER + " AND NOT EXISTS (SELECT 1 FROM pg_depend d"
+                + " WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'i') ORDER BY c.oid", 9);
+        for (String[] q : sequences) {
+            statement(out, "CREATE SEQUENCE " + PostgresCatalog.quoted(q[0], q[1]) + " AS " + q[2] + " INCREMENT BY " + q[3]
+                    + " MINVALUE " + q[4] + " MAXVALUE " + q[5] + " START WITH " + q[6] + " CACHE " + q[7]
+                    + ("t".equals(q[8]) ? " CYCLE" : " NO CYCLE"));
+        }
+        for (String def : strings(c, "SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                + " WHERE " + USER + " AND p.prokind IN ('f', 'p') AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE"
+                + " d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid")) {
+            statement(out, def);
+        }
+        List<String[]> tables = rows(c, "SELECT n.nspname, c.relname, c.oid FROM pg_class c JOIN pg_namespace n ON"
+                + " n.oid = c.relnamespace WHERE c.relkind = 'r' AND " + USER + " ORDER BY c.oid", 3);
+        List<String> copyColumns = new ArrayList<>();
+        for (String[] t : tables) {
+            StringBuilder ddl = new StringBuilder("CREATE TABLE " + PostgresCatalog.quoted(t[0], t[1]) + " (");
+            StringBuilder cols = new StringBuilder();
+            List<String[]> columns = rows(c, "SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity,"
+                    + " a.attgenerated, pg_get_expr(d.adbin, d.adrelid), CASE WHEN a.attcollation <> ty.typcollation THEN"
+                    + " (SELECT quote_ident(co.collname) FROM pg_collation co WHERE co.oid = a.attcollation) END"
+                    + " FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid LEFT JOIN pg_attrdef d ON d.adrelid ="
+                    + " a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = " + t[2] + " AND a.attnum > 0 AND NOT"
+                    + " a.attisdropped ORDER BY a.attnum", 7);
+            boolean first = true;
+            for (String[] col : columns) {
+                ddl.append(first ? "" : ", ").append(TableShape.quote(col[0])).append(' ').append(col[1]);
+                if (col[6] != null) ddl.append(" COLLATE ").append(col[6]);
+                boolean generated = col[4] != null && !col[4].isEmpty();
+                if (generated) ddl.append(" GENERATED ALWAYS AS (").append(col[5]).append(") STORED");
+                else if ("a".equals(col[3])) ddl.append(" GENERATED ALWAYS AS IDENTITY");
+                else if ("d".equals(col[3])) ddl.append(" GENERATED BY DEFAULT AS IDENTITY");
+                else if (col[5] != null) ddl.append(" DEFAULT ").append(col[5]);
+                if ("t".equals(col[2])) ddl.append(" NOT NULL");
+                if (!generated) cols.append(cols.length() == 0 ? "" : ", ").append(TableShape.quote(col[0]));
+                first = false;
+            }
+            statement(out, ddl.append(')').toString());
+            copyColumns.add(cols.toString());
+        }
+        for (int i = 0; i < tables.size(); i++) {
+            String[] t = tables.get(i);
+            if (copyColumns.get(i).isEmpty()) continue;
+            String target = PostgresCatalog.quoted(t[0], t[1]) + " (" + copyColumns.get(i) + ")";
+            if (!rows) {
+                String[] sums = rows(c, "SELECT count(*), coalesce(sum(('x' || substr(h, 1, 15))::bit(60)::bigint), 0),"
+                        + " coalesce(sum(('x' || substr(h, 16, 15))::bit(60)::bigint), 0) FROM (SELECT md5(ROW(" + copyColumns.get(i)
+                        + ")::text) h FROM " + PostgresCatalog.quoted(t[0], t[1]) + ") q", 3).get(0);
+                statement(out, "-- rows of " + target + ": " + String.join(" ", sums));
+                continue;
+            }
+            ByteArrayOutputStream data = new ByteArrayOutputStream();
+            c.unwrap(org.postgresql.PGConnection.class).getCopyAPI().copyOut("COPY " + target + " TO STDOUT (FORMAT binary)", data);
+            byte[] sql = ("COPY " + target + " FROM STDIN (FORMAT binary)").getBytes(StandardCharsets.UTF_8);
+            out.writeByte('C');
+            out.writeInt(sql.length);
+            out.write(sql);
+            out.writeInt(data.size());
+            data.writeTo(out);
+        }
+        // sequence positions, identity columns' included; not in a fingerprint: a secondary's sequences stay where the
+        // copy set them (MacroDB keeps the positions for a promotion), so a kept secondary is given the primary's
+        for (Position p : sequencePositions(c)) statement(out, rows ? p.setval() : "-- a position of " + p.target());
+        // serial columns' sequences belong to their columns
+        for (String[] q : rows(c, "SELECT n.nspname, c.relname, d.refobjid::regclass::text, a.attname FROM pg_depend d"
+                + " JOIN pg_class c ON c.oid = d.objid JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON"
+                + " a.attrelid = d.refobjid AND a.attnum = d.refobjsubid WHERE d.classid = 'pg_class'::regclass AND c.relkind = 'S'"
+                + " AND d.deptype = 'a' AND d.refobjsubid > 0 AND " + USER, 4)) {
+            statement(out, "ALTER SEQUENCE " + PostgresCatalog.quoted(q[0], q[1]) + " OWNED BY " + q[2] + "." + TableShape.quote(q[3]));
+        }
+        // constraints: keys, unique, check, exclusion first, then foreign keys
+        for (String[] q : rows(c, "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c"
+                + " JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER
+                + " AND r.relkind = 'r' AND c.contype IN ('p', 'u', 'c', 'x', 'f') ORDER BY c.contype = 'f', c.oid", 3)) {
+            statement(out, "ALTER TABLE " + q[0] + " ADD CONSTRAINT " + TableShape.quote(q[1]) + " " + q[2]);
+        }
+        for (String def : strings(c, "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class r ON r.oid = i.indrelid"
+                + " JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER + " AND r.relkind = 'r' AND NOT EXISTS (SELECT 1"
+                + " FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY i.indexrelid")) {
+            statement(out, def);
+        }
+        for (String[] q : rows(c, "SELECT n.nspname, c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON"
+                + " n.oid = c.relnamespace WHERE c.relkind = 'v' AND " + USER + " ORDER BY c.oid", 3)) {
+            statement(out, "CREATE VIEW " + PostgresCatalog.quoted(q[0], q[1]) + " AS " + q[2]);
+        }
+        grants(c, out);
+        out.writeByte('E');
     }
 
     /** A sequence, as {@code setval} names it, and the statement that sets it where it is. */

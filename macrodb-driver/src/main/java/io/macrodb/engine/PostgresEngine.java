@@ -1138,25 +1138,15 @@ public final class PostgresEngine implements Engine {
      * application's own, extensions, materialized views, partitioned tables) are refused with 0AM00.
      */
     @Override public void exportScript(Connection c, Path file) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        int isolation = c.getTransactionIsolation();
-        try {
-            if (!auto) c.commit();
-            c.setAutoCommit(false);
-            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-            PostgresCopy.export(c, file);
-            c.commit();
-        } catch (IOException e) {
-            c.rollback();
-            throw new SQLException("MacroDB: cannot write the copy of the PostgreSQL database to " + file + ": " + e.getMessage(),
-                    SqlState.IO_ERROR.getState(), e);
-        } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-        } finally {
-            c.setTransactionIsolation(isolation);
-            c.setAutoCommit(auto);
-        }
+        inTransactionOf(c, Connection.TRANSACTION_REPEATABLE_READ, () -> {
+            try {
+                PostgresCopy.export(c, file);
+            } catch (IOException e) {
+                throw new SQLException("MacroDB: cannot write the copy of the PostgreSQL database to " + file + ": " + e.getMessage(),
+                        SqlState.IO_ERROR.getState(), e);
+            }
+            return null;
+        });
     }
 
     /**
@@ -1166,11 +1156,10 @@ public final class PostgresEngine implements Engine {
      * as a copy sets them (a secondary's sequences do not move with the primary's: MacroDB keeps the positions in memory
      * for a promotion, and they are gone when the set closes). Each side is read in one snapshot, with the
      * settings that a value's text depends on fixed (so that the text is exact: floats to the last digit, times in UTC).
-     * Anything else (a row, a sequence position, a column changed past MacroDB while it was closed) and the secondary is
-     * copied again, as before. A restarted application used to copy every secondary whole.
+     * Anything else (a row, a column or a default changed past MacroDB while it was closed) and the secondary is copied
+     * again, as before. A restarted application used to copy every secondary whole. The primary's fingerprint is
+     * computed again for each secondary: a scan of the primary per secondary, each still cheaper than its copy.
      */
-    @Override public boolean secondariesOutliveTheSet() { return true; }
-
     @Override public boolean keptAsItIs(Connection primary, Connection secondary) throws SQLException {
         if (!hasMarker(secondary)) return false;
         byte[] expected = fingerprint(primary); // what the primary cannot be copied with is refused here, as by the copy
@@ -1187,6 +1176,8 @@ public final class PostgresEngine implements Engine {
             return true;
         });
     }
+
+    @Override public boolean secondariesOutliveTheSet() { return true; }
 
     private static byte[] fingerprint(Connection c) throws SQLException {
         return inTransactionOf(c, Connection.TRANSACTION_REPEATABLE_READ, () -> {
@@ -1231,22 +1222,15 @@ public final class PostgresEngine implements Engine {
      * ({@code macrodb.replica}).
      */
     @Override public void importScript(Connection c, Path file) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        try {
-            if (!auto) c.commit();
-            c.setAutoCommit(false);
-            PostgresCopy.importInto(c, file);
-            c.commit();
-        } catch (IOException e) {
-            c.rollback();
-            throw new SQLException("MacroDB: cannot read the copy of the PostgreSQL database from " + file + ": " + e.getMessage(),
-                    SqlState.IO_ERROR.getState(), e);
-        } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-        } finally {
-            c.setAutoCommit(auto);
-        }
+        inTransactionOf(c, c.getTransactionIsolation(), () -> {
+            try {
+                PostgresCopy.importInto(c, file);
+            } catch (IOException e) {
+                throw new SQLException("MacroDB: cannot read the copy of the PostgreSQL database from " + file + ": " + e.getMessage(),
+                        SqlState.IO_ERROR.getState(), e);
+            }
+            return null;
+        });
     }
 
     // ---------------------------------------------------------------- life, sequences, errors
