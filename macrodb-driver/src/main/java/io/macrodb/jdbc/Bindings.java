@@ -96,8 +96,8 @@ final class Bindings {
         if (in == null) return null;
         try (in) {
             return in.readAllBytes();
-        } catch (IOException e) {
-            throw new SQLException("MacroDB: could not read the stream given as a parameter: " + e.getMessage(), SqlState.DATA_EXCEPTION.getState(), e);
+        } catch (IOException | RuntimeException e) { // the application's stream: an SQLException, as H2 and Derby report it
+            throw new SQLException("MacroDB: could not read the stream given as a parameter: " + e, SqlState.DATA_EXCEPTION.getState(), e);
         }
     }
 
@@ -109,8 +109,8 @@ final class Bindings {
             int n;
             while ((n = in.read(buf)) > 0) sb.append(buf, 0, n);
             return sb.toString();
-        } catch (IOException e) {
-            throw new SQLException("MacroDB: could not read the reader given as a parameter: " + e.getMessage(), SqlState.DATA_EXCEPTION.getState(), e);
+        } catch (IOException | RuntimeException e) {
+            throw new SQLException("MacroDB: could not read the reader given as a parameter: " + e, SqlState.DATA_EXCEPTION.getState(), e);
         }
     }
 

@@ -818,23 +818,29 @@ final class Transaction {
     /**
      * What an unchecked exception out of the engine's driver means. A driver may fail that way when
      * its engine went away under a session (HSQLDB's in-process session after {@code SHUTDOWN}:
-     * a NullPointerException in {@code setSavepoint}); a probe on the same session tells: if it
-     * fails, its error stands for the engine's state (and the original is attached); if it runs,
-     * the exception is not the engine's state and goes on as it is, wrapped as a capture's cause is.
+     * a NullPointerException in {@code setSavepoint}; Derby's in-memory store under a session of a
+     * database being dropped: one in {@code BlockedByteArray}), and HSQLDB's and SQLite's drivers pass
+     * on what an application's stream or value threw. A probe on the same session tells: if it fails,
+     * its error stands for the engine's state (and the original is attached). If it runs, the
+     * exception becomes the cause of an {@link SqlState#INTERNAL_ERROR}, as H2 and Derby wrap it
+     * themselves: a JDBC call fails with an SQLException, and the caller's failure handling sees it as
+     * any other (a replica that left the rotation meanwhile makes it retryable).
      */
-    private static SQLException engineFailure(Session s, RuntimeException e) {
+    private SQLException engineFailure(Session s, RuntimeException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException se) return se; // a capture trigger's failure, carried through the engine
         }
         try (Statement st = s.connection().createStatement()) {
-            st.execute("VALUES (1)");
+            st.execute(db.engine().probeSql());
         } catch (SQLException probe) {
             probe.addSuppressed(e);
             return probe;
         } catch (RuntimeException probe) {
             e.addSuppressed(probe);
         }
-        throw e;
+        return new SQLException("MacroDB: the call failed with an unchecked exception (" + e + ") where JDBC reports an"
+                + " SQLException; the engine still answers on its session. The cause has its stack: a value or stream the"
+                + " application passed, the engine's driver or MacroDB", SqlState.INTERNAL_ERROR.getState(), e);
     }
 
     private static SQLException unwrapCapture(Exception e) {
