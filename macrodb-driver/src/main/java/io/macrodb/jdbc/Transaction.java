@@ -245,15 +245,19 @@ final class Transaction {
      * back and the error is {@code 40001}. The engine's own error never reaches the application.
      */
     <T> T onPrimary(OnConnection<T> call) throws SQLException {
+        boolean interruptedBefore = Thread.currentThread().isInterrupted();
         for (int attempt = 1; ; attempt++) {
             Session s = primarySession();
             try {
                 return call.apply(s.connection());
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException thrown) {
+                SQLException e = thrown instanceof SQLException se ? se : engineFailure(s, (RuntimeException) thrown);
                 if (!db.replicaFailed(s.replica(), e, "a connection call")) throw e;
                 boolean lost = !nothingRanOnPrimary();
                 if (lost) rollbackQuietly();
                 dropPrimarySession();
+                // closing the gone engine's session may have set the engine's stop interrupt again (Derby)
+                clearStopInterrupt(interruptedBefore, s.replica());
                 if (lost) {
                     throw SqlStates.retryable("the primary failed during this transaction (" + s.replica().stateReason()
                             + "); it was not committed, retry it", e);
