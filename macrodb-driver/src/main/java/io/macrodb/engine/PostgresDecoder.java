@@ -52,8 +52,15 @@ import java.util.logging.Logger;
  * read-back gives. An update whose new row leaves a TOASTed value out (unchanged) takes it from the old row, which
  * the table's {@code REPLICA IDENTITY FULL} puts into the stream ({@link PostgresEngine#installCapture}).
  *
- * <p>The slot is temporary: it goes with the replication connection. If the stream fails, every waiting and later
- * commit fails with it, and the primary must leave service: its engine has commits that MacroDB can no longer read.
+ * <p>The slot is persistent, so that a stream that fails while the server runs (its WAL sender terminated, the
+ * replication connection lost) is resumed: the decoder connects again, within {@link #RESUME_WINDOW_MILLIS}, and the
+ * server sends every transaction that committed after the last one whose end this decoder confirmed. Those it had
+ * delivered already (confirmations go to the server once a second) are recognised by their end position and passed
+ * over; the commits waiting meanwhile get theirs as before. Only a stream that cannot be resumed in that window (the
+ * slot gone, the server down) fails every waiting and later commit, and the primary must leave service: its engine
+ * has commits that MacroDB can no longer read. The slot is dropped when the decoder closes; one left behind by a
+ * process that ended without closing pins the server's WAL until MacroDB opens a replica set on that database again
+ * ({@link #dropLeftSlots}), or until the server's {@code max_slot_wal_keep_size} gives it up.
  */
 final class PostgresDecoder implements CommitDecoding {
     private static final Logger LOG = Logger.getLogger(PostgresDecoder.class.getName());
@@ -73,6 +80,11 @@ final class PostgresDecoder implements CommitDecoding {
             + " current_setting('synchronous_commit') END, true) IS NOT NULL AND pg_logical_emit_message(true, '" + PREFIX
             + "', 'c%d') IS NOT NULL END; COMMIT";
 
+    /** How long a failed stream is tried again (the server answering) before the primary is given up. */
+    static final long RESUME_WINDOW_MILLIS = 5_000;
+    /** The names of MacroDB's slots: {@code macrodb_}, then the replica set's and the stream's numbers. */
+    static final String SLOT_PATTERN = "macrodb\\_%";
+
     /** A decoded transaction of MacroDB's: its rows, split at the schema changes it ran (one more segment than those). */
     private record Decoded(List<List<Row>> segments) {}
 
@@ -90,6 +102,10 @@ final class PostgresDecoder implements CommitDecoding {
     /** MacroDB's transactions the stream gave, and the commit time of the last (as the server stamped it, or null). */
     private final java.util.concurrent.atomic.AtomicLong delivered = new java.util.concurrent.atomic.AtomicLong();
     private volatile java.time.Instant lastCommit;
+    /** How often the stream failed and was resumed from the slot. */
+    private final java.util.concurrent.atomic.AtomicInteger resumed = new java.util.concurrent.atomic.AtomicInteger();
+    /** The end of the last transaction the stream gave (a resumed stream gives again those after the last confirmed). */
+    private long lastEnd;
     /** When the stream last gave a message ({@link System#nanoTime}): a commit waits while it moves. */
     private volatile long lastMessage = System.nanoTime();
     private volatile boolean closing;
@@ -119,8 +135,9 @@ final class PostgresDecoder implements CommitDecoding {
     private static final byte[] UNCHANGED = new byte[0];
 
     /**
-     * Opens the plain connection, makes sure the publication is there, creates the temporary slot and starts the
-     * thread; returns once the stream runs (every transaction that commits from then on is decoded).
+     * Opens the plain connection, makes sure the publication is there, drops the slots an earlier replica set left
+     * ({@link #dropLeftSlots}), creates the slot and starts the thread; returns once the stream runs (every
+     * transaction that commits from then on is decoded).
      *
      * @param slot the slot's name, unique to the replica set
      */
@@ -138,6 +155,7 @@ final class PostgresDecoder implements CommitDecoding {
         try {
             plain.setAutoCommit(true);
             prepare(plain, url);
+            dropLeftSlots(plain);
             converter = plain.createStatement().unwrap(BaseStatement.class);
         } catch (SQLException | RuntimeException e) {
             closeQuietly(plain);
@@ -305,7 +323,7 @@ final class PostgresDecoder implements CommitDecoding {
         return "decoding " + url + " (slot " + slot + ", publication " + PUBLICATION + "): "
                 + (f != null ? "stopped: " + f.getMessage() : thread.isAlive() ? "running" : "not running")
                 + ", " + delivered.get() + " transaction(s) decoded" + (lastCommit == null ? "" : ", the last committed at " + lastCommit)
-                + cpu();
+                + (resumed.get() == 0 ? "" : ", resumed " + resumed.get() + " time(s) from the slot") + cpu();
     }
 
     /** The decoder thread's CPU time so far, where the JVM measures threads' CPU time. */
@@ -325,10 +343,79 @@ final class PostgresDecoder implements CommitDecoding {
             Thread.currentThread().interrupt();
         }
         synchronized (this) {
+            dropSlot();
             closeQuietly(plain);
         }
         SQLException closed = new SQLException("MacroDB: logical decoding of " + url + " was stopped", "55000");
         for (CompletableFuture<Decoded> f : waiting.values()) f.completeExceptionally(closed);
+    }
+
+    /**
+     * Drops this decoder's slot, waiting (2 s at most) for the WAL sender to let go of it. Where the server cannot be
+     * reached (a primary that failed), the slot stays, and the next replica set that drives the database drops it.
+     */
+    private void dropSlot() {
+        if (plain == null) return;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        try (java.sql.PreparedStatement active = plain.prepareStatement("SELECT active FROM pg_replication_slots WHERE slot_name = ?");
+             java.sql.PreparedStatement drop = plain.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+            active.setString(1, slot);
+            drop.setString(1, slot);
+            while (true) {
+                try (ResultSet rs = active.executeQuery()) {
+                    if (!rs.next()) return; // gone already
+                    if (!rs.getBoolean(1)) {
+                        try {
+                            drop.execute();
+                            return;
+                        } catch (SQLException inUseAgain) {
+                            if (System.nanoTime() > deadline) throw inUseAgain;
+                        }
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    LOG.warning("MacroDB: the replication slot " + slot + " of " + url + " is still in use 2 s after its stream"
+                            + " closed; it is left, and the next replica set on that database drops it");
+                    return;
+                }
+                Thread.sleep(20);
+            }
+        } catch (SQLException | RuntimeException e) {
+            // the server is gone or refuses: the next replica set on the database drops the slot
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Drops the slots of MacroDB's ({@value #SLOT_PATTERN}) that no stream reads on {@code c}'s database: slots that a
+     * replica set left when its process ended without closing it, or when the server was down at its close. Only one
+     * replica set drives a database (its primary's advisory lock; a secondary is MacroDB's own), so such a slot is no
+     * one's, and it pins the server's WAL. Returns the names it dropped; a user without the right to drop them is
+     * warned in the log and nothing fails.
+     */
+    static List<String> dropLeftSlots(Connection c) {
+        List<String> dropped = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT slot_name, pg_drop_replication_slot(slot_name)"
+                + " IS NULL FROM pg_replication_slots WHERE slot_name LIKE '" + SLOT_PATTERN + "' AND database = current_database()"
+                + " AND slot_type = 'logical' AND NOT active")) {
+            while (rs.next()) dropped.add(rs.getString(1));
+        } catch (SQLException e) {
+            LOG.warning("MacroDB: could not drop the replication slots an earlier replica set left on " + url(c) + " (" + e.getMessage()
+                    + "); they pin the server's WAL until dropped: SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                    + " WHERE slot_name LIKE 'macrodb\\_%' AND NOT active");
+            return dropped;
+        }
+        if (!dropped.isEmpty()) LOG.info("MacroDB: dropped the replication slots an earlier replica set left on " + url(c) + ": " + dropped);
+        return dropped;
+    }
+
+    private static String url(Connection c) {
+        try {
+            return c.getMetaData().getURL();
+        } catch (SQLException e) {
+            return "the server";
+        }
     }
 
     private static void closeQuietly(Connection c) {
@@ -344,14 +431,81 @@ final class PostgresDecoder implements CommitDecoding {
 
     private void run() {
         Map<Integer, Relation> relations = new HashMap<>();
+        long failingSince = 0;
+        int tries = 0; // of the current outage
+        for (int attempt = 0; ; attempt++) {
+            boolean[] streamed = {false};
+            try {
+                stream(relations, attempt == 0, streamed);
+                return; // closed
+            } catch (Throwable e) {
+                if (!started.isDone()) {
+                    started.completeExceptionally(e instanceof SQLException se ? startFailed(se) : e);
+                    failure = e;
+                    return;
+                }
+                long now = System.nanoTime();
+                if (streamed[0] || failingSince == 0) { // a new outage
+                    failingSince = now;
+                    tries = 0;
+                }
+                if (!closing && resumable(e) && now - failingSince < TimeUnit.MILLISECONDS.toNanos(RESUME_WINDOW_MILLIS)) {
+                    LOG.warning("MacroDB: logical decoding of " + url + " failed (" + e + "); resuming it from slot " + slot);
+                    if (pause(Math.min(1_000, 50L << Math.min(tries++, 5)))) continue;
+                }
+                if (closing) {
+                    failure = new SQLException("closed", "55000");
+                } else {
+                    failure = e;
+                    LOG.severe("MacroDB: logical decoding of " + url + " failed: " + e);
+                }
+                for (CompletableFuture<Decoded> f : waiting.values()) f.completeExceptionally(streamFailed(e));
+                tellFailure();
+                return;
+            } finally {
+                replication = null;
+            }
+        }
+    }
+
+    /**
+     * Whether a failed stream may be resumed from its slot: a failure the server reported, or of the connection to it;
+     * not a slot that is gone (42704), nor what this decoder could not read.
+     */
+    private static boolean resumable(Throwable e) {
+        return e instanceof SQLException se && !"42704".equals(se.getSQLState());
+    }
+
+    /** Sleeps before the stream is resumed; false if the decoder is closing meanwhile. */
+    private boolean pause(long millis) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!closing && System.nanoTime() < until) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                return false;
+            }
+        }
+        return !closing;
+    }
+
+    /**
+     * Reads the stream until the decoder closes: on a new replication connection, creating the slot first if {@code
+     * create}, else resuming it; {@code streamed[0]} is set once the stream runs.
+     */
+    private void stream(Map<Integer, Relation> relations, boolean create, boolean[] streamed) throws Exception {
         try (Connection rc = DriverManager.getConnection(url, replicationProperties)) {
             replication = rc;
+            if (closing) return; // close() may have looked for the connection before it was set
             PGConnection pg = rc.unwrap(PGConnection.class);
-            pg.getReplicationAPI().createReplicationSlot().logical().withSlotName(slot).withOutputPlugin("pgoutput")
-                    .withTemporaryOption().make();
+            if (create) {
+                pg.getReplicationAPI().createReplicationSlot().logical().withSlotName(slot).withOutputPlugin("pgoutput").make();
+            }
             try (PGReplicationStream stream = pg.getReplicationAPI().replicationStream().logical().withSlotName(slot)
                     .withSlotOption("proto_version", 1).withSlotOption("publication_names", PUBLICATION)
                     .withSlotOption("messages", true).withStatusInterval(1, TimeUnit.SECONDS).start()) {
+                streamed[0] = true;
+                if (!create) resumed.incrementAndGet();
                 started.complete(null);
                 List<Change> changes = new ArrayList<>();
                 List<Integer> bounds = new ArrayList<>(); // per schema change: where its rows begin, and where they end
@@ -436,11 +590,14 @@ final class PostgresDecoder implements CommitDecoding {
                             m.getLong(); // commit LSN
                             long end = m.getLong();
                             long stamp = m.getLong(); // microseconds since 2000-01-01 UTC
-                            if (mark >= 0) {
+                            // a resumed stream gives again what came after the last end it confirmed: delivered already
+                            boolean again = Long.compareUnsigned(end, lastEnd) <= 0;
+                            if (mark >= 0 && !again) {
                                 deliver(mark, changes, bounds, problem);
                                 delivered.incrementAndGet();
                                 lastCommit = POSTGRES_EPOCH.plus(stamp, java.time.temporal.ChronoUnit.MICROS);
                             }
+                            if (!again) lastEnd = end;
                             changes.clear();
                             bounds.clear();
                             mark = -1;
@@ -452,22 +609,6 @@ final class PostgresDecoder implements CommitDecoding {
                     }
                 }
             }
-        } catch (Throwable e) {
-            if (!started.isDone()) {
-                started.completeExceptionally(e instanceof SQLException se ? startFailed(se) : e);
-                failure = e;
-                return;
-            }
-            if (closing) {
-                failure = new SQLException("closed", "55000");
-            } else {
-                failure = e;
-                LOG.severe("MacroDB: logical decoding of " + url + " failed: " + e);
-            }
-            for (CompletableFuture<Decoded> f : waiting.values()) f.completeExceptionally(streamFailed(e));
-            tellFailure();
-        } finally {
-            replication = null;
         }
     }
 

@@ -557,12 +557,15 @@ public final class PostgresEngine implements Engine {
     /**
      * Connect-time checks of a secondary: not a standby, PostgreSQL 12 or later, and no tables that
      * MacroDB did not put there (its database is replaced by a copy of the primary's): a database MacroDB
-     * drove before (a secondary, or a primary that failed over) has the mark {@code macrodb.replica}.
+     * drove before (a secondary, or a primary that failed over) has the mark {@code macrodb.replica}. Such a database
+     * loses the replication slots MacroDB left on it as a primary ({@link PostgresDecoder#dropLeftSlots}): they would
+     * pin its server's WAL.
      */
     @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
         String url = c.getMetaData().getURL();
         checkServer(c, "secondary " + url);
-        if (!hasMarker(c)) refuseObjectsInOwnSchema(c, "secondary " + url); // a copy drops the schema with what is in it
+        if (hasMarker(c)) PostgresDecoder.dropLeftSlots(c);
+        else refuseObjectsInOwnSchema(c, "secondary " + url); // a copy drops the schema with what is in it
         if (!PostgresCatalog.tableNames(c).isEmpty() && !hasMarker(c)) {
             throw new SQLException("MacroDB: secondary " + url + " holds tables that MacroDB did not put there; MacroDB replaces"
                     + " a secondary's database with a copy of the primary's, so it must be empty (CREATE DATABASE for it) or one"

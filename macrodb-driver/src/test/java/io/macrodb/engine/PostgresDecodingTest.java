@@ -74,7 +74,7 @@ class PostgresDecodingTest {
 
             // what runs is the stream: a slot of MacroDB's on the primary, statement-level guards, full replica identity
             try (Connection p = DriverManager.getConnection(primaryUrl(c), "sa", "")) {
-                assertEquals(List.of("pgoutput|t|t"), TestDb.rows(p, "SELECT plugin, temporary, active FROM pg_replication_slots"
+                assertEquals(List.of("pgoutput|f|t"), TestDb.rows(p, "SELECT plugin, temporary, active FROM pg_replication_slots"
                         + " WHERE slot_name LIKE 'macrodb%' AND database = current_database()", "|"));
                 assertEquals(List.of("f|f"), TestDb.rows(p, "SELECT tgtype & 1 = 1, to_regclass('pg_temp.macrodb_changes') IS NOT NULL"
                         + " FROM pg_trigger WHERE tgname = 'macrodb_capture' AND tgrelid = 'item'::regclass", "|"));
@@ -373,21 +373,95 @@ class PostgresDecodingTest {
         }
     }
 
+    /** MacroDB's replication slots on the database of {@code p}: name and whether a stream reads it. */
+    private static List<String> slots(Connection p) throws SQLException {
+        return TestDb.rows(p, "SELECT slot_name, active FROM pg_replication_slots WHERE slot_name LIKE 'macrodb\\_%'"
+                + " AND database = current_database() ORDER BY 1", "|");
+    }
+
     /**
-     * The stream fails (its WAL sender is terminated) while the application writes. Every commit on the primary from then
-     * on would be in no record, so the primary leaves service at once and a secondary takes over with a stream of its
-     * own; a commit that got to the primary's engine first fails with 40001 (nothing committed, in MacroDB's terms). Either
-     * way every replica then holds exactly the commits the application was told succeeded.
+     * The stream fails (its WAL sender is terminated, three times) while a writer commits. The decoder resumes it from
+     * its slot, which the server kept with every transaction committed after the last one the decoder confirmed: no
+     * commit fails, the primary stays, and every replica holds every acknowledged row. Before, the slot was temporary
+     * and went with the connection, so each such failure took the primary out of service (a secondary took over, and
+     * the old primary's database was copied afresh).
      */
     @Test
-    void aFailedStreamTakesThePrimaryOutAndASecondaryOver() throws Exception {
+    void aTerminatedStreamIsResumedFromItsSlotAndThePrimaryStays() throws Exception {
+        String url = url("lockTimeout=5000&rebuild=manual");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY, v text)");
+            String primary = primaryUrl(c);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicInteger acknowledged = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.CompletableFuture<Void> writer = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try (Connection w = TestDb.open(url); Statement ws = w.createStatement()) {
+                    for (int k = 1; !stop.get(); k++) {
+                        ws.execute("INSERT INTO t VALUES (" + k + ", 'w')"); // every one must commit: none may fail
+                        acknowledged.set(k);
+                    }
+                } catch (SQLException e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            try (Connection p = DriverManager.getConnection(primary, "sa", "")) {
+                for (int i = 0; i < 3; i++) {
+                    int before = acknowledged.get();
+                    while (acknowledged.get() < before + 20 && !writer.isDone()) Thread.sleep(10);
+                    long deadline = System.currentTimeMillis() + 10_000;
+                    while (!List.of("t").equals(TestDb.rows(p, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+                            + " WHERE slot_name LIKE 'macrodb\\_%' AND database = current_database() AND active", "|"))) {
+                        assertTrue(System.currentTimeMillis() < deadline, "the stream was not resumed: " + slots(p));
+                        Thread.sleep(20);
+                    }
+                }
+                int before = acknowledged.get();
+                while (acknowledged.get() < before + 20 && !writer.isDone()) Thread.sleep(10);
+                stop.set(true);
+                writer.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                MacroConnection mc = TestDb.macro(c);
+                assertEquals(primary, primaryUrl(c), () -> "the primary stayed: " + mc.replicaStatus());
+                String status = mc.admin().captureStatus();
+                assertTrue(status.contains(": running") && status.contains("resumed 3 time(s) from the slot"), status);
+                assertTrue(mc.admin().awaitCaughtUp(30_000), () -> "not caught up: " + mc.replicaStatus());
+                List<String> expected = new ArrayList<>();
+                for (int k = 1; k <= acknowledged.get(); k++) expected.add(k + "|w");
+                TestDb.assertOnEveryReplica(c, 3, "SELECT k, v FROM t ORDER BY k", expected);
+                assertTrue(mc.replicaStatus().stream().allMatch(r -> r.state().name().equals("ACTIVE")), mc.replicaStatus().toString());
+                List<String> slots = slots(p);
+                assertEquals(1, slots.size(), () -> "one slot: " + slots);
+            }
+        }
+    }
+
+    /**
+     * The stream fails and cannot be resumed (its slot was dropped behind it) while the application writes. Every
+     * commit on the primary from then on would be in no record, so the primary leaves service at once and a secondary
+     * takes over with a stream of its own; a commit that got to the primary's engine first fails with 40001 (nothing
+     * committed, in MacroDB's terms). Either way every replica then holds exactly the commits the application was told
+     * succeeded.
+     */
+    @Test
+    void aStreamThatCannotBeResumedTakesThePrimaryOutAndASecondaryOver() throws Exception {
         try (Connection c = TestDb.open(url("lockTimeout=5000&rebuild=manual")); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (k int PRIMARY KEY, v text)");
             s.execute("INSERT INTO t VALUES (1, 'acknowledged')");
             String oldPrimary = primaryUrl(c);
             try (Connection p = DriverManager.getConnection(oldPrimary, "sa", "")) {
-                assertEquals(List.of("t"), TestDb.rows(p, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
-                        + " WHERE slot_name LIKE 'macrodb%' AND database = current_database()", "|"));
+                // the decoder resumes within 50 ms: end its WAL sender and drop the slot in between, as often as it takes
+                long deadline = System.currentTimeMillis() + 20_000;
+                while (true) {
+                    TestDb.rows(p, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name LIKE"
+                            + " 'macrodb\\_%' AND database = current_database() AND active", "|");
+                    try {
+                        if (!TestDb.rows(p, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name"
+                                + " LIKE 'macrodb\\_%' AND database = current_database() AND NOT active", "|").isEmpty()) break;
+                    } catch (SQLException activeAgain) {
+                        // the decoder took the slot up again between the two statements
+                    }
+                    assertTrue(System.currentTimeMillis() < deadline, "could not drop the slot: " + slots(p));
+                    Thread.sleep(5);
+                }
             }
             List<String> acknowledged = new ArrayList<>(List.of("1|acknowledged"));
             for (int k = 2; k <= 20; k++) { // writes race the failover: each one either commits or fails with 40001
@@ -498,6 +572,48 @@ class PostgresDecodingTest {
                     + " WHERE relname IN ('mine', 'theirs', 'later') ORDER BY 1", "|"));
             assertEquals(List.of("0|0"), TestDb.rows(p, "SELECT (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal),"
                     + " (SELECT count(*) FROM pg_namespace WHERE nspname = 'macrodb')", "|"));
+            assertEquals(List.of(), slots(p), "the stream's slot is dropped at close");
+        }
+    }
+
+    /**
+     * A slot that a replica set left (its process ended without closing it, or its server was down at the close) pins
+     * the server's WAL for good. The next replica set on the database drops it, on the primary when its stream starts
+     * and on a secondary MacroDB drove before when it is built; a slot that is not MacroDB's stays.
+     */
+    @Test
+    void slotsThatAnEarlierReplicaSetLeftAreDroppedAtOpen() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=decoding&closeDelay=0");
+        List<String> replicas = new ArrayList<>();
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("INSERT INTO t VALUES (1)");
+            for (ReplicaStatus r : TestDb.macro(c).replicaStatus()) replicas.add(r.url());
+        }
+        for (String replica : replicas) {
+            try (Connection p = DriverManager.getConnection(replica, "sa", "")) {
+                TestDb.rows(p, "SELECT pg_create_logical_replication_slot('macrodb_0123456789ab_0', 'pgoutput')", "|");
+                TestDb.rows(p, "SELECT pg_create_logical_replication_slot('theirs_" + Long.toHexString(System.nanoTime()) + "',"
+                        + " 'pgoutput')", "|");
+            }
+        }
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO t VALUES (2)");
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k FROM t ORDER BY k", List.of("1", "2"));
+            for (int i = 0; i < replicas.size(); i++) {
+                try (Connection p = DriverManager.getConnection(replicas.get(i), "sa", "")) {
+                    List<String> mine = slots(p);
+                    if (i == 0) {
+                        assertEquals(1, mine.size(), () -> "the primary: its stream's slot only: " + mine);
+                        assertTrue(!mine.get(0).startsWith("macrodb_0123456789ab_0") && mine.get(0).endsWith("|t"), mine::toString);
+                    } else {
+                        assertEquals(List.of(), mine, "secondary " + i);
+                    }
+                    assertEquals(List.of("1"), TestDb.rows(p, "SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots"
+                            + " WHERE slot_name LIKE 'theirs\\_%' AND database = current_database()", "|"), "a slot not MacroDB's stays");
+                }
+            }
         }
     }
 
