@@ -535,18 +535,25 @@ public interface Engine {
     default boolean undoesFailedStatementsToASavepoint() { return false; }
 
     /**
-     * Whether the database of {@code secondary}, one MacroDB built as a secondary before (a server's database outlives
-     * the replica set), is kept as it is when the replica set opens, instead of being copied again: where it holds
-     * exactly what the primary's holds now, in everything a copy of the primary would carry, and is then brought to
-     * what a copy would leave besides (sequence positions). Asked at open only, with the primary's capture installed
-     * (writes from outside MacroDB refused) and nothing served yet. False by default: an in-memory secondary is new at
-     * every open.
+     * Asks, per secondary, whether a database MacroDB built as a secondary before (a server's database outlives the
+     * replica set) is kept as it is when the replica set opens, instead of being copied again: where it holds exactly
+     * what the primary's holds now, in everything a copy of the primary would carry, and is then brought to what a copy
+     * would leave besides (sequence positions). Asked at open only, with the primary's capture installed (writes from
+     * outside MacroDB refused) and nothing served yet, so what the check reads of the primary is read once for every
+     * secondary. Never by default: an in-memory secondary is new at every open.
      */
-    default boolean keptAsItIs(Connection primary, Connection secondary) throws SQLException { return false; }
+    default KeptCheck keptCheck(Connection primary) { return secondary -> false; }
+
+    /** See {@link #keptCheck}. */
+    @FunctionalInterface
+    interface KeptCheck {
+        /** Whether the database of {@code secondary} is kept as it is (and brought to the primary's sequence positions). */
+        boolean keptAsItIs(Connection secondary) throws SQLException;
+    }
 
     /**
      * Whether a secondary's database outlives the replica set (a server's), so that the next open may keep it as it is
-     * ({@link #keptAsItIs}): a clean shutdown then lets the secondaries apply what is logged first (bounded), instead of
+     * ({@link #keptCheck}): a clean shutdown then lets the secondaries apply what is logged first (bounded), instead of
      * leaving them behind to be copied again. False by default: an in-memory secondary goes with the set.
      */
     default boolean secondariesOutliveTheSet() { return false; }

@@ -1160,24 +1160,30 @@ public final class PostgresEngine implements Engine {
      * for a promotion, and they are gone when the set closes). Each side is read in one snapshot, with the
      * settings that a value's text depends on fixed (so that the text is exact: floats to the last digit, times in UTC).
      * Anything else (a row, a column or a default changed past MacroDB while it was closed) and the secondary is copied
-     * again, as before. A restarted application used to copy every secondary whole. The primary's fingerprint is
-     * computed again for each secondary: a scan of the primary per secondary, each still cheaper than its copy.
+     * again, as before. A restarted application used to copy every secondary whole. The primary's fingerprint and
+     * sequence positions are read once, for the first secondary that may be kept, and compared with each.
      */
-    @Override public boolean keptAsItIs(Connection primary, Connection secondary) throws SQLException {
-        if (!hasMarker(secondary)) return false;
-        byte[] expected = fingerprint(primary); // what the primary cannot be copied with is refused here, as by the copy
-        try {
-            if (!java.util.Arrays.equals(expected, fingerprint(secondary))) return false;
-        } catch (SQLException e) {
-            return false; // an object on the secondary that a copy would not make: the copy replaces it
-        }
-        List<PostgresCopy.Position> positions = PostgresCopy.sequencePositions(primary);
-        return inTransactionOf(secondary, Connection.TRANSACTION_READ_COMMITTED, () -> {
-            try (Statement s = secondary.createStatement()) {
-                for (PostgresCopy.Position p : positions) s.execute(p.setval());
+    @Override public KeptCheck keptCheck(Connection primary) {
+        byte[][] expected = {null}; // the primary's fingerprint, read once, for the first secondary that may be kept
+        List<List<PostgresCopy.Position>> positions = new ArrayList<>(1);
+        return secondary -> {
+            if (!hasMarker(secondary)) return false;
+            if (expected[0] == null) {
+                expected[0] = fingerprint(primary); // what the primary cannot be copied with is refused here, as by the copy
+                positions.add(PostgresCopy.sequencePositions(primary));
             }
-            return true;
-        });
+            try {
+                if (!java.util.Arrays.equals(expected[0], fingerprint(secondary))) return false;
+            } catch (SQLException e) {
+                return false; // an object on the secondary that a copy would not make: the copy replaces it
+            }
+            return inTransactionOf(secondary, Connection.TRANSACTION_READ_COMMITTED, () -> {
+                try (Statement s = secondary.createStatement()) {
+                    for (PostgresCopy.Position p : positions.get(0)) s.execute(p.setval());
+                }
+                return true;
+            });
+        };
     }
 
     @Override public boolean secondariesOutliveTheSet() { return true; }

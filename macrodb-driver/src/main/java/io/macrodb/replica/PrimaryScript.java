@@ -47,7 +47,7 @@ final class PrimaryScript implements AutoCloseable {
 
     /**
      * A script of the database of {@code primary}, exported when first read: at open, where every secondary may be kept
-     * as it is ({@link Engine#keptAsItIs}), none is.
+     * as it is ({@link Engine#keptCheck}), none is.
      */
     static PrimaryScript lazy(Engine engine, Connection primary) throws SQLException {
         PrimaryScript s = new PrimaryScript(engine, ScriptFile.create());

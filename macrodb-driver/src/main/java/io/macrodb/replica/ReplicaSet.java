@@ -217,11 +217,12 @@ public final class ReplicaSet {
                     // A base to recover from next time: what recovery rebuilt, or what the database already held.
                     if (version > 0 || hasTables || rs.snapshots.none()) rs.snapshots.fromPrimary();
                 }
+                Engine.KeptCheck keep = engine.keptCheck(pc);
                 for (int i = 1; i < cfg.replicas(); i++) {
                     boolean[] kept = {false};
                     // a secondary whose database outlived the last set (a server's) is kept where it holds what the primary holds
                     Repair.Copy copy = version > 0 ? script::importInto : target -> {
-                        kept[0] = engine.keptAsItIs(pc, target);
+                        kept[0] = keep.keptAsItIs(target);
                         if (!kept[0]) script.importInto(target);
                     };
                     Replica r = rs.repair.buildSecondary(i, unique, copy, log.tail(), "built from the primary at v" + version);
