@@ -124,6 +124,12 @@ class PostgresFaultTest {
                 pg.server(0).start(); // back, with the transactions it held: rebuilt from the new primary, never rejoined as it is
                 admin.admin().rebuild(waiting.index());
                 for (ReplicaStatus r : admin.replicaStatus()) assertEquals(ReplicaState.ACTIVE, r.state(), r.toString());
+                // capture=decoding: the old primary's slot, which its stream could not drop while the server was down, pins
+                // that server's WAL; the rebuild drops it
+                try (Connection old = java.sql.DriverManager.getConnection(waiting.url(), "sa", "")) {
+                    assertEquals(List.of(), TestDb.rows(old, "SELECT slot_name FROM pg_replication_slots WHERE slot_name LIKE"
+                            + " 'macrodb\\_%' AND database = current_database()", "|"), "slots left on the old primary's database");
+                }
                 TestDb.assertConverged(adminConn);
                 bank.assertTotal(adminConn);
                 try (Statement s = adminConn.createStatement()) {
