@@ -873,12 +873,17 @@ public final class DerbyEngine implements Engine {
      * XJ001, a Java exception inside Derby (not the deadlock report {@link #isRetryable} takes), and Derby's store
      * errors (XS...: "Container 1,185 not found", XSCB1; "Page ... could not be read from disk"): a statement that
      * was inside a database being dropped fails with these too (a NullPointerException on a page the drop took away),
-     * so a new session asks the database whether it is still there.
+     * so a new session asks the database whether it is still there. So does 08000, a session Derby closed because its
+     * thread was interrupted: by the application, or by Derby's drop of the database (a reader on a dropped secondary
+     * got it before the applier had found the secondary gone, and the application saw 08000 where 40001 was due).
      */
     @Override public boolean mayBeEngineGone(SQLException e) {
         String state = e.getSQLState();
         return state != null && (state.equals("XJ001") || state.startsWith("XS")) && !isRetryable(e)
-                || "38000".equals(state) && connectionLostBelow(e);
+                || "38000".equals(state) && connectionLostBelow(e)
+                // an interrupt closed the session: the application's (the database answers a new session), or the one
+                // Derby sends the threads inside a database it drops, which a reader can meet before the applier does
+                || "08000".equals(state);
     }
 
     /**
