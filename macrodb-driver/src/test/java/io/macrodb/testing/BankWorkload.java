@@ -584,6 +584,15 @@ public final class BankWorkload implements AutoCloseable {
         awaitCounts(transfers.get() + moreTransfers, reads.get() + moreReads, 0);
     }
 
+    /**
+     * Waits until as many reads ran on secondaries as {@link #readsOnSecondaries} asks for, the load going on (what
+     * {@link #stop()} asserts): a secondary that applies slowly (Derby's one session, on a loaded machine) finds fewer
+     * reads fresh enough in a fixed amount of work. Fails the test at the safety limit, or at once if a client failed.
+     */
+    public void awaitReadsOnSecondaries() throws Exception {
+        awaitCounts(0, 0, minReadsOnSecondaries);
+    }
+
     private void awaitCounts(long t, long r, long onSecondaries) throws Exception {
         long[] last = {transfers.get(), System.nanoTime(), 0}; // transfers seen, when they last moved, stall reported
         UntilCounts.await(name, limit,
