@@ -92,7 +92,15 @@ public final class ConvergenceWorkload {
                     return null;
                 }));
             }
-            for (java.util.concurrent.Future<?> f : futures) f.get(timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            for (java.util.concurrent.Future<?> f : futures) {
+                try {
+                    f.get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.TimeoutException hung) {
+                    throw new AssertionError("the workload's threads did not end within " + timeoutSeconds + " s; every thread:\n"
+                            + io.macrodb.testing.Failovers.allStacks(), hung);
+                }
+            }
         } finally {
             pool.shutdownNow();
         }

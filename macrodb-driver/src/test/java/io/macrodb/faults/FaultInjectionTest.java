@@ -69,11 +69,8 @@ class FaultInjectionTest {
         String kind = scenario.split(" ")[1];
         org.junit.jupiter.api.Assumptions.assumeTrue(io.macrodb.testing.TestEngines.ENGINES.contains(engine),
                 () -> engine + " is not among -Dmacrodb.testEngines");
-        org.junit.jupiter.api.Assumptions.assumeFalse(scenario.equals("derby shutdown") && !Boolean.getBoolean("macrodb.derbyFaultShutdown"),
-                "dropping a Derby secondary's database interrupts the reader threads inside it, and an interrupt can outlive the"
-                        + " reader's retry: a fresh-clone CI run's reader then got 08000 ('Connection closed by unknown interrupt')"
-                        + " on another replica (the stray interrupts README's Derby section describes);"
-                        + " -Dmacrodb.derbyFaultShutdown=true runs it");
+        // derby shutdown: skipped until 2026-11-28 (a reader got 08000 from the drop's interrupt, in one fresh-clone CI
+        // run); DerbyEngine.mayBeEngineGone now asks a new session about 08000, which finds the dropped database gone
         Fault fault = switch (kind) {
             case "shutdown" -> FaultInjectionTest::shutdownEngine;
             case "interrupt" -> FaultInjectionTest::interruptApplier;
