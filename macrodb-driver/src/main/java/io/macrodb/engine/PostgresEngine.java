@@ -1164,25 +1164,29 @@ public final class PostgresEngine implements Engine {
      * sequence positions are read once, for the first secondary that may be kept, and compared with each.
      */
     @Override public KeptCheck keptCheck(Connection primary) {
-        byte[][] expected = {null}; // the primary's fingerprint, read once, for the first secondary that may be kept
-        List<List<PostgresCopy.Position>> positions = new ArrayList<>(1);
-        return secondary -> {
-            if (!hasMarker(secondary)) return false;
-            if (expected[0] == null) {
-                expected[0] = fingerprint(primary); // what the primary cannot be copied with is refused here, as by the copy
-                positions.add(PostgresCopy.sequencePositions(primary));
-            }
-            try {
-                if (!java.util.Arrays.equals(expected[0], fingerprint(secondary))) return false;
-            } catch (SQLException e) {
-                return false; // an object on the secondary that a copy would not make: the copy replaces it
-            }
-            return inTransactionOf(secondary, Connection.TRANSACTION_READ_COMMITTED, () -> {
-                try (Statement s = secondary.createStatement()) {
-                    for (PostgresCopy.Position p : positions.get(0)) s.execute(p.setval());
+        return new KeptCheck() {
+            /** The primary's fingerprint and sequence positions, read for the first secondary that may be kept. */
+            private byte[] expected;
+            private List<PostgresCopy.Position> positions;
+
+            @Override public boolean keptAsItIs(Connection secondary) throws SQLException {
+                if (!hasMarker(secondary)) return false;
+                if (expected == null) {
+                    expected = fingerprint(primary); // what the primary cannot be copied with is refused here, as by the copy
+                    positions = PostgresCopy.sequencePositions(primary);
                 }
-                return true;
-            });
+                try {
+                    if (!java.util.Arrays.equals(expected, fingerprint(secondary))) return false;
+                } catch (SQLException e) {
+                    return false; // an object on the secondary that a copy would not make: the copy replaces it
+                }
+                return inTransactionOf(secondary, Connection.TRANSACTION_READ_COMMITTED, () -> {
+                    try (Statement s = secondary.createStatement()) {
+                        for (PostgresCopy.Position p : positions) s.execute(p.setval());
+                    }
+                    return true;
+                });
+            }
         };
     }
 
