@@ -501,11 +501,20 @@ public final class PostgresEngine implements Engine {
     /**
      * A schema change that put an object into schema {@code macrodb} (named there, or created without a schema under a
      * search_path that starts there) is refused with {@code 42939} and rolled back with it: MacroDB would not replicate it,
-     * and would drop it with the schema.
+     * and would drop it with the schema. So is, with {@code 0AM00}, one after which the database holds what a copy cannot
+     * carry ({@link PostgresCopy#notCopied}: a materialized view, an unlogged or inherited table...): the secondaries
+     * would take it, but the next rebuild or open would be refused, and the database could no longer be opened.
      */
     @Override public void checkSchemaChange(Connection c) throws SQLException {
         List<String> objects = objectsInOwnSchema(c);
         if (objects.isEmpty()) {
+            List<String> notCopied = PostgresCopy.notCopied(c);
+            if (!notCopied.isEmpty()) {
+                throw new java.sql.SQLFeatureNotSupportedException("MacroDB: after this schema change the database would hold"
+                        + " objects that MacroDB cannot copy to a secondary: " + String.join(", ", notCopied) + ". A secondary"
+                        + " rebuilt, or the replica set opened again, would then be refused. " + PostgresCopy.COPIED
+                        + ". Nothing was changed", SqlState.FEATURE_NOT_OFFERED.getState());
+            }
             if (decoding) markSchemaChange(c, 'e');
             return;
         }
@@ -700,8 +709,9 @@ public final class PostgresEngine implements Engine {
     /**
      * {@code capture=decoding} (its replica identity made FULL is noted in {@code macrodb.full_identity} and put back when
      * the set closes): the table's trigger only refuses, once per statement, what the stream cannot carry: a
-     * write from a session outside MacroDB (55000), a write to an unlogged table (not decoded) or to a table without a
-     * primary key that has a column whose values cannot be compared exactly ({@link #inexactColumn}) (0AM00). The table's
+     * write from a session outside MacroDB (55000), or a write to a table without a primary key that has a column whose
+     * values cannot be compared exactly ({@link #inexactColumn}) (0AM00). An unlogged table, whose rows the stream would
+     * not carry, is refused before it exists ({@link PostgresCopy#notCopied}: at open and as a schema change). The table's
      * replica identity is made {@code FULL}: an update that leaves a TOASTed value unchanged sends the new row without it,
      * and the old row then carries it; where a deferrable primary key lets two rows hold one key for a moment, the whole
      * old row says which of them an update or a delete names; and a table without a key has its rows known by the whole
@@ -710,13 +720,11 @@ public final class PostgresEngine implements Engine {
     private void installGuard(Connection c, TableShape t) throws SQLException {
         long oid = oid(c, t);
         char identity;
-        boolean unlogged;
-        try (PreparedStatement ps = c.prepareStatement("SELECT c.relreplident, c.relpersistence = 'u' FROM pg_class c WHERE c.oid = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT c.relreplident FROM pg_class c WHERE c.oid = ?")) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 identity = rs.getString(1).charAt(0);
-                unlogged = rs.getBoolean(2);
             }
         }
         StringBuilder body = new StringBuilder("BEGIN\n");
@@ -730,9 +738,6 @@ public final class PostgresEngine implements Engine {
         if (inexact != null) {
             refusal = "table " + t.qualifiedName() + " has no primary key, so its rows are known by their values, and " + inexact
                     + "; add a primary key (ALTER TABLE " + t.qualifiedName() + " ADD PRIMARY KEY (...))";
-        } else if (unlogged) {
-            refusal = "table " + t.qualifiedName() + " is UNLOGGED, and PostgreSQL's logical decoding does not carry its rows; make it"
-                    + " logged (ALTER TABLE " + t.qualifiedName() + " SET LOGGED) or use capture=triggers";
         }
         if (refusal != null) {
             body.append("RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = ").append(literal("MacroDB: " + refusal)).append(";\n");

@@ -353,10 +353,13 @@ class PostgresDecodingTest {
         try (Connection c = TestDb.open(url("")); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE keyless (v int, d double precision)");
             s.execute("CREATE TABLE keyless_json (v int, j jsonb)");
-            s.execute("CREATE UNLOGGED TABLE fast (k int PRIMARY KEY)");
+            // an unlogged table, whose rows the stream would not carry, is refused before it exists (a copy cannot carry
+            // it either: PostgresCopyTest)
+            SQLException unlogged = assertThrows(SQLException.class, () -> s.execute("CREATE UNLOGGED TABLE fast (k int PRIMARY KEY)"));
+            assertEquals("0AM00", unlogged.getSQLState(), unlogged.getMessage());
+            assertTrue(unlogged.getMessage().contains("unlogged table public.fast"), unlogged.getMessage());
             for (String[] w : new String[][] {{"INSERT INTO keyless VALUES (1, 2)", "no primary key, so its rows are known by their"
-                    + " values, and column \"d\" is of type double precision"}, {"INSERT INTO keyless_json VALUES (1, '{}')", "jsonb"},
-                    {"INSERT INTO fast VALUES (1)", "UNLOGGED"}}) {
+                    + " values, and column \"d\" is of type double precision"}, {"INSERT INTO keyless_json VALUES (1, '{}')", "jsonb"}}) {
                 SQLException e = assertThrows(SQLException.class, () -> s.execute(w[0]), w[0]);
                 assertEquals("0AM00", e.getSQLState(), e.getMessage());
                 assertTrue(e.getMessage().contains(w[1]), e.getMessage());
