@@ -285,6 +285,47 @@ class DerbyEngineTest {
     }
 
     /**
+     * Derby's stop marks each session inside the stopped database shut down and then interrupts its thread, one session
+     * after the other, under the {@code ContextService}'s monitor ({@code notifyAllActiveThreads}). A thread that saw the
+     * mark could fail, clear its flag and go back to the application before its interrupt was sent (a retry's sleep cut
+     * short after a 40001: FailoverConvergenceTest over Derby, caught with an agent that logged every interrupt).
+     * {@code clearStopInterrupt} waits for that loop: here the test holds the monitor as the loop would, sends the
+     * interrupt while the thread waits, and the thread comes back without it. Without the wait the thread cleared its
+     * flag at once and the interrupt that came after stayed.
+     */
+    @Test
+    void theStopsInterruptThatComesAfterTheThreadSawTheStopIsClearedToo() throws Exception {
+        io.macrodb.engine.DerbyEngine engine = new io.macrodb.engine.DerbyEngine();
+        String db = "jdbc:derby:memory:barrier_" + Long.toHexString(System.nanoTime());
+        DriverManager.getConnection(db + ";create=true").close(); // Derby's engine booted: its ContextService is there
+        try {
+            Object contexts = org.apache.derby.iapi.services.context.ContextService.getFactory();
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicReference<Boolean> interruptedAfter = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread failing = new Thread(() -> {
+                engine.clearStopInterrupt(); // as MacroDB does once the replica has left the rotation
+                while (!done.get()) Thread.onSpinWait(); // the application's next steps, nothing that would take the flag
+                interruptedAfter.set(Thread.currentThread().isInterrupted());
+            }, "saw-the-stop");
+            synchronized (contexts) { // the stop's loop is running
+                failing.start();
+                long deadline = System.nanoTime() + 2_000_000_000L;
+                while (failing.getState() != Thread.State.BLOCKED && System.nanoTime() < deadline) Thread.sleep(1);
+                failing.interrupt(); // the loop reaches the thread's session
+            }
+            done.set(true);
+            failing.join(10_000);
+            assertEquals(Boolean.FALSE, interruptedAfter.get(), "the stop's interrupt reached the application");
+        } finally {
+            try {
+                DriverManager.getConnection(db + ";drop=true").close();
+            } catch (SQLException dropped) {
+                // 08006
+            }
+        }
+    }
+
+    /**
      * A metadata call that waits inside the primary's database while it is dropped (Derby interrupts the threads
      * inside it) fails with 40001, ends the transaction that wrote there, fails the primary over, and leaves the
      * application's thread without an interrupt it never sent. A connection call on the primary
