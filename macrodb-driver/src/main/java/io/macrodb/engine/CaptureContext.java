@@ -34,11 +34,27 @@ public abstract class CaptureContext {
 
     public static CaptureContext current() { return CURRENT.get(); }
 
+    /**
+     * Per thread, how many times a context was entered: each statement MacroDB runs enters one, so a trigger's call can
+     * tell which statement it belongs to ({@link #entered}).
+     */
+    private static final ThreadLocal<long[]> ENTERED = ThreadLocal.withInitial(() -> new long[1]);
+
     /** Makes {@code ctx} current and returns the previous context, to be restored with {@link #restore}. */
     public static CaptureContext enter(CaptureContext ctx) {
+        ENTERED.get()[0]++;
         CaptureContext prev = CURRENT.get();
         CURRENT.set(ctx);
         return prev;
+    }
+
+    /**
+     * How many times this thread has entered a context: a number that changes from one statement to the next, so that
+     * what an engine's triggers put together over one statement's calls ({@link DerbyCapture}) is not carried into the
+     * next one when the statement failed before its triggers were done.
+     */
+    static long entered() {
+        return ENTERED.get()[0];
     }
 
     public static void restore(CaptureContext prev) {

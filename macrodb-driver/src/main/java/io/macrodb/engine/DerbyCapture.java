@@ -16,7 +16,8 @@ import java.util.Map;
  * which is where MacroDB's capture context is. It fires the triggers of one statement after the
  * statement changed its rows, in creation order, each over the changed rows in the same order; so
  * the n-th call of column k belongs to the n-th row of the statement. Rows are assembled per column
- * counter, which is right whether Derby runs trigger by trigger or row by row.
+ * counter, which is right whether Derby runs trigger by trigger or row by row, and per statement
+ * ({@link CaptureContext#entered}): what a statement that failed halfway through its triggers left is dropped.
  *
  * <p>Values are handed over as a result set would give them: SMALLINT as Integer, dates and times as
  * java.time values. LOB and other columns that a trigger cannot pass travel as {@link #NOT_PASSED},
@@ -28,9 +29,11 @@ public final class DerbyCapture {
         @Override public String toString() { return "<not passed by the Derby trigger>"; }
     };
 
-    /** The rows of one table and event being assembled in this thread. */
+    /** The rows of one table and event being assembled in this thread, for one statement. */
     private static final class Assembly {
         final int columns;
+        /** The statement it belongs to ({@link CaptureContext#entered}). */
+        final long statement = CaptureContext.entered();
         final java.util.ArrayList<Object[]> olds = new java.util.ArrayList<>();
         final java.util.ArrayList<Object[]> news = new java.util.ArrayList<>();
         final java.util.ArrayList<int[]> filled = new java.util.ArrayList<>();
@@ -65,8 +68,12 @@ public final class DerbyCapture {
         Map<String, Assembly> all = ASSEMBLIES.get();
         String key = schema + '\u0000' + table + '\u0000' + event;
         Assembly a = all.get(key);
-        if (a == null || a.columns != count || ordinal == 1 && a.started()) {
-            // a new statement, or what a failed one left half assembled
+        if (a == null || a.columns != count || a.statement != CaptureContext.entered() || ordinal == 1 && a.started()) {
+            // a new statement, or what a failed one left half assembled: a statement that failed while Derby fired its
+            // triggers (its database dropped under it, an interrupt, a timeout) leaves rows of which only the first
+            // columns' calls came, and the next statement's calls completed them with its own columns, shipping keys
+            // of the failed statement's rows in place of its own (only "a.started()" caught it, and only once a later
+            // column had come too)
             a = new Assembly(count);
             all.put(key, a);
         }
