@@ -1111,13 +1111,25 @@ public final class PostgresEngine implements Engine {
 
     // ---------------------------------------------------------------- triggers of the application
 
+    /**
+     * By table and name (a trigger's name is its table's in PostgreSQL: two tables' triggers may share one). A trigger
+     * that is not enabled as usual comes with the statement that sets it so ({@code DISABLE}, {@code ENABLE REPLICA},
+     * {@code ENABLE ALWAYS}), both in one {@code DO} block: {@code pg_get_triggerdef} leaves that out.
+     */
     @Override public Map<String, String> applicationTriggerDdl(Connection c) throws SQLException {
         Map<String, String> out = new LinkedHashMap<>();
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT g.tgname, pg_get_triggerdef(g.oid) FROM pg_trigger g JOIN pg_class c ON"
-                     + " c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND g.tgname <> '"
+             ResultSet rs = s.executeQuery("SELECT format('%I.%I.%I', n.nspname, c.relname, g.tgname), pg_get_triggerdef(g.oid),"
+                     + " CASE g.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA' WHEN 'A' THEN 'ENABLE ALWAYS' END"
+                     + " || format(' TRIGGER %I', g.tgname), format('%I.%I', n.nspname, c.relname) FROM pg_trigger g JOIN pg_class c"
+                     + " ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND g.tgname <> '"
                      + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA + " ORDER BY g.oid")) {
-            while (rs.next()) out.put(rs.getString(1), rs.getString(2));
+            while (rs.next()) {
+                String create = rs.getString(2);
+                String state = rs.getString(3);
+                out.put(rs.getString(1), state == null ? create : "DO " + dollarQuoted("BEGIN EXECUTE " + literal(create)
+                        + "; EXECUTE " + literal("ALTER TABLE " + rs.getString(4) + " " + state) + "; END"));
+            }
         }
         return out;
     }

@@ -85,15 +85,37 @@ public final class ReplicaSet {
     private volatile Snapshots snapshots;
     /**
      * Row propagation only: the application's triggers, which secondaries do not carry (their effects
-     * arrive as rows), by upper-cased name, so that a promoted secondary gets them back.
+     * arrive as rows), so that a promoted secondary gets them back: by upper-cased name as the statements name them, or
+     * as the engine's catalog keys them where it gives each one's statement ({@code Engine.applicationTriggerDdl},
+     * read again after every schema change).
      */
     private final Map<String, StatementChange> userTriggers = new ConcurrentHashMap<>();
     private volatile boolean applicationTriggers = true; // until the catalog has been read
     private volatile boolean tablesWithoutKey = true; // until the catalog has been read
     private static final java.util.regex.Pattern CREATE_TRIGGER = java.util.regex.Pattern.compile(
             "(?is)\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:FORCE\\s+)?TRIGGER\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?([^\\s(]+)\\s.*");
+    /** {@code DROP TRIGGER name}, and PostgreSQL's {@code DROP TRIGGER name ON table [CASCADE | RESTRICT]}. */
     private static final java.util.regex.Pattern DROP_TRIGGER = java.util.regex.Pattern.compile(
-            "(?is)\\s*DROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?([^\\s;]+)\\s*;?\\s*");
+            "(?is)\\s*DROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?([^\\s;]+)(?:\\s+ON\\s+[^;]+?)?(?:\\s+(?:CASCADE|RESTRICT))?\\s*;?\\s*");
+    /**
+     * A schema change of the application's triggers alone: one created, replaced, dropped or renamed, or enabled or
+     * disabled ({@code ALTER TABLE t ENABLE|DISABLE [REPLICA|ALWAYS] TRIGGER x}, as its only action).
+     */
+    private static final java.util.regex.Pattern TRIGGER_ONLY = java.util.regex.Pattern.compile(
+            "(?is)\\s*(?:CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:FORCE\\s+)?(?:CONSTRAINT\\s+)?TRIGGER|DROP\\s+TRIGGER|ALTER\\s+TRIGGER)\\s.*"
+                    + "|\\s*ALTER\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?(?:ONLY\\s+)?(?:\"[^\"]*\"|[^\\s\"])+\\s+(?:ENABLE|DISABLE)\\s+"
+                    + "(?:REPLICA\\s+|ALWAYS\\s+)?TRIGGER\\s+[^,;]+;?\\s*");
+
+    /**
+     * Whether {@code sql} changes the application's triggers and nothing else. A secondary in row propagation carries
+     * none of them (their effects arrive as rows; {@code Engine.dropUserTriggers} takes them away after every schema
+     * change), so it does not run such a change: {@code DROP TRIGGER}, {@code ALTER TRIGGER} or a trigger's
+     * {@code ENABLE}/{@code DISABLE} failed there on a trigger it did not have, and took every secondary out of the
+     * rotation. The primary keeps them for a promotion ({@link #noteTriggerDdl}, {@link #refreshShapes}).
+     */
+    static boolean changesOnlyATrigger(String sql) {
+        return TRIGGER_ONLY.matcher(SqlClassifier.withoutComments(sql)).matches();
+    }
 
     /** The trigger name of a CREATE/DROP TRIGGER, without schema and quotes, upper-cased unless quoted. */
     private static String triggerName(String qualified) {
@@ -477,6 +499,16 @@ public final class ReplicaSet {
             }
             tablesWithoutKey = keyless;
             applicationTriggers = io.macrodb.engine.Catalog.hasApplicationTriggers(c);
+            if (config.propagation() == Propagation.ROW) {
+                // where the catalog gives each trigger's statement, the triggers a promotion puts back are the catalog's,
+                // as this change left them (dropped with their table, renamed, disabled), not what the statements'
+                // text said
+                Map<String, String> fromCatalog = engine().applicationTriggerDdl(c);
+                if (fromCatalog != null) {
+                    userTriggers.keySet().retainAll(fromCatalog.keySet());
+                    fromCatalog.forEach((name, sql) -> userTriggers.put(name, new StatementChange(sql, new Object[0], true, null)));
+                }
+            }
         }
     }
 

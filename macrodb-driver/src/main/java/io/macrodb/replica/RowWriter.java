@@ -306,6 +306,8 @@ final class RowWriter implements AutoCloseable {
     }
 
     void apply(StatementChange sc) throws SQLException {
+        // the application's triggers are not carried here (ReplicaSet.changesOnlyATrigger): a change of them alone is not run
+        if (sc.ddl() && withoutUserTriggers && ReplicaSet.changesOnlyATrigger(sc.sql())) return;
         if (sc.ddl()) {
             clear(); // shapes change; statements prepared against the old ones may be invalid
             engine.beforeSchemaChange(c);

@@ -187,6 +187,70 @@ class PostgresFaultTest {
         }
     }
 
+    /**
+     * The promoted primary gets the application's triggers back as the failed primary last had them. PostgreSQL names a
+     * trigger per table, and MacroDB kept them by name, from the text of CREATE and DROP TRIGGER: two tables' triggers of
+     * one name came back as one, a trigger dropped with {@code DROP TRIGGER ... ON} (which MacroDB did not recognise) or
+     * with its table came back (or failed the promotion), and a disabled or renamed one came back enabled, under its old
+     * name. Now they are read from the primary's catalog after every schema change.
+     */
+    @Test
+    void thePromotedPrimaryHasTheApplicationsTriggersAsThePrimaryLastHadThem() throws Exception {
+        PgCluster.assumeAvailable();
+        try (PgCluster pg = PgCluster.start(2)) {
+            String url = pg.macroUrl(2, "capture=" + TestDb.CAPTURE + "&rebuild=manual");
+            try (Connection c = TestDb.open(url)) {
+                MacroConnection mc = TestDb.macro(c);
+                try (Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE item (id INT PRIMARY KEY, v INT)");
+                    s.execute("CREATE TABLE note (id INT PRIMARY KEY)");
+                    s.execute("CREATE TABLE scratch (id INT PRIMARY KEY)");
+                    s.execute("CREATE TABLE audit (id INT, what TEXT, PRIMARY KEY (id, what))");
+                    s.execute("CREATE FUNCTION audited() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                            + " INSERT INTO audit VALUES (NEW.id, TG_TABLE_NAME || '.' || TG_NAME); RETURN NULL; END $$");
+                    for (String t : List.of("item", "note", "scratch")) {
+                        s.execute("CREATE TRIGGER audited AFTER INSERT ON " + t + " FOR EACH ROW EXECUTE FUNCTION audited()");
+                    }
+                    s.execute("CREATE TRIGGER gone AFTER INSERT ON item FOR EACH ROW EXECUTE FUNCTION audited()");
+                    s.execute("DROP TRIGGER gone ON item");
+                    s.execute("DROP TABLE scratch");
+                    s.execute("CREATE TRIGGER quiet AFTER INSERT ON item FOR EACH ROW EXECUTE FUNCTION audited()");
+                    s.execute("ALTER TABLE item DISABLE TRIGGER quiet");
+                    s.execute("CREATE TRIGGER old_name AFTER INSERT ON note FOR EACH ROW EXECUTE FUNCTION audited()");
+                    s.execute("ALTER TRIGGER old_name ON note RENAME TO new_name");
+                }
+                assertTrue(mc.admin().awaitCaughtUp(5_000));
+                String triggers = "SELECT c.relname || '.' || g.tgname || ':' || g.tgenabled::text FROM pg_trigger g JOIN pg_class c"
+                        + " ON c.oid = g.tgrelid WHERE NOT g.tgisinternal AND g.tgname <> 'macrodb_capture' ORDER BY 1";
+                List<String> expected = List.of("item.audited:O", "item.quiet:D", "note.audited:O", "note.new_name:O");
+                try (Connection p = java.sql.DriverManager.getConnection(mc.replicaStatus().get(0).url(), "sa", "")) {
+                    assertEquals(expected, TestDb.rows(p, triggers, "|"));
+                }
+                pg.server(0).stop(true);
+                assertTrue(waitFor(() -> mc.replicaStatus().get(0).stateReason().startsWith("promoted"), 30_000),
+                        () -> mc.replicaStatus().toString());
+                try (Connection p = java.sql.DriverManager.getConnection(mc.replicaStatus().get(0).url(), "sa", "")) {
+                    assertEquals(expected, TestDb.rows(p, triggers, "|"), "the promoted primary's triggers");
+                }
+                for (int attempt = 0; ; attempt++) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("INSERT INTO item VALUES (1, 1)");
+                        s.execute("INSERT INTO note VALUES (1)");
+                        break;
+                    } catch (SQLException e) {
+                        if (!"40001".equals(e.getSQLState()) || attempt > 50) throw e;
+                        Thread.sleep(20);
+                    }
+                }
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT what FROM audit ORDER BY what")) {
+                    List<String> rows = new java.util.ArrayList<>();
+                    while (rs.next()) rows.add(rs.getString(1));
+                    assertEquals(List.of("item.audited", "note.audited", "note.new_name"), rows);
+                }
+            }
+        }
+    }
+
     /** The application's PL/pgSQL trigger, not carried by secondaries in row propagation, is back on the promoted primary. */
     @Test
     void thePromotedPrimaryKeepsTheApplicationsTriggers() throws Exception {
