@@ -411,8 +411,8 @@ class PostgresEngineTest {
     }
 
     /**
-     * A record that fails on every secondary of the other servers (a schema owned by a role only the primary's server
-     * has): each failed secondary is rebuilt from a replica past that record. It used to be copied from the freshest
+     * A record that fails on every secondary of the other servers (a policy for a role only the primary's server has):
+     * each failed secondary is rebuilt from a replica past that record (whose copy leaves the policy out there). It used to be copied from the freshest
      * secondary still running, here one whose applier is held behind the record, then applied the record again, failed
      * again, and was copied again, for as long as that secondary stayed behind.
      */
@@ -424,7 +424,7 @@ class PostgresEngineTest {
             var mc = TestDb.macro(c);
             s.execute("CREATE TABLE t (k int PRIMARY KEY)");
             mc.admin().pauseApplying(4, true); // secondary 4 stays behind, running
-            s.execute("CREATE SCHEMA audit AUTHORIZATION auditor"); // fails on every secondary: their servers lack the role
+            s.execute("CREATE POLICY audit ON t TO auditor USING (true)"); // fails on every secondary: their servers lack the role
             long failing = mc.admin().version();
             s.execute("INSERT INTO t VALUES (1)");
             long deadline = System.nanoTime() + 20_000_000_000L;
@@ -451,7 +451,35 @@ class PostgresEngineTest {
                 return r.state() == io.macrodb.replica.ReplicaState.ACTIVE && r.version() >= failing;
             }), () -> "secondary 4 not rebuilt past v" + failing);
             TestDb.assertOnEveryReplica(c, 5, "SELECT k FROM t", List.of("1"));
-            TestDb.assertOnEveryReplica(c, 5, "SELECT count(*) FROM pg_namespace WHERE nspname = 'audit'", List.of("1"));
+            assertEquals(List.of(List.of("1"), List.of("0"), List.of("0"), List.of("0"), List.of("0")),
+                    TestDb.everyReplica(c, "SELECT count(*) FROM pg_policy WHERE polname = 'audit'"));
+            TestDb.assertConverged(c);
+        }
+    }
+
+    /**
+     * A schema owned by a role that only the primary's server has is made on every secondary, owned there by the user
+     * MacroDB connects as, as a copy makes it: it used to fail every secondary of the other servers, which were rebuilt,
+     * and failed again at the next such statement. Without a name, the schema is named after the role.
+     */
+    @Test
+    void aSchemaOwnedByARoleASecondaryLacksIsMadeThereByItsUser() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        role(pg.server(0), "keeper"); // on the primary's server only
+        try (Connection c = TestDb.open(pg.macroUrl(3, "")); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA vault AUTHORIZATION keeper CREATE TABLE box (k int PRIMARY KEY)");
+            s.execute("create schema if not exists authorization \"keeper\";");
+            s.execute("CREATE TABLE keeper.t (k int PRIMARY KEY)");
+            s.execute("INSERT INTO vault.box VALUES (1)");
+            s.execute("INSERT INTO keeper.t VALUES (2)");
+            TestDb.assertOnEveryReplica(c, 3, "SELECT (SELECT k FROM vault.box) + (SELECT k FROM keeper.t)", List.of("3"));
+            for (var r : TestDb.macro(c).replicaStatus()) {
+                assertEquals(io.macrodb.replica.ReplicaState.ACTIVE, r.state(), r::toString);
+                assertFalse(r.stateReason().startsWith("rebuilt"), r::toString);
+            }
+            List<String> elsewhere = List.of("keeper|sa", "vault|sa");
+            assertEquals(List.of(List.of("keeper|keeper", "vault|keeper"), elsewhere, elsewhere), TestDb.everyReplica(c,
+                    "SELECT nspname, pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname IN ('vault', 'keeper') ORDER BY 1"));
             TestDb.assertConverged(c);
         }
     }
