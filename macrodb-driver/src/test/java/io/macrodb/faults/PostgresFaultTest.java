@@ -192,7 +192,8 @@ class PostgresFaultTest {
      * trigger per table, and MacroDB kept them by name, from the text of CREATE and DROP TRIGGER: two tables' triggers of
      * one name came back as one, a trigger dropped with {@code DROP TRIGGER ... ON} (which MacroDB did not recognise) or
      * with its table came back (or failed the promotion), and a disabled or renamed one came back enabled, under its old
-     * name. Now they are read from the primary's catalog after every schema change.
+     * name. Now they are read from the primary's catalog after every schema change. Each fires once: the secondary
+     * fired nothing for the audited row it applied.
      */
     @Test
     void thePromotedPrimaryHasTheApplicationsTriggersAsThePrimaryLastHadThem() throws Exception {
@@ -218,6 +219,7 @@ class PostgresFaultTest {
                     s.execute("ALTER TABLE item DISABLE TRIGGER quiet");
                     s.execute("CREATE TRIGGER old_name AFTER INSERT ON note FOR EACH ROW EXECUTE FUNCTION audited()");
                     s.execute("ALTER TRIGGER old_name ON note RENAME TO new_name");
+                    s.execute("INSERT INTO item VALUES (0, 0)"); // audited by the primary; its row reaches the secondary as a row
                 }
                 assertTrue(mc.admin().awaitCaughtUp(5_000));
                 String triggers = "SELECT c.relname || '.' || g.tgname || ':' || g.tgenabled::text FROM pg_trigger g JOIN pg_class c"
@@ -242,48 +244,11 @@ class PostgresFaultTest {
                         Thread.sleep(20);
                     }
                 }
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT what FROM audit ORDER BY what")) {
+                // each audited once: the secondary fired nothing for the row it applied, the promoted primary its triggers
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id || ' ' || what FROM audit ORDER BY 1")) {
                     List<String> rows = new java.util.ArrayList<>();
                     while (rs.next()) rows.add(rs.getString(1));
-                    assertEquals(List.of("item.audited", "note.audited", "note.new_name"), rows);
-                }
-            }
-        }
-    }
-
-    /** The application's PL/pgSQL trigger, not carried by secondaries in row propagation, is back on the promoted primary. */
-    @Test
-    void thePromotedPrimaryKeepsTheApplicationsTriggers() throws Exception {
-        PgCluster.assumeAvailable();
-        try (PgCluster pg = PgCluster.start(2)) {
-            String url = pg.macroUrl(2, "capture=" + TestDb.CAPTURE + "&rebuild=manual");
-            try (Connection c = TestDb.open(url)) {
-                MacroConnection mc = TestDb.macro(c);
-                try (Statement s = c.createStatement()) {
-                    s.execute("CREATE TABLE item (id INT PRIMARY KEY, v INT)");
-                    s.execute("CREATE TABLE audit (item_id INT, what VARCHAR(10), PRIMARY KEY (item_id, what))");
-                    s.execute("CREATE FUNCTION audit_item() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                            + " INSERT INTO audit VALUES (NEW.id, 'insert'); RETURN NULL; END $$");
-                    s.execute("CREATE TRIGGER item_audit AFTER INSERT ON item FOR EACH ROW EXECUTE FUNCTION audit_item()");
-                    s.execute("INSERT INTO item VALUES (1, 1)");
-                }
-                assertTrue(mc.admin().awaitCaughtUp(5_000));
-                pg.server(0).stop(true);
-                assertTrue(waitFor(() -> mc.replicaStatus().get(0).stateReason().startsWith("promoted"), 30_000),
-                        () -> mc.replicaStatus().toString());
-                for (int attempt = 0; ; attempt++) {
-                    try (Statement s = c.createStatement()) {
-                        s.execute("INSERT INTO item VALUES (2, 2)");
-                        break;
-                    } catch (SQLException e) {
-                        if (!"40001".equals(e.getSQLState()) || attempt > 50) throw e;
-                        Thread.sleep(20);
-                    }
-                }
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT what FROM audit ORDER BY item_id")) {
-                    List<String> rows = new java.util.ArrayList<>();
-                    while (rs.next()) rows.add(rs.getString(1));
-                    assertEquals(List.of("insert", "insert"), rows, "the new primary fired the application's trigger, once");
+                    assertEquals(List.of("0 item.audited", "1 item.audited", "1 note.audited", "1 note.new_name"), rows);
                 }
             }
         }
