@@ -362,20 +362,27 @@ final class PostgresCopy {
                 + " pg_namespace n ON n.oid = c.relnamespace WHERE r.ev_enabled IN ('A', 'R') AND " + USER + " LIMIT 20");
     }
 
+    /**
+     * Reads a copy into the (emptied) database of {@code c}, in the caller's transaction. The copy's statements come in
+     * the order of their kinds (types, functions, tables, ..., views), each kind in the order its objects were first
+     * made; an object can need one made after it (a view replaced to read a later view, a function returning a later
+     * table's rows, a composite type given an attribute of a later type). Such a statement is set aside when what it
+     * needs is missing ({@link #MISSING}), and run again after each statement that made something, until it runs; one
+     * that never does fails the import with its own error.
+     */
     static void importInto(Connection c, Path file) throws SQLException, IOException {
         wipe(c);
         try (Statement s = c.createStatement()) {
             s.execute("SET LOCAL check_function_bodies = off");
         }
+        List<String> waiting = new ArrayList<>();
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
             while (true) {
                 int kind = in.readByte();
                 if (kind == 'E') break;
                 String sql = new String(in.readNBytes(in.readInt()), StandardCharsets.UTF_8);
                 if (kind == 'S') {
-                    try (Statement s = c.createStatement()) {
-                        s.execute(sql);
-                    }
+                    if (runOrSetAside(c, sql, waiting)) runWaiting(c, waiting);
                 } else if (kind == 'C') {
                     byte[] data = in.readNBytes(in.readInt());
                     c.unwrap(org.postgresql.PGConnection.class).getCopyAPI().copyIn(sql, new ByteArrayInputStream(data));
@@ -384,10 +391,54 @@ final class PostgresCopy {
                 }
             }
         }
+        for (String sql : waiting) {
+            try (Statement s = c.createStatement()) {
+                s.execute(sql); // what it needs was never made: its own error
+            }
+        }
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
             s.execute("CREATE TABLE macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
             s.execute("INSERT INTO macrodb.replica DEFAULT VALUES");
+        }
+    }
+
+    /**
+     * What a statement of a copy fails with when an object it needs is not made yet: undefined table, object (a type),
+     * function, or schema.
+     */
+    private static final java.util.Set<String> MISSING = java.util.Set.of("42P01", "42704", "42883", "3F000");
+
+    /**
+     * Runs {@code sql} in a savepoint; where it fails because an object it needs is missing ({@link #MISSING}), rolls it
+     * back and returns false, after adding it to {@code waiting} unless that is null. Any other failure is thrown.
+     */
+    private static boolean runOrSetAside(Connection c, String sql, List<String> waiting) throws SQLException {
+        java.sql.Savepoint before = c.setSavepoint();
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            if (!MISSING.contains(e.getSQLState())) throw e;
+            c.rollback(before);
+            if (waiting != null) waiting.add(sql);
+            return false;
+        }
+        c.releaseSavepoint(before);
+        return true;
+    }
+
+    /** Runs the statements set aside that can run now, in their order, until a round runs none. */
+    private static void runWaiting(Connection c, List<String> waiting) throws SQLException {
+        for (boolean ran = true; ran && !waiting.isEmpty(); ) {
+            ran = false;
+            for (int i = 0; i < waiting.size(); ) {
+                if (runOrSetAside(c, waiting.get(i), null)) {
+                    waiting.remove(i);
+                    ran = true;
+                } else {
+                    i++;
+                }
+            }
         }
     }
 
