@@ -84,4 +84,59 @@ class UserTriggerTest {
             TestDb.assertOnEveryReplica(c, 3, "SELECT COUNT(*) FROM audit", java.util.List.of("1"));
         }
     }
+
+    /**
+     * A promotion puts back the triggers the primary had when it failed: not one dropped with its table (putting it
+     * back failed on the missing table), and one created afterwards on a new table of the same name.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.MethodSource("io.macrodb.testing.TestEngines#all")
+    void aPromotionPutsBackTheTriggersThePrimaryHadWhenItFailed(String engine) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("postgresql"), "PostgresFaultTest stops a PostgreSQL primary's"
+                + " own server: thePromotedPrimaryHasTheApplicationsTriggersAsThePrimaryLastHadThem");
+        try (Connection c = TestDb.open(TestDb.url(engine, "replicas=3&propagation=row"))) {
+            var mc = TestDb.macro(c);
+            String oldPrimary = mc.replicaStatus().get(0).url();
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE audit (item_id INT, what VARCHAR(10), PRIMARY KEY (item_id, what))");
+                s.execute("CREATE TABLE gone (id INT PRIMARY KEY, v INT)");
+                s.execute(trigger(engine, "gone_audit", "gone"));
+                s.execute("DROP TABLE gone");
+                s.execute("CREATE TABLE item (id INT PRIMARY KEY, v INT)");
+                s.execute(trigger(engine, "item_audit", "item"));
+                s.execute("INSERT INTO item VALUES (1, 10)");
+            }
+            assertEquals(true, mc.admin().awaitCaughtUp(10_000));
+            io.macrodb.testing.Failovers.shutDown(oldPrimary);
+            io.macrodb.testing.Failovers.awaitPromotion(mc);
+            assertEquals(true, mc.replicaStatus().get(0).stateReason().startsWith("promoted"), () -> mc.replicaStatus().toString());
+            for (int attempt = 0; ; attempt++) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("INSERT INTO item VALUES (2, 20)");
+                    break;
+                } catch (java.sql.SQLException e) {
+                    if (!"40001".equals(e.getSQLState()) || attempt > 100) throw e;
+                    Thread.sleep(20);
+                }
+            }
+            long deadline = System.nanoTime() + 20_000_000_000L; // the failed primary's place taken by a new secondary
+            while (System.nanoTime() < deadline && !(mc.replicaStatus().size() == 3
+                    && mc.replicaStatus().stream().allMatch(r -> r.state() == io.macrodb.replica.ReplicaState.ACTIVE))) {
+                Thread.sleep(20);
+            }
+            TestDb.assertOnEveryReplica(c, 3, "SELECT COUNT(*) FROM audit", java.util.List.of("2"));
+        }
+    }
+
+    /** The engine's own form of an audit trigger after insert. */
+    private static String trigger(String engine, String name, String table) {
+        return switch (engine) {
+            case "h2" -> "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " FOR EACH ROW CALL \"" + AuditTrigger.class.getName() + "\"";
+            case "sqlite" -> "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " BEGIN INSERT INTO audit VALUES (NEW.id, 'insert'); END";
+            case "derby" -> "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " REFERENCING NEW AS r FOR EACH ROW"
+                    + " INSERT INTO audit VALUES (r.id, 'insert')";
+            default -> "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " REFERENCING NEW ROW AS r FOR EACH ROW"
+                    + " INSERT INTO audit VALUES (r.id, 'insert')";
+        };
+    }
 }

@@ -242,19 +242,32 @@ public final class Catalog {
     /** Drops every trigger in user schemas whose name is not LIKE {@code keepPattern}. */
     static void dropTriggersExcept(Connection c, String keepPattern) throws SQLException {
         List<String> drops = new ArrayList<>();
+        for (String[] t : triggersExcept(c, keepPattern)) drops.add("DROP TRIGGER " + TableShape.quote(t[0]) + "." + TableShape.quote(t[1]));
+        try (java.sql.Statement s = c.createStatement()) {
+            for (String d : drops) s.execute(d);
+        }
+    }
+
+    /** The names of the triggers of the user schemas ({@code INFORMATION_SCHEMA.TRIGGERS}) not named like {@code keepPattern}. */
+    static java.util.Set<String> triggerNamesExcept(Connection c, String keepPattern) throws SQLException {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (String[] t : triggersExcept(c, keepPattern)) out.add(t[1]);
+        return out;
+    }
+
+    /** Schema and name of each trigger of the user schemas not named like {@code keepPattern}. */
+    private static List<String[]> triggersExcept(Connection c, String keepPattern) throws SQLException {
+        List<String[]> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT TRIGGER_SCHEMA, TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS"
                 + " WHERE TRIGGER_NAME NOT LIKE ?")) {
             ps.setString(1, keepPattern);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    if (isSystemSchema(rs.getString(1))) continue;
-                    drops.add("DROP TRIGGER " + TableShape.quote(rs.getString(1)) + "." + TableShape.quote(rs.getString(2)));
+                    if (!isSystemSchema(rs.getString(1))) out.add(new String[] {rs.getString(1), rs.getString(2)});
                 }
             }
         }
-        try (java.sql.Statement s = c.createStatement()) {
-            for (String d : drops) s.execute(d);
-        }
+        return out;
     }
 
     /** Next values of user sequences from INFORMATION_SCHEMA.SEQUENCES ({@code nextColumn} differs per engine). */

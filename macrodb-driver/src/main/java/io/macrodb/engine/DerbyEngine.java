@@ -374,6 +374,15 @@ public final class DerbyEngine implements Engine {
         }
     }
 
+    @Override public Set<String> applicationTriggerNames(Connection c) throws SQLException {
+        Set<String> out = new HashSet<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT TRIGGERNAME FROM SYS.SYSTRIGGERS WHERE TRIGGERNAME NOT LIKE 'MACRODB_CAPTURE:%'")) {
+            while (rs.next()) out.add(rs.getString(1));
+        }
+        return out;
+    }
+
     /** The application's triggers dropped (MacroDB's capture triggers stay). */
     private static void dropApplicationTriggers(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();

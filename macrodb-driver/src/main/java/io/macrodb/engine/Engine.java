@@ -149,6 +149,17 @@ public interface Engine {
     default Map<String, String> applicationTriggerDdl(Connection c) throws SQLException { return null; }
 
     /**
+     * The names of the application's own triggers now in the catalog, as {@link #applicationTriggerDdl} keys them or,
+     * where that is null, as a trigger's statement names it (upper-cased unless quoted); null where the engine cannot
+     * list them. A promotion puts back only the triggers the primary still had: one dropped with its table, or by a
+     * statement MacroDB did not read as a DROP TRIGGER, failed the promotion when it was put back.
+     */
+    default java.util.Set<String> applicationTriggerNames(Connection c) throws SQLException {
+        Map<String, String> ddl = applicationTriggerDdl(c);
+        return ddl == null ? null : ddl.keySet();
+    }
+
+    /**
      * Drops the application's own triggers from a secondary in row propagation: their effects on
      * the primary arrive as captured rows, and firing them again while applying would apply those
      * effects twice.

@@ -102,6 +102,10 @@ public final class H2Engine implements Engine {
         Catalog.dropTriggersExcept(c, TRIGGER_PREFIX + "%");
     }
 
+    @Override public java.util.Set<String> applicationTriggerNames(Connection c) throws SQLException {
+        return Catalog.triggerNamesExcept(c, TRIGGER_PREFIX + "%");
+    }
+
     @Override public void removeCapture(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(

@@ -146,6 +146,10 @@ public final class HsqldbEngine implements Engine {
         Catalog.dropTriggersExcept(c, "MACRODB_CAPTURE:%");
     }
 
+    @Override public java.util.Set<String> applicationTriggerNames(Connection c) throws SQLException {
+        return Catalog.triggerNamesExcept(c, "MACRODB_CAPTURE:%");
+    }
+
     @Override public void removeCapture(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();

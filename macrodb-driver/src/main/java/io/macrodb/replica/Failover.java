@@ -230,9 +230,16 @@ final class Failover {
                     // secondaries do not carry the application's triggers in row propagation: put them back
                     for (StatementChange t : set.userTriggers()) {
                         if (t.schema() != null) c.setSchema(t.schema());
+                        java.sql.Savepoint before = c.setSavepoint();
                         try (PreparedStatement ps = c.prepareStatement(t.sql())) {
                             for (int i = 0; i < t.params().length; i++) ps.setObject(i + 1, t.params()[i]);
                             ps.execute();
+                        } catch (SQLException e) {
+                            // a trigger that cannot be made again (its table renamed since) must not cost the database its
+                            // primary: the promotion goes on without it, and says so
+                            c.rollback(before);
+                            LOG.severe("MacroDB: the application's trigger could not be made again on the promoted primary "
+                                    + s + "; it is missing there (" + e.getMessage() + "): " + t.sql());
                         }
                     }
                 }

@@ -507,6 +507,11 @@ public final class ReplicaSet {
                 if (fromCatalog != null) {
                     userTriggers.keySet().retainAll(fromCatalog.keySet());
                     fromCatalog.forEach((name, sql) -> userTriggers.put(name, new StatementChange(sql, new Object[0], true, null)));
+                } else {
+                    // elsewhere the statements' text says how each was made, and the catalog which are still there (one
+                    // dropped with its table is not)
+                    java.util.Set<String> names = engine().applicationTriggerNames(c);
+                    if (names != null) userTriggers.keySet().retainAll(names);
                 }
             }
         }
