@@ -437,7 +437,57 @@ public final class PostgresEngine implements Engine {
         if (PRIVILEGES.matcher(sql).lookingAt() && !sql.contains("?")) return leavingOutMissingRoles(sql);
         java.util.regex.Matcher schema = SCHEMA_AUTHORIZATION.matcher(sql);
         if (schema.lookingAt() && !sql.contains("?")) return ownedByTheUserWhereTheRoleIsMissing(sql, schema);
+        java.util.regex.Matcher policy = POLICY_ROLES.matcher(sql);
+        if (policy.lookingAt() && !sql.contains("?")) return forTheRolesTheServerHas(sql, policy);
+        java.util.regex.Matcher drop = DROP_POLICY.matcher(sql);
+        if (drop.lookingAt()) return sql.substring(0, drop.end()) + " IF EXISTS" + sql.substring(drop.end());
         return sql;
+    }
+
+    private static final String IDENTIFIER = "(?:\"(?:[^\"]|\"\")*\"|[\\w$]+)";
+
+    /**
+     * {@code CREATE POLICY name ON table [AS ...] [FOR ...] TO role [, ...]}, up to the end of the role list (group 1 the
+     * statement before {@code TO}, group 2 the roles), followed by {@code USING}, {@code WITH CHECK} or the end.
+     */
+    private static final java.util.regex.Pattern POLICY_ROLES = java.util.regex.Pattern.compile(LEADING
+            + "(create\\s+policy\\s+" + IDENTIFIER + "\\s+on\\s+" + IDENTIFIER + "(?:\\." + IDENTIFIER + ")?(?:\\s+as\\s+\\w+)?"
+            + "(?:\\s+for\\s+\\w+)?)\\s+to\\s+(" + IDENTIFIER + "(?:\\s*,\\s*" + IDENTIFIER + ")*)"
+            + "(?=\\s+using\\b|\\s+with\\s+check\\b|\\s*;?\\s*$)",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /** {@code DROP POLICY} without {@code IF EXISTS}, up to where that would go. */
+    private static final java.util.regex.Pattern DROP_POLICY = java.util.regex.Pattern.compile(LEADING
+            + "drop\\s+policy(?!\\s+if\\s+exists\\b)", java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /**
+     * A policy for roles that a secondary's server may lack, made there for the roles it has, as a copy makes it; left out
+     * with a warning in the server's log where it has none of them (no session there can be any of them, so the policy
+     * would hide nothing from anyone). It failed every such secondary, which was rebuilt. A policy that is left out on a
+     * secondary is dropped there with {@code IF EXISTS}; an {@code ALTER POLICY} still fails there, and the secondary's
+     * rebuild makes it as the primary holds it.
+     */
+    private static String forTheRolesTheServerHas(String sql, java.util.regex.Matcher m) {
+        StringBuilder roles = new StringBuilder();
+        int ordinal = 0;
+        for (String role : m.group(2).split("\\s*,\\s*(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)")) {
+            role = role.strip();
+            String lower = role.toLowerCase(Locale.ROOT);
+            String name = role.startsWith("\"") ? role.substring(1, role.length() - 1).replace("\"\"", "\"")
+                    : List.of("public", "current_role", "current_user", "session_user").contains(lower) ? null : lower;
+            roles.append(roles.length() == 0 ? "" : ", ").append('(').append(++ordinal).append(", ").append(literal(role)).append(", ")
+                    .append(name == null ? "NULL" : literal(name)).append(')');
+        }
+        String body = sql.strip();
+        while (body.endsWith(";")) body = body.substring(0, body.length() - 1).strip();
+        String before = sql.substring(0, m.end(1)) + " TO ";
+        String after = sql.substring(m.end(2)).strip();
+        while (after.endsWith(";")) after = after.substring(0, after.length() - 1).strip();
+        after = after.isEmpty() ? "" : " " + after;
+        return "DO " + dollarQuoted("DECLARE present text; BEGIN SELECT string_agg(r, ', ' ORDER BY i) INTO present FROM (VALUES "
+                + roles + ") v(i, r, name) WHERE name IS NULL OR EXISTS (SELECT 1 FROM pg_roles WHERE rolname = name); IF present IS"
+                + " NULL THEN RAISE WARNING 'MacroDB: left out on this secondary, whose server has none of its roles: %', "
+                + literal(body) + "; ELSE EXECUTE " + literal(before) + " || present || " + literal(after) + "; END IF; END");
     }
 
     /**

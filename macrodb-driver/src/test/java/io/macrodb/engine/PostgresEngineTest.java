@@ -411,8 +411,8 @@ class PostgresEngineTest {
     }
 
     /**
-     * A record that fails on every secondary of the other servers (a policy for a role only the primary's server has):
-     * each failed secondary is rebuilt from a replica past that record (whose copy leaves the policy out there). It used to be copied from the freshest
+     * A record that fails on every secondary of the other servers (a policy altered to a role only the primary's server
+     * has): each failed secondary is rebuilt from a replica past that record (whose copy leaves the policy out there). It used to be copied from the freshest
      * secondary still running, here one whose applier is held behind the record, then applied the record again, failed
      * again, and was copied again, for as long as that secondary stayed behind.
      */
@@ -423,8 +423,9 @@ class PostgresEngineTest {
         try (Connection c = TestDb.open(pg.macroUrl(5, "")); Statement s = c.createStatement()) {
             var mc = TestDb.macro(c);
             s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("CREATE POLICY audit ON t USING (true)");
             mc.admin().pauseApplying(4, true); // secondary 4 stays behind, running
-            s.execute("CREATE POLICY audit ON t TO auditor USING (true)"); // fails on every secondary: their servers lack the role
+            s.execute("ALTER POLICY audit ON t TO auditor"); // fails on every secondary: their servers lack the role
             long failing = mc.admin().version();
             s.execute("INSERT INTO t VALUES (1)");
             long deadline = System.nanoTime() + 20_000_000_000L;
@@ -453,6 +454,39 @@ class PostgresEngineTest {
             TestDb.assertOnEveryReplica(c, 5, "SELECT k FROM t", List.of("1"));
             assertEquals(List.of(List.of("1"), List.of("0"), List.of("0"), List.of("0"), List.of("0")),
                     TestDb.everyReplica(c, "SELECT count(*) FROM pg_policy WHERE polname = 'audit'"));
+            TestDb.assertConverged(c);
+        }
+    }
+
+    /**
+     * A policy for roles some of which a secondary's server lacks is made there for the roles it has, as a copy makes it,
+     * and left out where it has none of them; a policy left out is dropped there without failing. Each used to fail
+     * every secondary of the other servers, which were rebuilt.
+     */
+    @Test
+    void aPolicyForRolesASecondaryLacksIsMadeThereForTheRolesItHas() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        for (PgCluster.Server server : pg.servers()) role(server, "reader");
+        role(pg.server(0), "watcher"); // on the primary's server only
+        try (Connection c = TestDb.open(pg.macroUrl(3, "")); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("ALTER TABLE t ENABLE ROW LEVEL SECURITY");
+            s.execute("CREATE POLICY shared ON t AS PERMISSIVE FOR SELECT TO reader, \"watcher\" USING (k > 0)");
+            s.execute("create policy watched on t to watcher with check (k > 1);");
+            s.execute("CREATE POLICY everyone ON t TO PUBLIC, watcher USING (true)");
+            s.execute("CREATE POLICY gone ON t TO watcher USING (true)");
+            s.execute("DROP POLICY gone ON t");
+            s.execute("INSERT INTO t VALUES (1)");
+            TestDb.assertOnEveryReplica(c, 3, "SELECT k FROM t", List.of("1"));
+            for (var r : TestDb.macro(c).replicaStatus()) {
+                assertEquals(io.macrodb.replica.ReplicaState.ACTIVE, r.state(), r::toString);
+                assertFalse(r.stateReason().startsWith("rebuilt"), r::toString);
+            }
+            String policies = "SELECT polname, array(SELECT coalesce((SELECT rolname FROM pg_roles WHERE oid = x), 'public')"
+                    + " FROM unnest(polroles) x ORDER BY 1) FROM pg_policy ORDER BY 1";
+            List<String> elsewhere = List.of("everyone|{public}", "shared|{reader}");
+            assertEquals(List.of(List.of("everyone|{public}", "shared|{reader,watcher}", "watched|{watcher}"), elsewhere, elsewhere),
+                    TestDb.everyReplica(c, policies));
             TestDb.assertConverged(c);
         }
     }
