@@ -846,7 +846,7 @@ public final class DerbyEngine implements Engine {
      * manager shut down and only then interrupts the thread ({@code ContextService.notifyAllActiveThreads}). The thread
      * sees the mark at its next step and fails; it could get here, and clear its flag, before its interrupt was sent,
      * which then reached the application (a retry's sleep cut short after a {@code 40001}: caught with an agent that
-     * logged every {@code Thread.interrupt}, 2 of 27 loop runs of {@code FailoverConvergenceTest} over Derby, where it
+     * logged every {@code Thread.interrupt}, 2 of 46 loop runs of {@code FailoverConvergenceTest} over Derby, where it
      * slowed each interrupt down). Taking the monitor waits until that loop has ended.
      */
     @Override public void clearStopInterrupt() {
