@@ -62,17 +62,9 @@ class UserTriggerTest {
                 s.execute("CREATE TABLE audit (item_id INT, what VARCHAR(10), PRIMARY KEY (item_id, what))");
                 if (engine.equals("postgresql")) {
                     s.execute("CREATE FUNCTION audit_item() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                            + " INSERT INTO audit VALUES (NEW.id, 'insert'); RETURN NULL; END $$");
+                            + " INSERT INTO audit VALUES (NEW.id, 'insert'); RETURN NULL; END $$"); // what trigger() calls there
                 }
-                s.execute(switch (engine) {
-                    case "h2" -> "CREATE TRIGGER item_audit AFTER INSERT ON item FOR EACH ROW CALL \"" + AuditTrigger.class.getName() + "\"";
-                    case "sqlite" -> "CREATE TRIGGER item_audit AFTER INSERT ON item BEGIN INSERT INTO audit VALUES (NEW.id, 'insert'); END";
-                    case "postgresql" -> "CREATE TRIGGER item_audit AFTER INSERT ON item FOR EACH ROW EXECUTE FUNCTION audit_item()";
-                    case "derby" -> "CREATE TRIGGER item_audit AFTER INSERT ON item REFERENCING NEW AS r FOR EACH ROW"
-                            + " INSERT INTO audit VALUES (r.id, 'insert')";
-                    default -> "CREATE TRIGGER item_audit AFTER INSERT ON item REFERENCING NEW ROW AS r FOR EACH ROW"
-                            + " INSERT INTO audit VALUES (r.id, 'insert')";
-                });
+                s.execute(trigger(engine, "item_audit", "item"));
                 s.execute("INSERT INTO item VALUES (1, 10)");
                 s.execute(engine.equals("postgresql") ? "DROP TRIGGER item_audit ON item" : "DROP TRIGGER item_audit");
                 s.execute("INSERT INTO item VALUES (2, 20)");
@@ -119,18 +111,15 @@ class UserTriggerTest {
                     Thread.sleep(20);
                 }
             }
-            long deadline = System.nanoTime() + 20_000_000_000L; // the failed primary's place taken by a new secondary
-            while (System.nanoTime() < deadline && !(mc.replicaStatus().size() == 3
-                    && mc.replicaStatus().stream().allMatch(r -> r.state() == io.macrodb.replica.ReplicaState.ACTIVE))) {
-                Thread.sleep(20);
-            }
+            io.macrodb.testing.Failovers.awaitAllActive(mc, 3); // the failed primary's place taken by a new secondary
             TestDb.assertOnEveryReplica(c, 3, "SELECT COUNT(*) FROM audit", java.util.List.of("2"));
         }
     }
 
-    /** The engine's own form of an audit trigger after insert. */
+    /** The engine's own form of an audit trigger after insert (on PostgreSQL, of function {@code audit_item()}). */
     private static String trigger(String engine, String name, String table) {
         return switch (engine) {
+            case "postgresql" -> "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " FOR EACH ROW EXECUTE FUNCTION audit_item()";
             case "h2" -> "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " FOR EACH ROW CALL \"" + AuditTrigger.class.getName() + "\"";
             case "sqlite" -> "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " BEGIN INSERT INTO audit VALUES (NEW.id, 'insert'); END";
             case "derby" -> "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " REFERENCING NEW AS r FOR EACH ROW"

@@ -1,7 +1,6 @@
 package io.macrodb.faults;
 
 import io.macrodb.jdbc.MacroConnection;
-import io.macrodb.replica.ReplicaState;
 import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.testing.BankWorkload;
 import io.macrodb.testing.Failovers;
@@ -16,7 +15,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -199,23 +197,11 @@ class PrimaryFailoverTest {
     }
 
     private static boolean waitForAllActive(MacroConnection mc, int replicas) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            List<ReplicaStatus> st = mc.replicaStatus();
-            if (st.size() == replicas && st.stream().allMatch(r -> r.state() == ReplicaState.ACTIVE)) return true;
-            Thread.sleep(20);
-        }
-        return false;
+        return Failovers.awaitAllActive(mc, replicas);
     }
 
     static boolean waitForAllActive(MacroConnection mc) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            List<ReplicaStatus> st = mc.replicaStatus();
-            if (st.size() == 3 && st.stream().allMatch(r -> r.state() == ReplicaState.ACTIVE)) return true;
-            Thread.sleep(20);
-        }
-        return false;
+        return Failovers.awaitAllActive(mc, 3);
     }
 
     /**

@@ -214,6 +214,17 @@ public final class Failovers {
     }
 
     /** Waits (30 s at most) until a secondary was promoted, and asserts it was. */
+    /** Whether, within 20 s, the set has {@code replicas} replicas and every one is active (a failed one's place taken). */
+    public static boolean awaitAllActive(MacroConnection mc, int replicas) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            java.util.List<io.macrodb.replica.ReplicaStatus> st = mc.replicaStatus();
+            if (st.size() == replicas && st.stream().allMatch(r -> r.state() == io.macrodb.replica.ReplicaState.ACTIVE)) return true;
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
     public static void awaitPromotion(MacroConnection mc) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline && !mc.replicaStatus().get(0).stateReason().startsWith("promoted")) Thread.sleep(20);
