@@ -444,6 +444,13 @@ public final class PostgresEngine implements Engine {
         return sql;
     }
 
+    /** {@code sql} without the blanks around it and the semicolons that end it: what {@code EXECUTE} in a block takes. */
+    private static String statementText(String sql) {
+        String s = sql.strip();
+        while (s.endsWith(";")) s = s.substring(0, s.length() - 1).strip();
+        return s;
+    }
+
     private static final String IDENTIFIER = "(?:\"(?:[^\"]|\"\")*\"|[\\w$]+)";
 
     /**
@@ -478,11 +485,9 @@ public final class PostgresEngine implements Engine {
             roles.append(roles.length() == 0 ? "" : ", ").append('(').append(++ordinal).append(", ").append(literal(role)).append(", ")
                     .append(name == null ? "NULL" : literal(name)).append(')');
         }
-        String body = sql.strip();
-        while (body.endsWith(";")) body = body.substring(0, body.length() - 1).strip();
+        String body = statementText(sql);
         String before = sql.substring(0, m.end(1)) + " TO ";
-        String after = sql.substring(m.end(2)).strip();
-        while (after.endsWith(";")) after = after.substring(0, after.length() - 1).strip();
+        String after = statementText(sql.substring(m.end(2)));
         after = after.isEmpty() ? "" : " " + after;
         return "DO " + dollarQuoted("DECLARE present text; BEGIN SELECT string_agg(r, ', ' ORDER BY i) INTO present FROM (VALUES "
                 + roles + ") v(i, r, name) WHERE name IS NULL OR EXISTS (SELECT 1 FROM pg_roles WHERE rolname = name); IF present IS"
@@ -507,10 +512,8 @@ public final class PostgresEngine implements Engine {
     private static String ownedByTheUserWhereTheRoleIsMissing(String sql, java.util.regex.Matcher m) {
         String ifNotExists = m.group(1) == null ? "" : "IF NOT EXISTS ";
         String name = m.group(2) != null ? m.group(2) : m.group(3);
-        String rest = sql.substring(m.end()).strip();
-        while (rest.endsWith(";")) rest = rest.substring(0, rest.length() - 1).strip();
-        String body = sql.strip();
-        while (body.endsWith(";")) body = body.substring(0, body.length() - 1).strip();
+        String rest = statementText(sql.substring(m.end()));
+        String body = statementText(sql);
         String owned = "CREATE SCHEMA " + ifNotExists + name + (rest.isEmpty() ? "" : " " + rest);
         return "DO " + dollarQuoted("BEGIN EXECUTE " + literal(body) + "; EXCEPTION WHEN undefined_object THEN IF SQLERRM LIKE"
                 + " 'role \"%\" does not exist' THEN EXECUTE " + literal(owned) + "; RAISE WARNING 'MacroDB: made by this secondary''s"
@@ -533,8 +536,7 @@ public final class PostgresEngine implements Engine {
      * {@code role "..." does not exist}: a server whose {@code lc_messages} is not English fails the secondary as before.
      */
     static String leavingOutMissingRoles(String sql) {
-        String body = sql.strip();
-        while (body.endsWith(";")) body = body.substring(0, body.length() - 1).strip();
+        String body = statementText(sql);
         return "DO " + dollarQuoted("BEGIN EXECUTE " + literal(body) + "; EXCEPTION WHEN undefined_object THEN IF SQLERRM LIKE"
                 + " 'role \"%\" does not exist' THEN RAISE WARNING 'MacroDB: left out on this secondary, whose server lacks the"
                 + " role: %', SQLERRM; ELSE RAISE; END IF; END");
