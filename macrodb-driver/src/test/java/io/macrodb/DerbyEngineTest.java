@@ -449,6 +449,174 @@ class DerbyEngineTest {
         }
     }
 
+    /**
+     * Derby closes the session of a thread that meets an interrupt while it waits (08000, "Connection closed by unknown
+     * interrupt"), here a read-only transaction waiting for a lock, on the primary (one replica) or on a secondary. The
+     * application then ends the transaction; its session is gone, and Derby answers 08003 ("No current connection"),
+     * which MacroDB takes for a gone engine: a healthy primary was failed over (FaultInjectionTest over Derby in CI, a
+     * reader that a dropped secondary's interrupt had reached). The replica stays, and the next read runs.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3})
+    void anInterruptedReadOnlyTransactionLeavesEveryReplicaInTheRotation(int replicas) throws Exception {
+        try (Connection c = TestDb.open(url("replicas=" + replicas + "&lockTimeout=20000&primaryReads=fallback"))) {
+            MacroConnection mc = TestDb.macro(c);
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+                s.executeUpdate("INSERT INTO t VALUES (1, 1)");
+            }
+            assertTrue(mc.admin().awaitCaughtUp(10_000));
+            java.util.List<io.macrodb.replica.ReplicaStatus> before = mc.replicaStatus();
+            String table = c.getSchema() + ".t";
+            java.util.List<Connection> holders = new java.util.ArrayList<>();
+            try {
+                // every replica the read can run on holds a lock that the read waits for
+                for (int i = replicas == 1 ? 0 : 1; i < replicas; i++) {
+                    Connection holder = DriverManager.getConnection(before.get(i).url().replace(";create=true", ""));
+                    holders.add(holder);
+                    holder.setAutoCommit(false);
+                    try (Statement s = holder.createStatement()) {
+                        s.execute("LOCK TABLE " + table + " IN EXCLUSIVE MODE");
+                    }
+                }
+                c.setReadOnly(true);
+                c.setAutoCommit(false);
+                Thread reader = Thread.currentThread();
+                Thread interrupter = new Thread(() -> {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (java.util.Arrays.stream(reader.getStackTrace()).noneMatch(f -> f.getMethodName().equals("waitForGrant"))
+                            && System.nanoTime() < deadline) Thread.onSpinWait(); // inside Derby's wait for the lock
+                    reader.interrupt(); // the application's, or one a dropped database's stop left on the thread
+                }, "interrupts the reader");
+                try (Statement s = c.createStatement()) {
+                    interrupter.start();
+                    SQLException e = assertThrows(SQLException.class, () -> {
+                        try (ResultSet rs = s.executeQuery("SELECT v FROM t")) {
+                            while (rs.next()) { }
+                        }
+                    });
+                    assertEquals("08000", e.getSQLState(), e::toString);
+                    assertEquals(replicas == 1, mc.lastReplica().isPrimary(), () -> "the read ran on " + mc.lastReplica());
+                } finally {
+                    interrupter.join();
+                    Thread.interrupted();
+                }
+                c.rollback();
+            } finally {
+                for (Connection h : holders) {
+                    h.rollback();
+                    h.close();
+                }
+            }
+            assertEquals(before.get(0).url(), mc.replicaStatus().get(0).url(), () -> "failed over: " + mc.replicaStatus());
+            for (io.macrodb.replica.ReplicaStatus r : mc.replicaStatus()) {
+                assertEquals(io.macrodb.replica.ReplicaState.ACTIVE, r.state(), mc.replicaStatus()::toString);
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t")) {
+                assertTrue(rs.next());
+                assertEquals(1, rs.getInt(1));
+            }
+            c.commit();
+        }
+    }
+
+    /**
+     * A secondary dropped while a read on it is in a call's last steps: Derby's stop marks the session and interrupts
+     * its thread, and the call still succeeds, so nothing cleared the interrupt, and it reached the thread's next call,
+     * on the primary (FaultInjectionTest over Derby in CI: the reader's session on the primary closed, and a healthy
+     * primary was failed over). Here the secondary is dropped while Derby fetches the read's one row from a table
+     * function, past Derby's last look for the stop in that call (a function in the select list is followed by one):
+     * the row comes back, the thread without the interrupt, and the writes that follow run on the primary as before.
+     * Without the clearing the thread came back interrupted.
+     */
+    @Test
+    void aSecondaryDroppedUnderACallThatSucceedsLeavesNoInterrupt() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=2&primaryReads=fallback"))) {
+            MacroConnection mc = TestDb.macro(c);
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+                s.execute("CREATE FUNCTION through_drop() RETURNS TABLE (v INT) LANGUAGE JAVA PARAMETER STYLE DERBY_JDBC_RESULT_SET"
+                        + " READS SQL DATA EXTERNAL NAME '" + StopWindow.class.getName() + ".throughDrop'");
+                s.executeUpdate("INSERT INTO t VALUES (1, 1)");
+            }
+            assertTrue(mc.admin().awaitCaughtUp(10_000));
+            String primary = mc.replicaStatus().get(0).url();
+            String secondary = mc.replicaStatus().get(1).url();
+            StopWindow.DROP.set(() -> io.macrodb.testing.Failovers.shutDown(secondary));
+            StopWindow.interruptedInside = false;
+            StopWindow.fetchedUnderTheDrop = false;
+            c.setReadOnly(true);
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM TABLE(through_drop()) d")) {
+                assertTrue(rs.next());
+                StopWindow.fetchedUnderTheDrop = true;
+                assertEquals(1, mc.lastReplica().index(), "the read ran on the secondary");
+                assertTrue(StopWindow.interruptedInside, "the drop's interrupt reached the read's thread");
+                assertFalse(Thread.currentThread().isInterrupted(), "the drop's interrupt outlived the call that succeeded");
+            } catch (SQLException e) {
+                // closing the result and the statement on the dropped secondary, after the checks above
+                assertEquals("40001", e.getSQLState(), e::toString);
+                assertTrue(StopWindow.fetchedUnderTheDrop, () -> "the read failed: " + e);
+            } finally {
+                Thread.interrupted();
+                StopWindow.DROP.set(null);
+            }
+            assertTrue(StopWindow.interruptedInside, "the drop did not happen inside the read");
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                assertEquals("40001", e.getSQLState(), e::toString); // ending it on the dropped secondary
+            }
+            c.setReadOnly(false);
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                for (int i = 2; i <= 20; i++) s.executeUpdate("INSERT INTO t VALUES (" + i + ", " + i + ")");
+            }
+            assertEquals(primary, mc.replicaStatus().get(0).url(), () -> "failed over: " + mc.replicaStatus());
+            assertTrue(io.macrodb.testing.Failovers.awaitAllActive(mc, 2), () -> "not rebuilt: " + mc.replicaStatus());
+            TestDb.assertConverged(c);
+        }
+    }
+
+    /** Derby's side of {@link #aSecondaryDroppedUnderACallThatSucceedsLeavesNoInterrupt}: a table function a read calls. */
+    public static final class StopWindow extends org.apache.derby.vti.VTITemplate {
+        static final java.util.concurrent.atomic.AtomicReference<Runnable> DROP = new java.util.concurrent.atomic.AtomicReference<>();
+        static volatile boolean interruptedInside;
+        private boolean fetched;
+        /** Set by the test once the row came back. */
+        static volatile boolean fetchedUnderTheDrop;
+
+        /** One row, {@code 1}; fetching it drops the database it is read in (once armed), waiting for the drop. */
+        public static java.sql.ResultSet throughDrop() {
+            return new StopWindow();
+        }
+
+        @Override public boolean next() {
+            if (fetched) return false;
+            fetched = true;
+            Runnable drop = DROP.getAndSet(null);
+            if (drop == null) return true;
+            Thread dropper = new Thread(drop, "drops the database a read is in");
+            dropper.start();
+            boolean interrupted = false;
+            while (dropper.isAlive()) {
+                try {
+                    dropper.join();
+                } catch (InterruptedException e) {
+                    interrupted = true; // the stop's: it stays set, as it does when it comes past Derby's last look
+                }
+            }
+            interruptedInside = interrupted;
+            if (interrupted) Thread.currentThread().interrupt();
+            return true;
+        }
+
+        @Override public int getInt(int column) { return 1; }
+        @Override public boolean wasNull() { return false; }
+        @Override public void close() { }
+        @Override public java.sql.ResultSetMetaData getMetaData() { return null; }
+    }
+
     @Test
     void statementPropagationIsRefusedAtConnect() {
         SQLException e = assertThrows(SQLException.class, () -> TestDb.open(url("replicas=2&propagation=statement")));

@@ -877,6 +877,31 @@ public final class DerbyEngine implements Engine {
     }
 
     /**
+     * Derby's stop marks the context manager of each session inside the stopped database shut down before it interrupts
+     * the session's thread ({@code ContextService.notifyAllActiveThreads}), and the session's next step inside Derby
+     * fails on the mark ({@code ContextManager.checkInterrupt}, a {@code ShutdownException}). Asking the session's
+     * context manager for a context takes that step without running anything. A session closed since is one whose
+     * database went.
+     */
+    @Override public boolean stoppedUnder(Connection session) {
+        try {
+            org.apache.derby.impl.jdbc.EmbedConnection c = session.unwrap(org.apache.derby.impl.jdbc.EmbedConnection.class);
+            c.getContextManager().getContext(org.apache.derby.iapi.sql.conn.LanguageConnectionContext.CONTEXT_ID);
+            return false;
+        } catch (org.apache.derby.shared.common.error.ShutdownException stopped) {
+            return true;
+        } catch (SQLException e) {
+            try {
+                return session.isClosed();
+            } catch (SQLException closed) {
+                return true;
+            }
+        } catch (RuntimeException | LinkageError e) {
+            return false; // not Derby's embedded session, or its internals are not reachable: no answer
+        }
+    }
+
+    /**
      * Derby's connection errors (08xxx), a database that is gone or shut down (XJ004, XJ015, 08006, 40XD0/1). A session
      * Derby closed after an error of session severity (08003 on its next use) is taken for a gone engine too: asking
      * a new session instead, as for H2's 50000, made a promoted secondary's identity inserts fail inside Derby

@@ -514,6 +514,16 @@ public interface Engine {
     default void clearStopInterrupt() { Thread.interrupted(); }
 
     /**
+     * Whether the engine stopped the database under this session while a call on it ran
+     * ({@link #interruptsThreadsWhenStopped}): asked when a call that began uninterrupted succeeded and returned with
+     * its thread interrupted. The stop's interrupt can reach a thread in its call's last steps, after the engine last
+     * looked for it; nothing failed, so nothing cleared it, and it reached the thread's next call, on another replica
+     * (Derby closed that session as if the application had interrupted it). If this answers true, the interrupt is the
+     * stop's, and {@link #clearStopInterrupt} drops it; the replica's next use finds it gone.
+     */
+    default boolean stoppedUnder(Connection session) { return false; }
+
+    /**
      * Called on the primary's session after a statement of an update transaction failed: whether that failure
      * ended the engine's transaction (then the session is left in a new one). SQLite's {@code INSERT OR ROLLBACK},
      * a column's {@code ON CONFLICT ROLLBACK} and a trigger's {@code RAISE(ROLLBACK, ...)} roll the whole transaction

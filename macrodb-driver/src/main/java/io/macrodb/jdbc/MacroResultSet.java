@@ -81,13 +81,25 @@ final class MacroResultSet extends DelegatingResultSet {
     @Override public boolean next() throws SQLException {
         // refused here, not left to the engine: some (SQLite) answer a closed result's next() with false
         checkOpen();
+        boolean interruptedBefore = Thread.currentThread().isInterrupted();
         try {
             boolean hasRow = delegate.next();
             while (skipCaptureTriggers && hasRow && Dumps.createsCaptureTrigger(delegate.getString(1))) hasRow = delegate.next();
             if (tracker != null) tracker.advanced(delegate, hasRow, trackedIn);
+            if (!interruptedBefore && Thread.currentThread().isInterrupted()) conn.transaction().afterCall(false, session());
             return hasRow;
         } catch (SQLException e) {
             throw failure(e);
+        }
+    }
+
+    /** The engine session this result is read from, or null if it cannot be told. */
+    private java.sql.Connection session() {
+        try {
+            Statement engineStatement = delegate.getStatement();
+            return engineStatement == null ? null : engineStatement.getConnection();
+        } catch (SQLException e) {
+            return null;
         }
     }
 

@@ -19,6 +19,7 @@ import io.macrodb.sql.SqlFingerprint;
 import io.macrodb.sql.SqlState;
 import io.macrodb.sql.StatementKind;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -249,7 +250,9 @@ final class Transaction {
         for (int attempt = 1; ; attempt++) {
             Session s = primarySession();
             try {
-                return call.apply(s.connection());
+                T result = call.apply(s.connection());
+                afterCall(interruptedBefore, s.connection());
+                return result;
             } catch (SQLException | RuntimeException thrown) {
                 SQLException e = thrown instanceof SQLException se ? se : engineFailure(s, (RuntimeException) thrown);
                 if (!db.replicaFailed(s.replica(), e, "a connection call")) throw e;
@@ -386,12 +389,15 @@ final class Transaction {
         Session s = t.session();
         lastReplica = s.replica();
         boolean interruptedBefore = Thread.currentThread().isInterrupted();
+        T result;
         try {
-            return runOn(t, s, body);
+            result = runOn(t, s, body);
         } catch (SQLException | RuntimeException e) {
             clearStopInterrupt(interruptedBefore, s.replica());
             throw e;
         }
+        afterCall(interruptedBefore, s.connection());
+        return result;
     }
 
     /**
@@ -420,6 +426,20 @@ final class Transaction {
      */
     private void clearStopInterrupt(boolean interruptedBefore, Replica r) {
         if (!interruptedBefore && r != null && !r.isActive() && db.engine().interruptsThreadsWhenStopped()) db.engine().clearStopInterrupt();
+    }
+
+    /**
+     * After a call on {@code session} that succeeded: one that began uninterrupted and returns interrupted, on an engine
+     * that {@link io.macrodb.engine.Engine#interruptsThreadsWhenStopped interrupts the threads inside a database it
+     * stops}, may carry the stop's interrupt, sent in the call's last steps after the engine had last looked for it. If
+     * the engine says it stopped the session's database ({@link io.macrodb.engine.Engine#stoppedUnder}), the interrupt
+     * is dropped: it reached the thread's next call, on the primary, where Derby closed the session as if the
+     * application had interrupted it (a dropped secondary, FaultInjectionTest in CI). An interrupt of the
+     * application's own stays.
+     */
+    void afterCall(boolean interruptedBefore, Connection session) {
+        if (interruptedBefore || !Thread.currentThread().isInterrupted() || session == null) return;
+        if (db.engine().interruptsThreadsWhenStopped() && db.engine().stoppedUnder(session)) db.engine().clearStopInterrupt();
     }
 
     private <T> T runOn(Target t, Session s, Exec<T> body) throws SQLException {
@@ -816,6 +836,13 @@ final class Transaction {
         // interrupted: 08000): the transaction is over, and the next one starts on a new session. Or the
         // failure ended the engine's transaction (SQLite's INSERT OR ROLLBACK): it is over too.
         if (state == State.UPDATE && (isClosed(primary) || db.engine().failureEndedTransaction(primary.connection()))) rollbackQuietly();
+        // A read-only transaction's too, ended without a call on the closed session: Derby answers it with 08003, which
+        // stands for a gone engine, and the replica, which the failure above found there, was taken out of the rotation
+        // (a healthy primary failed over: a reader that an interrupt reached while it waited for a lock).
+        if (state == State.READ && isClosed(readSession)) {
+            readSession.markBroken();
+            rollbackQuietly();
+        }
         return db.engine().withSqlState(se);
     }
 
@@ -969,6 +996,11 @@ final class Transaction {
         if (p != null) p.close();
         boolean ended = false;
         try {
+            if (s.isBroken()) { // the engine closed it under a failure that found the engine there (afterFailure)
+                ended = true; // with its transaction: nothing to roll back
+                if (s == primary) dropPrimarySession();
+                return;
+            }
             if (!s.connection().getAutoCommit()) {
                 if (commit) s.connection().commit();
                 else s.connection().rollback();
@@ -1032,13 +1064,14 @@ final class Transaction {
 
     void commit() throws SQLException {
         boolean interruptedBefore = Thread.currentThread().isInterrupted();
-        Replica on = state == State.UPDATE ? primary.replica() : state == State.READ ? readSession.replica() : null;
+        Session on = state == State.UPDATE ? primary : state == State.READ ? readSession : null;
         try {
             commitOrEnd();
         } catch (SQLException e) {
-            clearStopInterrupt(interruptedBefore, on);
+            clearStopInterrupt(interruptedBefore, on == null ? null : on.replica());
             throw e;
         }
+        if (on != null) afterCall(interruptedBefore, on.connection());
     }
 
     private void commitOrEnd() throws SQLException {
