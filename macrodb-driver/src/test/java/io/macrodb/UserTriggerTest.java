@@ -97,6 +97,12 @@ class UserTriggerTest {
                 s.execute("CREATE TABLE item (id INT PRIMARY KEY, v INT)");
                 s.execute(trigger(engine, "item_audit", "item"));
                 s.execute("INSERT INTO item VALUES (1, 10)");
+                if (!engine.equals("derby")) { // Derby refuses to rename a table with triggers
+                    // its trigger's statement names the old name; the catalog's, the new one
+                    s.execute("CREATE TABLE moved (id INT PRIMARY KEY, v INT)");
+                    s.execute(trigger(engine, "moved_audit", "moved"));
+                    s.execute("ALTER TABLE moved RENAME TO renamed");
+                }
             }
             assertEquals(true, mc.admin().awaitCaughtUp(10_000));
             io.macrodb.testing.Failovers.shutDown(oldPrimary);
@@ -111,8 +117,13 @@ class UserTriggerTest {
                     Thread.sleep(20);
                 }
             }
+            if (!engine.equals("derby")) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("INSERT INTO renamed VALUES (3, 30)");
+                }
+            }
             io.macrodb.testing.Failovers.awaitAllActive(mc, 3); // the failed primary's place taken by a new secondary
-            TestDb.assertOnEveryReplica(c, 3, "SELECT COUNT(*) FROM audit", java.util.List.of("2"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT COUNT(*) FROM audit", java.util.List.of(engine.equals("derby") ? "2" : "3"));
         }
     }
 

@@ -255,6 +255,45 @@ public final class Catalog {
         return out;
     }
 
+    /**
+     * The statements that create the application's triggers (those of the user schemas not named like
+     * {@code keepPattern}), by trigger name, from the engine's script of its schema: {@code scriptSql} gives one statement
+     * a row, as H2's {@code SCRIPT NODATA} and HSQLDB's {@code SCRIPT} do. The script says what the catalog holds now: a
+     * trigger on a table renamed since names the table's new name, where the statement it was made with names the old
+     * one, and a promotion that made it again failed on it and left it out.
+     */
+    static Map<String, String> triggerStatementsFromScript(Connection c, String scriptSql, String keepPattern) throws SQLException {
+        Set<String> application = new HashSet<>();
+        for (String[] t : triggersExcept(c, keepPattern)) application.add(t[0] + '\u0000' + t[1]);
+        Map<String, String> out = new TreeMap<>();
+        if (application.isEmpty()) return out;
+        try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(scriptSql)) {
+            while (rs.next()) {
+                String sql = rs.getString(1);
+                java.util.regex.Matcher m = sql == null ? null : SCRIPTED_TRIGGER.matcher(sql);
+                if (m == null || !m.lookingAt()) continue;
+                String schema = unquote(m.group(1));
+                String name = unquote(m.group(2));
+                if (!application.contains(schema + '\u0000' + name)) continue;
+                String statement = sql.strip();
+                while (statement.endsWith(";")) statement = statement.substring(0, statement.length() - 1).strip();
+                out.put(name, statement);
+            }
+        }
+        return out;
+    }
+
+    private static final String SCRIPT_NAME = "(\"(?:[^\"]|\"\")*\"|[^\\s.\"]+)";
+
+    /** A script's {@code CREATE [FORCE] TRIGGER schema.name}: group 1 the schema, 2 the name, as the script writes them. */
+    private static final java.util.regex.Pattern SCRIPTED_TRIGGER = java.util.regex.Pattern.compile(
+            "\\s*CREATE\\s+(?:FORCE\\s+)?TRIGGER\\s+" + SCRIPT_NAME + "\\." + SCRIPT_NAME + "\\s",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    private static String unquote(String name) {
+        return name.startsWith("\"") ? name.substring(1, name.length() - 1).replace("\"\"", "\"") : name;
+    }
+
     /** Schema and name of each trigger of the user schemas not named like {@code keepPattern}. */
     private static List<String[]> triggersExcept(Connection c, String keepPattern) throws SQLException {
         List<String[]> out = new ArrayList<>();

@@ -150,6 +150,18 @@ public final class HsqldbEngine implements Engine {
         return Catalog.triggerNamesExcept(c, "MACRODB_CAPTURE:%");
     }
 
+    /**
+     * The application's triggers as the catalog holds them, from HSQLDB's {@code SCRIPT} (without a file: the schema's statements, no rows). {@code SCRIPT} takes an administrator: for a
+     * user who is not one, null, and a promotion makes each trigger from the statement that made it.
+     */
+    @Override public java.util.Map<String, String> applicationTriggerDdl(Connection c) throws SQLException {
+        try {
+            return Catalog.triggerStatementsFromScript(c, "SCRIPT", "MACRODB_CAPTURE:%");
+        } catch (SQLException notAllowed) {
+            return null;
+        }
+    }
+
     @Override public void removeCapture(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();

@@ -235,9 +235,14 @@ final class Failover {
                             for (int i = 0; i < t.params().length; i++) ps.setObject(i + 1, t.params()[i]);
                             ps.execute();
                         } catch (SQLException e) {
-                            // a trigger that cannot be made again (its table renamed since) must not cost the database its
-                            // primary: the promotion goes on without it, and says so
-                            c.rollback(before);
+                            // a trigger that cannot be made again must not cost the database its primary: the promotion
+                            // goes on without it, and says so
+                            try {
+                                c.rollback(before);
+                            } catch (SQLException savepointGone) {
+                                // H2 ends the transaction at every schema statement, its savepoints with it (and the
+                                // promotion failed here): the failed statement made nothing to take back
+                            }
                             LOG.severe("MacroDB: the application's trigger could not be made again on the promoted primary "
                                     + s + "; it is missing there (" + e.getMessage() + "): " + t.sql());
                         }
