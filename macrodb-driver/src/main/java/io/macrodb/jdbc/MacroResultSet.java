@@ -86,7 +86,7 @@ final class MacroResultSet extends DelegatingResultSet {
             boolean hasRow = delegate.next();
             while (skipCaptureTriggers && hasRow && Dumps.createsCaptureTrigger(delegate.getString(1))) hasRow = delegate.next();
             if (tracker != null) tracker.advanced(delegate, hasRow, trackedIn);
-            if (!interruptedBefore && Thread.currentThread().isInterrupted()) conn.transaction().afterCall(false, session());
+            if (!interruptedBefore && conn.transaction().stopsInterruptThreads()) conn.transaction().afterCall(false, session());
             return hasRow;
         } catch (SQLException e) {
             throw failure(e);

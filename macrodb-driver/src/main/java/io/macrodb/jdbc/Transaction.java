@@ -429,18 +429,23 @@ final class Transaction {
     }
 
     /**
-     * After a call on {@code session} that succeeded: one that began uninterrupted and returns interrupted, on an engine
-     * that {@link io.macrodb.engine.Engine#interruptsThreadsWhenStopped interrupts the threads inside a database it
-     * stops}, may carry the stop's interrupt, sent in the call's last steps after the engine had last looked for it. If
-     * the engine says it stopped the session's database ({@link io.macrodb.engine.Engine#stoppedUnder}), the interrupt
-     * is dropped: it reached the thread's next call, on the primary, where Derby closed the session as if the
-     * application had interrupted it (a dropped secondary, FaultInjectionTest in CI). An interrupt of the
-     * application's own stays.
+     * After a call on {@code session} that succeeded and began uninterrupted, on an engine that
+     * {@link io.macrodb.engine.Engine#interruptsThreadsWhenStopped interrupts the threads inside a database it stops}:
+     * if the engine stopped the session's database under the call ({@link io.macrodb.engine.Engine#stoppedUnder}), the
+     * stop's interrupt is dropped. It can reach a call in its last steps, after the engine last looked for the stop, or
+     * come just after the call has returned (the stop marks the session first and interrupts its thread after), so the
+     * mark is what is asked, not the flag. It reached the thread's next call, on the primary, where Derby closed the
+     * session as if the application had interrupted it (a dropped secondary, FaultInjectionTest in CI; in a loop with an
+     * agent that slowed every interrupt, one that came after a read's commit). An interrupt of the application's own,
+     * set before the call, stays.
      */
     void afterCall(boolean interruptedBefore, Connection session) {
-        if (interruptedBefore || !Thread.currentThread().isInterrupted() || session == null) return;
-        if (db.engine().interruptsThreadsWhenStopped() && db.engine().stoppedUnder(session)) db.engine().clearStopInterrupt();
+        if (interruptedBefore || session == null || !db.engine().interruptsThreadsWhenStopped()) return;
+        if (db.engine().stoppedUnder(session)) db.engine().clearStopInterrupt();
     }
+
+    /** Whether {@link #afterCall} asks anything of this engine. */
+    boolean stopsInterruptThreads() { return db.engine().interruptsThreadsWhenStopped(); }
 
     private <T> T runOn(Target t, Session s, Exec<T> body) throws SQLException {
         if (t.update()) {
