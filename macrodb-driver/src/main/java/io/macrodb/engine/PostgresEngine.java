@@ -454,13 +454,14 @@ public final class PostgresEngine implements Engine {
     private static final String IDENTIFIER = "(?:\"(?:[^\"]|\"\")*\"|[\\w$]+)";
 
     /**
-     * {@code CREATE POLICY name ON table [AS ...] [FOR ...] TO role [, ...]}, up to the end of the role list (group 1 the
-     * statement before {@code TO}, group 2 the roles), followed by {@code USING}, {@code WITH CHECK} or the end.
+     * {@code CREATE POLICY name ON table [AS ...] [FOR ...] TO role [, ...]} or {@code ALTER POLICY name ON table TO role
+     * [, ...]}, up to the end of the role list, followed by {@code USING}, {@code WITH CHECK} or the end: group
+     * {@code head} the statement before {@code TO}, {@code verb}, {@code name}, {@code table}, and {@code roles}.
      */
     private static final java.util.regex.Pattern POLICY_ROLES = java.util.regex.Pattern.compile(LEADING
-            + "(create\\s+policy\\s+" + IDENTIFIER + "\\s+on\\s+" + IDENTIFIER + "(?:\\." + IDENTIFIER + ")?(?:\\s+as\\s+\\w+)?"
-            + "(?:\\s+for\\s+\\w+)?)\\s+to\\s+(" + IDENTIFIER + "(?:\\s*,\\s*" + IDENTIFIER + ")*)"
-            + "(?=\\s+using\\b|\\s+with\\s+check\\b|\\s*;?\\s*$)",
+            + "(?<head>(?<verb>create|alter)\\s+policy\\s+(?<name>" + IDENTIFIER + ")\\s+on\\s+(?<table>" + IDENTIFIER + "(?:\\."
+            + IDENTIFIER + ")?)(?:\\s+as\\s+\\w+)?(?:\\s+for\\s+\\w+)?)\\s+to\\s+(?<roles>" + IDENTIFIER + "(?:\\s*,\\s*"
+            + IDENTIFIER + ")*)(?=\\s+using\\b|\\s+with\\s+check\\b|\\s*;?\\s*$)",
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
 
     /** {@code DROP POLICY} without {@code IF EXISTS}, up to where that would go. */
@@ -470,14 +471,15 @@ public final class PostgresEngine implements Engine {
     /**
      * A policy for roles that a secondary's server may lack, made there for the roles it has, as a copy makes it; left out
      * with a warning in the server's log where it has none of them (no session there can be any of them, so the policy
-     * would hide nothing from anyone). It failed every such secondary, which was rebuilt. A policy that is left out on a
-     * secondary is dropped there with {@code IF EXISTS}; an {@code ALTER POLICY} still fails there, and the secondary's
-     * rebuild makes it as the primary holds it.
+     * would hide nothing from anyone). It failed every such secondary, which was rebuilt. A policy altered to such roles
+     * only is dropped there, with the same warning, and one that is left out is dropped there with {@code IF EXISTS}. An
+     * {@code ALTER POLICY} of a policy left out there fails, and the secondary's rebuild makes it as the primary holds it
+     * for the roles that server has: the statement does not say the rest of the policy.
      */
     private static String forTheRolesTheServerHas(String sql, java.util.regex.Matcher m) {
         StringBuilder roles = new StringBuilder();
         int ordinal = 0;
-        for (String role : m.group(2).split("\\s*,\\s*(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)")) {
+        for (String role : m.group("roles").split("\\s*,\\s*(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)")) {
             role = role.strip();
             String lower = role.toLowerCase(Locale.ROOT);
             String name = role.startsWith("\"") ? role.substring(1, role.length() - 1).replace("\"\"", "\"")
@@ -486,13 +488,16 @@ public final class PostgresEngine implements Engine {
                     .append(name == null ? "NULL" : literal(name)).append(')');
         }
         String body = statementText(sql);
-        String before = sql.substring(0, m.end(1)) + " TO ";
-        String after = statementText(sql.substring(m.end(2)));
+        String before = sql.substring(0, m.end("head")) + " TO ";
+        String after = statementText(sql.substring(m.end("roles")));
         after = after.isEmpty() ? "" : " " + after;
+        String none = m.group("verb").equalsIgnoreCase("alter")
+                ? "EXECUTE " + literal("DROP POLICY IF EXISTS " + m.group("name") + " ON " + m.group("table")) + "; RAISE WARNING"
+                        + " 'MacroDB: dropped on this secondary, whose server has none of the roles it now names: %', " + literal(body)
+                : "RAISE WARNING 'MacroDB: left out on this secondary, whose server has none of its roles: %', " + literal(body);
         return "DO " + dollarQuoted("DECLARE present text; BEGIN SELECT string_agg(r, ', ' ORDER BY i) INTO present FROM (VALUES "
                 + roles + ") v(i, r, name) WHERE name IS NULL OR EXISTS (SELECT 1 FROM pg_roles WHERE rolname = name); IF present IS"
-                + " NULL THEN RAISE WARNING 'MacroDB: left out on this secondary, whose server has none of its roles: %', "
-                + literal(body) + "; ELSE EXECUTE " + literal(before) + " || present || " + literal(after) + "; END IF; END");
+                + " NULL THEN " + none + "; ELSE EXECUTE " + literal(before) + " || present || " + literal(after) + "; END IF; END");
     }
 
     /**
