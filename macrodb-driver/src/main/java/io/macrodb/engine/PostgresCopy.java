@@ -206,6 +206,7 @@ final class PostgresCopy {
         rules(c, out);
         comments(c, out);
         grants(c, out);
+        defaultPrivileges(c, out);
         out.writeByte('E');
     }
 
@@ -500,6 +501,49 @@ final class PostgresCopy {
                         + quote(g[0]) + "; END IF; END $macrodb$");
             }
         }
+    }
+
+    /**
+     * Default privileges ({@code ALTER DEFAULT PRIVILEGES}): what a role's new tables, sequences, functions, types and
+     * schemas grant. A copy without them gave a promoted secondary's new tables none of the grants the primary's would
+     * have had (a reporting role could not read them). An entry for all schemas holds the whole list, the owner's own
+     * privileges and PUBLIC's included, and replaces PostgreSQL's default: it is made by revoking that default first. An
+     * entry for one schema only adds to it. A role the secondary's server lacks (the entry's or a grantee) is left out
+     * there with a notice, as a copier that may not act for the entry's role is.
+     */
+    private static void defaultPrivileges(Connection c, DataOutputStream out) throws SQLException, IOException {
+        String kind = "CASE d.defaclobjtype WHEN 'r' THEN 'TABLES' WHEN 'S' THEN 'SEQUENCES' WHEN 'f' THEN 'FUNCTIONS' WHEN 'T'"
+                + " THEN 'TYPES' WHEN 'n' THEN 'SCHEMAS' END";
+        String forRole = "'ALTER DEFAULT PRIVILEGES FOR ROLE ' || quote_ident(o.rolname)";
+        for (String[] r : rows(c, "SELECT " + forRole + " || ' REVOKE ALL ON ' || " + kind + " || ' FROM PUBLIC, ' ||"
+                + " quote_ident(o.rolname), o.rolname FROM pg_default_acl d JOIN pg_roles o ON o.oid = d.defaclrole"
+                + " WHERE d.defaclnamespace = 0 ORDER BY d.oid", 2)) {
+            statement(out, guarded(r[0], r[1]));
+        }
+        for (String[] r : rows(c, "SELECT " + forRole + " || CASE WHEN d.defaclnamespace = 0 THEN '' ELSE ' IN SCHEMA ' ||"
+                + " quote_ident(n.nspname) END || ' GRANT ' || a.privilege_type || ' ON ' || " + kind + " || ' TO ' || CASE WHEN"
+                + " a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(g.rolname) END || CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION'"
+                + " ELSE '' END, o.rolname, CASE WHEN a.grantee = 0 THEN NULL ELSE g.rolname END FROM pg_default_acl d JOIN pg_roles"
+                + " o ON o.oid = d.defaclrole LEFT JOIN pg_namespace n ON n.oid = d.defaclnamespace, aclexplode(d.defaclacl) a"
+                + " LEFT JOIN pg_roles g ON g.oid = a.grantee WHERE d.defaclnamespace = 0 OR (" + USER + ")"
+                + " ORDER BY d.oid", 3)) {
+            statement(out, r[2] == null ? guarded(r[0], r[1]) : guarded(r[0], r[1], r[2]));
+        }
+    }
+
+    /**
+     * {@code sql} run where the secondary's server has every one of {@code roles}, and left out with a notice where it
+     * lacks one or where the copier may not act for them.
+     */
+    private static String guarded(String sql, String... roles) {
+        StringBuilder present = new StringBuilder();
+        for (String role : roles) {
+            present.append(present.length() == 0 ? "" : " AND ").append("EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ")
+                    .append(quote(role)).append(')');
+        }
+        return "DO $macrodb$ BEGIN IF " + present + " THEN EXECUTE " + quote(sql) + "; ELSE RAISE NOTICE 'MacroDB: a role is not"
+                + " on this server; not copied: %', " + quote(sql) + "; END IF; EXCEPTION WHEN insufficient_privilege THEN RAISE"
+                + " NOTICE 'MacroDB: not copied, as this copy''s user may not: % (%)', " + quote(sql) + ", SQLERRM; END $macrodb$";
     }
 
     /** {@code s} as an SQL string literal. */

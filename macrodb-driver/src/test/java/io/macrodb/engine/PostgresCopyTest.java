@@ -72,7 +72,11 @@ class PostgresCopyTest {
                 "COMMENT ON TABLE doc IS 'documents'",
                 "COMMENT ON COLUMN doc.owner IS 'who may read it'",
                 "COMMENT ON VIEW open_doc IS 'the documents that are not secret'",
-                "COMMENT ON CONSTRAINT doc_pkey ON doc IS 'the key'");
+                "COMMENT ON CONSTRAINT doc_pkey ON doc IS 'the key'",
+                // for the role the application connects as (sa)
+                "ALTER DEFAULT PRIVILEGES FOR ROLE sa GRANT SELECT ON TABLES TO reader",
+                "ALTER DEFAULT PRIVILEGES FOR ROLE sa REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC",
+                "ALTER DEFAULT PRIVILEGES FOR ROLE sa IN SCHEMA public GRANT USAGE ON SEQUENCES TO reader, auditor");
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             for (var r : TestDb.macro(c).replicaStatus().subList(1, 3)) {
                 assertTrue(r.stateReason().startsWith("built from the primary"), r::toString);
@@ -100,6 +104,19 @@ class PostgresCopyTest {
             TestDb.assertOnEveryReplica(c, 3, "SELECT obj_description('doc'::regclass), col_description('doc'::regclass, 2),"
                     + " obj_description('open_doc'::regclass), (SELECT obj_description(oid) FROM pg_constraint WHERE conname ="
                     + " 'doc_pkey')", List.of("documents|who may read it|the documents that are not secret|the key"));
+
+            // default privileges: what a table or function made later grants, on a promoted secondary too
+            String acl = "SELECT defaclnamespace::regnamespace::text, defaclobjtype, array(SELECT coalesce((SELECT rolname FROM"
+                    + " pg_roles WHERE oid = a.grantee), 'public') || ':' || a.privilege_type FROM aclexplode(defaclacl) a ORDER BY 1)"
+                    + " FROM pg_default_acl ORDER BY 1, 2";
+            List<List<String>> acls = TestDb.everyReplica(c, acl);
+            assertEquals(acls.get(0).stream().map(a -> a.replace(",auditor:USAGE", "").replace("auditor:USAGE,", "")).toList(), acls.get(1));
+            assertEquals(acls.get(1), acls.get(2));
+            assertTrue(acls.get(0).stream().anyMatch(a -> a.contains("auditor:USAGE")), acls::toString);
+            s.execute("CREATE TABLE later (k int PRIMARY KEY)");
+            s.execute("CREATE FUNCTION later_k() RETURNS int LANGUAGE sql AS 'SELECT 1'");
+            TestDb.assertOnEveryReplica(c, 3, "SELECT has_table_privilege('reader', 'later', 'SELECT'),"
+                    + " has_function_privilege('reader', 'later_k()', 'EXECUTE')", List.of("t|f"));
 
             // the rules work where they are: a delete does nothing, the disabled one lets an update through
             s.execute("INSERT INTO entry VALUES (1), (2)");
