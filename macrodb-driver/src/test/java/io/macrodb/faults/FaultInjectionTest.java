@@ -69,16 +69,11 @@ class FaultInjectionTest {
         String kind = scenario.split(" ")[1];
         org.junit.jupiter.api.Assumptions.assumeTrue(io.macrodb.testing.TestEngines.ENGINES.contains(engine),
                 () -> engine + " is not among -Dmacrodb.testEngines");
-        // derby shutdown: skipped until 2026-11-28 (a reader got 08000 from the drop's interrupt, in one fresh-clone CI
-        // run); DerbyEngine.mayBeEngineGone now asks a new session about 08000, which finds the dropped database gone.
-        // Skipped again (-Dmacrodb.derbyDroppedSecondary=true runs it): in a fresh-clone CI run at 09118c8 the drop of
-        // secondary 2 was followed by a reader's "No current connection" (08003) as it ended a transaction on the
-        // primary, which MacroDB takes for the primary's engine gone, and a healthy primary was failed over. Likely
-        // the drop's interrupt, sent while the reader was in its last call on the secondary, which then succeeded, so
-        // that nothing cleared it, and Derby closed the reader's next session on the primary (README, "Derby").
-        org.junit.jupiter.api.Assumptions.assumeFalse(scenario.equals("derby shutdown") && !Boolean.getBoolean("macrodb.derbyDroppedSecondary"),
-                "a dropped Derby secondary's interrupt once made a reader's session on the primary close, and a healthy"
-                        + " primary was failed over (CI, 2026-11-28); -Dmacrodb.derbyDroppedSecondary=true runs it");
+        // derby shutdown: a dropped Derby secondary's interrupt can reach a reader in its last call there, which then
+        // succeeds; it used to reach the reader's next call, on the primary, and a healthy primary was failed over
+        // (CI at 09118c8). Transaction.afterCall drops it, and an interrupted read-only transaction no longer fails its
+        // replica over (DerbyEngineTest.aSecondaryDroppedUnderACallThatSucceedsLeavesNoInterrupt and
+        // anInterruptedReadOnlyTransactionLeavesEveryReplicaInTheRotation).
         Fault fault = switch (kind) {
             case "shutdown" -> FaultInjectionTest::shutdownEngine;
             case "interrupt" -> FaultInjectionTest::interruptApplier;
