@@ -206,6 +206,8 @@ final class PostgresCopy {
         rules(c, out);
         comments(c, out);
         grants(c, out);
+        routinePrivileges(c, out);
+        owners(c, out);
         defaultPrivileges(c, out);
         out.writeByte('E');
     }
@@ -501,6 +503,59 @@ final class PostgresCopy {
                         + quote(g[0]) + "; END IF; END $macrodb$");
             }
         }
+    }
+
+    /**
+     * Who may run each function and procedure: one whose privileges were changed has them in full (PostgreSQL's default,
+     * {@code EXECUTE} for PUBLIC, replaced), so the copy revokes PUBLIC's and grants each. A copy kept the default, and
+     * any role could run on a secondary (and on the primary once it was promoted) what the primary let only some run.
+     */
+    private static void routinePrivileges(Connection c, DataOutputStream out) throws SQLException, IOException {
+        String routine = "CASE p.prokind WHEN 'p' THEN 'PROCEDURE ' ELSE 'FUNCTION ' END || format('%I.%I(%s)', n.nspname, p.proname,"
+                + " pg_get_function_identity_arguments(p.oid))";
+        String routines = " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE " + USER + " AND p.prokind IN"
+                + " ('f', 'p') AND p.proacl IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND"
+                + " d.deptype = 'e')";
+        for (String revoke : strings(c, "SELECT 'REVOKE ALL ON ' || " + routine + " || ' FROM PUBLIC'" + routines + " ORDER BY p.oid")) {
+            statement(out, revoke);
+        }
+        for (String[] g : rows(c, "SELECT 'GRANT ' || a.privilege_type || ' ON ' || " + routine + " || ' TO ' || CASE WHEN"
+                + " a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END || CASE WHEN a.is_grantable THEN ' WITH GRANT"
+                + " OPTION' ELSE '' END, CASE WHEN a.grantee = 0 THEN NULL ELSE r.rolname END FROM pg_proc p JOIN pg_namespace n"
+                + " ON n.oid = p.pronamespace, aclexplode(p.proacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee WHERE " + USER
+                + " AND p.prokind IN ('f', 'p') AND p.proacl IS NOT NULL AND a.grantee <> p.proowner AND NOT EXISTS (SELECT 1"
+                + " FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid", 2)) {
+            statement(out, g[1] == null ? g[0] : guarded(g[0], g[1]));
+        }
+    }
+
+    /**
+     * Who owns each schema, table, view, sequence of its own, function, procedure and type, where that is not the user
+     * the copy reads as: a copy's objects belong to the user that makes them, and the owner alone may alter or drop
+     * what it owns (on a promoted secondary too). A role the secondary's server lacks, or one the copier may not give
+     * objects to, is left out with a notice.
+     */
+    private static void owners(Connection c, DataOutputStream out) throws SQLException, IOException {
+        String notMine = " <> (SELECT oid FROM pg_roles WHERE rolname = current_user)";
+        List<String[]> all = new ArrayList<>(rows(c, "SELECT 'ALTER SCHEMA ' || quote_ident(n.nspname) || ' OWNER TO ' ||"
+                + " quote_ident(o.rolname), o.rolname FROM pg_namespace n JOIN pg_roles o ON o.oid = n.nspowner WHERE " + USER
+                + " AND n.nspname <> 'public' AND n.nspowner" + notMine + " ORDER BY n.oid", 2));
+        all.addAll(rows(c, "SELECT 'ALTER ' || CASE k.relkind WHEN 'v' THEN 'VIEW ' WHEN 'S' THEN 'SEQUENCE ' ELSE 'TABLE ' END ||"
+                + " format('%I.%I', n.nspname, k.relname) || ' OWNER TO ' || quote_ident(o.rolname), o.rolname FROM pg_class k JOIN"
+                + " pg_namespace n ON n.oid = k.relnamespace JOIN pg_roles o ON o.oid = k.relowner WHERE " + USER + " AND k.relkind"
+                + " IN ('r', 'v', 'S') AND k.relowner" + notMine + " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid ="
+                + " 'pg_class'::regclass AND d.objid = k.oid AND d.deptype IN ('a', 'i')) ORDER BY k.oid", 2));
+        all.addAll(rows(c, "SELECT 'ALTER ' || CASE p.prokind WHEN 'p' THEN 'PROCEDURE ' ELSE 'FUNCTION ' END || format('%I.%I(%s)',"
+                + " n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)) || ' OWNER TO ' || quote_ident(o.rolname),"
+                + " o.rolname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles o ON o.oid = p.proowner"
+                + " WHERE " + USER + " AND p.prokind IN ('f', 'p') AND p.proowner" + notMine + " AND NOT EXISTS (SELECT 1 FROM"
+                + " pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid", 2));
+        all.addAll(rows(c, "SELECT 'ALTER ' || CASE t.typtype WHEN 'd' THEN 'DOMAIN ' ELSE 'TYPE ' END || format('%I.%I', n.nspname,"
+                + " t.typname) || ' OWNER TO ' || quote_ident(o.rolname), o.rolname FROM pg_type t JOIN pg_namespace n ON n.oid ="
+                + " t.typnamespace JOIN pg_roles o ON o.oid = t.typowner WHERE " + USER + " AND (t.typtype IN ('e', 'd') OR"
+                + " t.typtype = 'c' AND (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND t.typowner" + notMine
+                + " ORDER BY t.oid", 2));
+        for (String[] o : all) statement(out, guarded(o[0], o[1]));
     }
 
     /**

@@ -73,6 +73,12 @@ class PostgresCopyTest {
                 "COMMENT ON COLUMN doc.owner IS 'who may read it'",
                 "COMMENT ON VIEW open_doc IS 'the documents that are not secret'",
                 "COMMENT ON CONSTRAINT doc_pkey ON doc IS 'the key'",
+                "CREATE TABLE kept (k int PRIMARY KEY)",
+                "ALTER TABLE kept OWNER TO reader",
+                "CREATE FUNCTION secret_sum(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT a + b'",
+                "REVOKE EXECUTE ON FUNCTION secret_sum(int, int) FROM PUBLIC",
+                "GRANT EXECUTE ON FUNCTION secret_sum(int, int) TO auditor",
+                "ALTER FUNCTION secret_sum(int, int) OWNER TO reader",
                 // for the role the application connects as (sa)
                 "ALTER DEFAULT PRIVILEGES FOR ROLE sa GRANT SELECT ON TABLES TO reader",
                 "ALTER DEFAULT PRIVILEGES FOR ROLE sa REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC",
@@ -105,6 +111,13 @@ class PostgresCopyTest {
                     + " obj_description('open_doc'::regclass), (SELECT obj_description(oid) FROM pg_constraint WHERE conname ="
                     + " 'doc_pkey')", List.of("documents|who may read it|the documents that are not secret|the key"));
 
+            // owners and who may run a function: the primary's, less the roles a server lacks
+            String owned = "SELECT (SELECT relowner::regrole::text FROM pg_class WHERE relname = 'kept'), proowner::regrole::text,"
+                    + " array(SELECT coalesce((SELECT rolname FROM pg_roles WHERE oid = a.grantee), 'public') || ':' ||"
+                    + " a.privilege_type FROM aclexplode(proacl) a ORDER BY 1) FROM pg_proc WHERE proname = 'secret_sum'";
+            List<String> ownedElsewhere = List.of("reader|reader|{reader:EXECUTE}");
+            assertEquals(List.of(List.of("reader|reader|{auditor:EXECUTE,reader:EXECUTE}"), ownedElsewhere, ownedElsewhere),
+                    TestDb.everyReplica(c, owned));
             // default privileges: what a table or function made later grants, on a promoted secondary too
             String acl = "SELECT defaclnamespace::regnamespace::text, defaclobjtype, array(SELECT coalesce((SELECT rolname FROM"
                     + " pg_roles WHERE oid = a.grantee), 'public') || ':' || a.privilege_type FROM aclexplode(defaclacl) a ORDER BY 1)"
