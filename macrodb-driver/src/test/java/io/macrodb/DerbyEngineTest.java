@@ -450,6 +450,43 @@ class DerbyEngineTest {
     }
 
     /**
+     * A transaction whose session Derby closed under a failed statement (08000, an interrupt) was rolled back by the
+     * engine. Its commit used to succeed, committing nothing of what ran before the failure and, if the application went
+     * on, the statements after it as if they were the whole transaction; plain Derby fails that commit (08003). Now the
+     * commit fails with 40000 and rolls back what ran since, and the connection goes on.
+     */
+    @Test
+    void theCommitOfATransactionTheEngineEndedUnderAFailureFails() throws Exception {
+        try (Connection c = TestDb.open(url("replicas=2"))) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+                s.executeUpdate("INSERT INTO t VALUES (1, 1)");
+            }
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE t SET v = 2 WHERE id = 1");
+                Thread.currentThread().interrupt();
+                SQLException e = assertThrows(SQLException.class, () -> s.executeUpdate("UPDATE t SET v = 3 WHERE id = 1"));
+                assertEquals("08000", e.getSQLState(), e.getMessage());
+                Thread.interrupted();
+                s.executeUpdate("INSERT INTO t VALUES (2, 2)"); // the application goes on as if its transaction were open
+                SQLException commit = assertThrows(SQLException.class, c::commit);
+                assertEquals("40000", commit.getSQLState(), commit::toString);
+            } finally {
+                Thread.interrupted();
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*), MAX(v) FROM t")) {
+                assertTrue(rs.next());
+                assertEquals(1, rs.getInt(1), "the row inserted after the failure was not committed");
+                assertEquals(1, rs.getInt(2), "the update before the failure was not committed");
+            }
+            c.commit(); // the next transaction commits as any other
+            c.setAutoCommit(true);
+            TestDb.assertConverged(c);
+        }
+    }
+
+    /**
      * Derby closes the session of a thread that meets an interrupt while it waits (08000, "Connection closed by unknown
      * interrupt"), here a read-only transaction waiting for a lock, on the primary (one replica) or on a secondary. The
      * application then ends the transaction; its session is gone, and Derby answers 08003 ("No current connection"),

@@ -298,7 +298,7 @@ public final class MacroConnection implements Connection {
     @Override public void rollback() throws SQLException {
         checkOpen();
         try {
-            transaction.rollback();
+            transaction.rollbackByApplication();
         } finally {
             endSqlBegun();
         }

@@ -55,6 +55,14 @@ import java.util.Map;
  * {@link #abandon}.
  */
 final class Transaction {
+
+    /**
+     * The failure that ended the application's open transaction in the engine without its asking (Derby closed the
+     * session under it, {@code 08000}; SQLite's {@code INSERT OR ROLLBACK}), until the application ends it: its commit
+     * then fails and rolls back what ran since, as the engine alone would fail it, instead of committing the statements
+     * after the failure as if they were the whole transaction.
+     */
+    private SQLException endedUnder;
     enum State { NONE, READ, UPDATE }
 
     /** Rows an undeclared transaction may remember before its first write. */
@@ -840,7 +848,10 @@ final class Transaction {
         // The engine closed the session under its transaction (Derby, when the application's thread was
         // interrupted: 08000): the transaction is over, and the next one starts on a new session. Or the
         // failure ended the engine's transaction (SQLite's INSERT OR ROLLBACK): it is over too.
-        if (state == State.UPDATE && (isClosed(primary) || db.engine().failureEndedTransaction(primary.connection()))) rollbackQuietly();
+        if (state == State.UPDATE && (isClosed(primary) || db.engine().failureEndedTransaction(primary.connection()))) {
+            rollbackQuietly();
+            if (!autoCommit) endedUnder = se;
+        }
         // A read-only transaction's too, ended without a call on the closed session: Derby answers it with 08003, which
         // stands for a gone engine, and the replica, which the failure above found there, was taken out of the rotation
         // (a healthy primary failed over: a reader that an interrupt reached while it waited for a lock).
@@ -1068,6 +1079,14 @@ final class Transaction {
     }
 
     void commit() throws SQLException {
+        SQLException ended = endedUnder;
+        if (ended != null) {
+            endedUnder = null;
+            rollbackQuietly(); // what ran since, in a transaction of the engine's own
+            throw new SQLException("MacroDB: this transaction was rolled back when a statement of it failed with "
+                    + ended.getSQLState() + " (" + ended.getMessage() + "), which ended it in the engine; nothing of it was"
+                    + " committed. Run it again from its start", SqlState.TRANSACTION_ROLLBACK.getState(), ended);
+        }
         boolean interruptedBefore = Thread.currentThread().isInterrupted();
         Session on = state == State.UPDATE ? primary : state == State.READ ? readSession : null;
         try {
@@ -1107,6 +1126,12 @@ final class Transaction {
                 }
             }
         }
+    }
+
+    /** The application's rollback: it ends what a failure had ended too ({@link #endedUnder}). */
+    void rollbackByApplication() throws SQLException {
+        endedUnder = null;
+        rollback();
     }
 
     void rollback() throws SQLException {

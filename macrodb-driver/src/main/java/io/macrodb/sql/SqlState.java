@@ -37,6 +37,8 @@ public enum SqlState {
     READ_ONLY_SQL_TRANSACTION("25006"),
     /** A savepoint that does not belong to the current transaction. */
     INVALID_SAVEPOINT_SPECIFICATION("3B001"),
+    /** The transaction was rolled back: a failure ended it in the engine before the application's commit. */
+    TRANSACTION_ROLLBACK("40000"),
     /** Retryable: the transaction was rolled back (lock wait timed out, deadlock, failover, admission). */
     SERIALIZATION_FAILURE("40001"),
     /** The thread was interrupted while waiting; the statement did not run. */

@@ -62,9 +62,11 @@ class SqliteDifferentialExamplesTest {
 
     /**
      * The same inside a JDBC transaction: the failure ends MacroDB's transaction, the rows before it are gone on
-     * every replica, and the statements after it run in a new transaction that {@code commit()} commits. (Plain
-     * xerial runs them in SQLite's autocommit, one by one, and its {@code commit()} then fails with "cannot commit - no
-     * transaction is active": the rows are the same, the commit's outcome differs, so this is not a differential check.)
+     * every replica, and the application's {@code commit()} fails (40000) and rolls back the statements after it: it
+     * used to commit them as if they were the whole transaction, and the application took the rows before the failure
+     * for committed. (Plain xerial runs those statements in SQLite's autocommit, one by one, and its {@code commit()}
+     * then fails with "cannot commit - no transaction is active": the commit fails in both, and only plain SQLite keeps
+     * the rows after the failure, so this is not a differential check.)
      */
     @Test
     void insertOrRollbackThatFailsInsideATransactionEndsIt() throws SQLException {
@@ -78,13 +80,14 @@ class SqliteDifferentialExamplesTest {
                     () -> s.execute("INSERT OR ROLLBACK INTO t VALUES (2, 'b'), (1, 'c')"));
             assertTrue(e.getMessage().contains("UNIQUE"), e.getMessage());
             s.execute("INSERT INTO t VALUES (3, 'd')");
-            c.commit();
+            SQLException commit = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, c::commit);
+            assertEquals("40000", commit.getSQLState(), commit::toString);
             c.setAutoCommit(true);
             StringBuilder keys = new StringBuilder();
             try (java.sql.ResultSet rs = s.executeQuery("SELECT k FROM t ORDER BY k")) {
                 while (rs.next()) keys.append(rs.getInt(1));
             }
-            assertEquals("13", keys.toString(), "(5) went with the engine's rollback, (3) was committed after it");
+            assertEquals("1", keys.toString(), "(5) went with the engine's rollback, (3) with the commit that failed");
             io.macrodb.testing.TestDb.assertConverged(c);
         }
     }
