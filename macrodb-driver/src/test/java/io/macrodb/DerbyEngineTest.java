@@ -481,7 +481,21 @@ class DerbyEngineTest {
                 assertEquals(1, rs.getInt(2), "the update before the failure was not committed");
             }
             c.commit(); // the next transaction commits as any other
-            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) { // and switching autocommit on after such a failure fails the same way
+                s.executeUpdate("UPDATE t SET v = 4 WHERE id = 1");
+                Thread.currentThread().interrupt();
+                assertEquals("08000", assertThrows(SQLException.class, () -> s.executeUpdate("UPDATE t SET v = 5 WHERE id = 1")).getSQLState());
+                Thread.interrupted();
+                assertEquals("40000", assertThrows(SQLException.class, () -> c.setAutoCommit(true)).getSQLState());
+                c.setAutoCommit(true);
+                s.executeUpdate("UPDATE t SET v = 6 WHERE id = 1"); // autocommit statements commit
+            } finally {
+                Thread.interrupted();
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t WHERE id = 1")) {
+                assertTrue(rs.next());
+                assertEquals(6, rs.getInt(1));
+            }
             TestDb.assertConverged(c);
         }
     }

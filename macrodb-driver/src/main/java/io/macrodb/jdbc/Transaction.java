@@ -139,7 +139,9 @@ final class Transaction {
     /** JDBC: switching autocommit on commits the open transaction. */
     void setAutoCommit(boolean on) throws SQLException {
         if (on == autoCommit) return;
-        if (on && state != State.NONE) commit();
+        // switching autocommit on commits; a transaction a failure ended fails that commit (endedUnder), and no later
+        // autocommit statement inherits it
+        if (on && (state != State.NONE || endedUnder != null)) commit();
         autoCommit = on;
     }
 
