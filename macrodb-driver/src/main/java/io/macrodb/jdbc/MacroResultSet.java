@@ -23,6 +23,9 @@ final class MacroResultSet extends DelegatingResultSet {
     private Transaction.Undeclared trackedIn;
     /** The primary's statement behind {@link #delegate} after the transaction moved there. */
     private Statement moved;
+    /** {@link #session()}'s answer, and the engine result it was read from. */
+    private java.sql.Connection session;
+    private ResultSet sessionOf;
 
     MacroResultSet(MacroStatement statement, ResultSet delegate) {
         this(statement, statement.conn, statement.session == null ? null : statement.session.replica(), delegate, rs -> {
@@ -93,14 +96,19 @@ final class MacroResultSet extends DelegatingResultSet {
         }
     }
 
-    /** The engine session this result is read from, or null if it cannot be told. */
+    /** The engine session this result is read from, or null if it cannot be told; looked up once, not per row. */
     private java.sql.Connection session() {
-        try {
-            Statement engineStatement = delegate.getStatement();
-            return engineStatement == null ? null : engineStatement.getConnection();
-        } catch (SQLException e) {
-            return null;
+        ResultSet from = delegate;
+        if (sessionOf != from) { // the first row, or a result moved to the primary since (switchTo)
+            sessionOf = from;
+            try {
+                Statement engineStatement = from.getStatement();
+                session = engineStatement == null ? null : engineStatement.getConnection();
+            } catch (SQLException e) {
+                session = null;
+            }
         }
+        return session;
     }
 
     @Override public Statement getStatement() throws SQLException {
