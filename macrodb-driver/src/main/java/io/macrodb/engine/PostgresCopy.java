@@ -120,9 +120,15 @@ final class PostgresCopy {
                 + " d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid")) {
             statement(out, def);
         }
-        List<String[]> tables = rows(c, "SELECT n.nspname, c.relname, c.oid FROM pg_class c JOIN pg_namespace n ON"
-                + " n.oid = c.relnamespace WHERE c.relkind = 'r' AND " + USER + " ORDER BY c.oid", 3);
+        // tables, partitioned ones ('p', which hold no rows) and their partitions among them: each made with its own
+        // columns (a partition's defaults may differ from its parent's), then attached to its parent with its bounds
+        List<String[]> tables = rows(c, "SELECT n.nspname, c.relname, c.oid, c.relkind, pg_get_partkeydef(c.oid), CASE WHEN"
+                + " c.relispartition THEN (SELECT format('%I.%I', pn.nspname, p.relname) FROM pg_inherits i JOIN pg_class p ON"
+                + " p.oid = i.inhparent JOIN pg_namespace pn ON pn.oid = p.relnamespace WHERE i.inhrelid = c.oid) END,"
+                + " pg_get_expr(c.relpartbound, c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE"
+                + " c.relkind IN ('r', 'p') AND " + USER + " ORDER BY c.oid", 7);
         List<String> copyColumns = new ArrayList<>();
+        List<String> attachments = new ArrayList<>();
         for (String[] t : tables) {
             StringBuilder ddl = new StringBuilder("CREATE TABLE " + PostgresCatalog.quoted(t[0], t[1]) + " (");
             StringBuilder cols = new StringBuilder();
@@ -150,9 +156,21 @@ final class PostgresCopy {
                 if (!generated) cols.append(cols.length() == 0 ? "" : ", ").append(TableShape.quote(col[0]));
                 first = false;
             }
-            statement(out, ddl.append(')').toString());
-            copyColumns.add(cols.toString());
+            // valid check constraints with the table: a partition must have its parent's when it is attached
+            for (String[] k : rows(c, "SELECT quote_ident(conname), pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = "
+                    + t[2] + " AND contype = 'c' AND convalidated ORDER BY oid", 2)) {
+                ddl.append(first ? "" : ", ").append("CONSTRAINT ").append(k[0]).append(' ').append(k[1]);
+                first = false;
+            }
+            ddl.append(')');
+            if ("p".equals(t[3])) ddl.append(" PARTITION BY ").append(t[4]);
+            statement(out, ddl.toString());
+            copyColumns.add("p".equals(t[3]) ? "" : cols.toString());
+            if (t[5] != null) {
+                attachments.add("ALTER TABLE " + t[5] + " ATTACH PARTITION " + PostgresCatalog.quoted(t[0], t[1]) + " " + t[6]);
+            }
         }
+        for (String attach : attachments) statement(out, attach);
         for (int i = 0; i < tables.size(); i++) {
             String[] t = tables.get(i);
             if (copyColumns.get(i).isEmpty()) continue;
@@ -183,16 +201,33 @@ final class PostgresCopy {
                 + " AND d.deptype = 'a' AND d.refobjsubid > 0 AND " + USER, 4)) {
             statement(out, "ALTER SEQUENCE " + PostgresCatalog.quoted(q[0], q[1]) + " OWNED BY " + q[2] + "." + TableShape.quote(q[3]));
         }
-        // constraints: keys, unique, check, exclusion first, then foreign keys
-        for (String[] q : rows(c, "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c"
-                + " JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER
-                + " AND r.relkind = 'r' AND c.contype IN ('p', 'u', 'c', 'x', 'f') ORDER BY c.contype = 'f', c.oid", 3)) {
-            statement(out, "ALTER TABLE " + q[0] + " ADD CONSTRAINT " + TableShape.quote(q[1]) + " " + q[2]);
+        // constraints: keys, unique, exclusion and check constraints not validated; then the indexes; then foreign keys.
+        // As pg_dump makes them, a partitioned table's key or index is made on it alone (ONLY), each partition's is made
+        // with the partition's own name, and then attached to its parent's. A check constraint not validated, or a
+        // foreign key, is made on the partitioned table and reaches its partitions from there (theirs are left out).
+        for (String[] q : rows(c, "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid), c.contype IN ('p', 'u',"
+                + " 'x') FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace"
+                + " WHERE " + USER + " AND r.relkind IN ('r', 'p') AND (c.contype IN ('p', 'u', 'x') OR c.contype = 'c' AND"
+                + " NOT c.convalidated AND c.coninhcount = 0) ORDER BY c.oid", 4)) {
+            statement(out, "ALTER TABLE " + ("t".equals(q[3]) ? "ONLY " : "") + q[0] + " ADD CONSTRAINT " + TableShape.quote(q[1])
+                    + " " + q[2]);
         }
         for (String def : strings(c, "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class r ON r.oid = i.indrelid"
-                + " JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER + " AND r.relkind = 'r' AND NOT EXISTS (SELECT 1"
-                + " FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY i.indexrelid")) {
+                + " JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER + " AND r.relkind IN ('r', 'p') AND NOT EXISTS"
+                + " (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x'))"
+                + " ORDER BY i.indexrelid")) {
             statement(out, def);
+        }
+        for (String attach : strings(c, "SELECT format('ALTER INDEX %I.%I ATTACH PARTITION %I.%I', pn.nspname, p.relname,"
+                + " n.nspname, x.relname) FROM pg_inherits i JOIN pg_class x ON x.oid = i.inhrelid JOIN pg_namespace n ON"
+                + " n.oid = x.relnamespace JOIN pg_class p ON p.oid = i.inhparent JOIN pg_namespace pn ON pn.oid = p.relnamespace"
+                + " WHERE x.relkind IN ('i', 'I') AND " + USER + " ORDER BY i.inhrelid")) {
+            statement(out, attach);
+        }
+        for (String[] q : rows(c, "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c"
+                + " JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace WHERE " + USER
+                + " AND r.relkind IN ('r', 'p') AND c.contype = 'f' AND c.conparentid = 0 ORDER BY c.oid", 3)) {
+            statement(out, "ALTER TABLE " + q[0] + " ADD CONSTRAINT " + TableShape.quote(q[1]) + " " + q[2]);
         }
         // views with their options (check_option, security_barrier, security_invoker: what a write through the view is
         // checked against, and whose privileges and row security a read through it uses)
@@ -220,7 +255,7 @@ final class PostgresCopy {
      */
     private static void rowSecurity(Connection c, DataOutputStream out) throws SQLException, IOException {
         for (String[] t : rows(c, "SELECT format('%I.%I', n.nspname, c.relname), c.relforcerowsecurity FROM pg_class c JOIN"
-                + " pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND c.relrowsecurity AND " + USER
+                + " pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND c.relrowsecurity AND " + USER
                 + " ORDER BY c.oid", 2)) {
             statement(out, "ALTER TABLE " + t[0] + " ENABLE ROW LEVEL SECURITY");
             if ("t".equals(t[1])) statement(out, "ALTER TABLE " + t[0] + " FORCE ROW LEVEL SECURITY");
@@ -265,11 +300,11 @@ final class PostgresCopy {
     private static void comments(Connection c, DataOutputStream out) throws SQLException, IOException {
         for (String[] d : rows(c, "SELECT target, description FROM ("
                 + "SELECT CASE WHEN d.objsubid > 0 THEN format('COLUMN %I.%I.%I', n.nspname, k.relname, a.attname)"
-                + " ELSE format('%s %I.%I', CASE k.relkind WHEN 'v' THEN 'VIEW' WHEN 'S' THEN 'SEQUENCE' WHEN 'i' THEN 'INDEX'"
+                + " ELSE format('%s %I.%I', CASE k.relkind WHEN 'v' THEN 'VIEW' WHEN 'S' THEN 'SEQUENCE' WHEN 'i' THEN 'INDEX' WHEN 'I' THEN 'INDEX'"
                 + " ELSE 'TABLE' END, n.nspname, k.relname) END AS target, d.description, d.classoid, d.objoid, d.objsubid"
                 + " FROM pg_description d JOIN pg_class k ON k.oid = d.objoid JOIN pg_namespace n ON n.oid = k.relnamespace"
                 + " LEFT JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum = d.objsubid WHERE d.classoid ="
-                + " 'pg_class'::regclass AND k.relkind IN ('r', 'v', 'S', 'i') AND " + USER
+                + " 'pg_class'::regclass AND k.relkind IN ('r', 'p', 'v', 'S', 'i', 'I') AND " + USER
                 + " UNION ALL SELECT format('SCHEMA %I', n.nspname), d.description, d.classoid, d.objoid, 0 FROM pg_description d"
                 + " JOIN pg_namespace n ON n.oid = d.objoid WHERE d.classoid = 'pg_namespace'::regclass AND " + USER
                 + " UNION ALL SELECT format('CONSTRAINT %I ON %s', k.conname, k.conrelid::regclass), d.description, d.classoid,"
@@ -317,7 +352,8 @@ final class PostgresCopy {
     }
 
     /** What a copy carries, as the refusals say it. */
-    static final String COPIED = "It copies schemas, extensions, enum and composite types, domains, tables, sequences, functions,"
+    static final String COPIED = "It copies schemas, extensions, enum and composite types, domains, tables (partitioned ones and their"
+            + " partitions among them), sequences, functions,"
             + " constraints, indexes, views, row security and its policies, rules, comments and grants";
 
     /**
@@ -334,9 +370,9 @@ final class PostgresCopy {
      */
     static List<String> notCopied(Connection c) throws SQLException {
         String notOfAnExtension = " AND NOT EXISTS (SELECT 1 FROM pg_depend x WHERE x.objid = %s AND x.deptype = 'e')";
-        return strings(c, "SELECT format('%s %I.%I', CASE c.relkind WHEN 'm' THEN 'materialized view' WHEN 'p' THEN"
-                + " 'partitioned table' WHEN 'f' THEN 'foreign table' END, n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
-                + " ON n.oid = c.relnamespace WHERE c.relkind IN ('m', 'p', 'f') AND " + USER
+        return strings(c, "SELECT format('%s %I.%I', CASE c.relkind WHEN 'm' THEN 'materialized view' WHEN 'f' THEN"
+                + " 'foreign table' END, n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
+                + " ON n.oid = c.relnamespace WHERE c.relkind IN ('m', 'f') AND " + USER
                 + " UNION ALL SELECT format('type %I.%I', n.nspname, t.typname) FROM pg_type t JOIN pg_namespace n ON n.oid ="
                 + " t.typnamespace WHERE " + USER + " AND t.typtype IN ('r', 'm', 'b') AND NOT EXISTS (SELECT 1 FROM pg_depend d"
                 + " WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e') AND (t.typtype <> 'c' OR"
@@ -344,10 +380,8 @@ final class PostgresCopy {
                 + " UNION ALL SELECT format('extension %I (it owns tables)', e.extname) FROM pg_extension e WHERE EXISTS (SELECT 1 FROM"
                 + " pg_depend d WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND d.classid = 'pg_class'::regclass"
                 + " AND d.deptype = 'e')"
-                + " UNION ALL SELECT format('partition %I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
-                + " ON n.oid = c.relnamespace WHERE c.relispartition AND " + USER
                 + " UNION ALL SELECT format('unlogged table %I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
-                + " ON n.oid = c.relnamespace WHERE c.relpersistence = 'u' AND c.relkind = 'r' AND " + USER
+                + " ON n.oid = c.relnamespace WHERE c.relpersistence = 'u' AND c.relkind IN ('r', 'p') AND " + USER
                 + " UNION ALL SELECT format('inherited table %I.%I (INHERITS %s)', n.nspname, c.relname, i.inhparent::regclass)"
                 + " FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
                 + " WHERE NOT c.relispartition AND " + USER
@@ -492,7 +526,7 @@ final class PostgresCopy {
         all.addAll(rows(c, "SELECT 'GRANT ' || a.privilege_type || ' ON ' || CASE k.relkind WHEN 'S' THEN 'SEQUENCE ' ELSE 'TABLE ' END"
                 + " || format('%I.%I', n.nspname, k.relname) || ' TO ' || " + to + ", " + grantee + " FROM pg_class k JOIN pg_namespace n"
                 + " ON n.oid = k.relnamespace, aclexplode(k.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee WHERE " + USER
-                + " AND k.relkind IN ('r', 'v', 'S') AND k.relacl IS NOT NULL AND a.grantee <> k.relowner ORDER BY k.oid", 2));
+                + " AND k.relkind IN ('r', 'p', 'v', 'S') AND k.relacl IS NOT NULL AND a.grantee <> k.relowner ORDER BY k.oid", 2));
         for (String[] g : all) {
             if (g[1] == null) {
                 statement(out, g[0]);
@@ -543,7 +577,7 @@ final class PostgresCopy {
         all.addAll(rows(c, "SELECT 'ALTER ' || CASE k.relkind WHEN 'v' THEN 'VIEW ' WHEN 'S' THEN 'SEQUENCE ' ELSE 'TABLE ' END ||"
                 + " format('%I.%I', n.nspname, k.relname) || ' OWNER TO ' || quote_ident(o.rolname), o.rolname FROM pg_class k JOIN"
                 + " pg_namespace n ON n.oid = k.relnamespace JOIN pg_roles o ON o.oid = k.relowner WHERE " + USER + " AND k.relkind"
-                + " IN ('r', 'v', 'S') AND k.relowner" + notMine + " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid ="
+                + " IN ('r', 'p', 'v', 'S') AND k.relowner" + notMine + " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid ="
                 + " 'pg_class'::regclass AND d.objid = k.oid AND d.deptype IN ('a', 'i')) ORDER BY k.oid", 2));
         all.addAll(rows(c, "SELECT 'ALTER ' || CASE p.prokind WHEN 'p' THEN 'PROCEDURE ' ELSE 'FUNCTION ' END || format('%I.%I(%s)',"
                 + " n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)) || ' OWNER TO ' || quote_ident(o.rolname),"

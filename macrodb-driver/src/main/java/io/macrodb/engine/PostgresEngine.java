@@ -806,11 +806,13 @@ public final class PostgresEngine implements Engine {
     private void installGuard(Connection c, TableShape t) throws SQLException {
         long oid = oid(c, t);
         char identity;
-        try (PreparedStatement ps = c.prepareStatement("SELECT c.relreplident FROM pg_class c WHERE c.oid = ?")) {
+        boolean partition;
+        try (PreparedStatement ps = c.prepareStatement("SELECT c.relreplident, c.relispartition FROM pg_class c WHERE c.oid = ?")) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 identity = rs.getString(1).charAt(0);
+                partition = rs.getBoolean(2);
             }
         }
         StringBuilder body = new StringBuilder("BEGIN\n");
@@ -843,7 +845,9 @@ public final class PostgresEngine implements Engine {
                     .append("; END IF;\n");
         }
         body.append("RETURN NULL;\nEND");
-        boolean wantPerRow = !numeric.isEmpty(); // AFTER ... FOR EACH ROW, whose result is ignored, as capture=triggers makes it
+        // AFTER ... FOR EACH ROW, whose result is ignored, as capture=triggers makes it. A partition's guard runs per row too: a
+        // statement trigger fires on the table the statement names, and a write through the partitioned table names that
+        boolean wantPerRow = !numeric.isEmpty() || partition;
         try (Statement s = c.createStatement()) {
             s.execute("CREATE OR REPLACE FUNCTION " + functionName(oid) + "() RETURNS trigger LANGUAGE plpgsql AS "
                     + dollarQuoted(body.toString()));
@@ -1200,7 +1204,9 @@ public final class PostgresEngine implements Engine {
     /**
      * By table and name (a trigger's name is its table's in PostgreSQL: two tables' triggers may share one). A trigger
      * that is not enabled as usual comes with the statement that sets it so ({@code DISABLE}, {@code ENABLE REPLICA},
-     * {@code ENABLE ALWAYS}), both in one {@code DO} block: {@code pg_get_triggerdef} leaves that out.
+     * {@code ENABLE ALWAYS}), both in one {@code DO} block: {@code pg_get_triggerdef} leaves that out. A row trigger of a
+     * partitioned table comes alone: its partitions' clones of it ({@code tgparentid}) are made with it, and cannot be
+     * made, nor dropped, on their own.
      */
     @Override public Map<String, String> applicationTriggerDdl(Connection c) throws SQLException {
         Map<String, String> out = new LinkedHashMap<>();
@@ -1208,8 +1214,8 @@ public final class PostgresEngine implements Engine {
              ResultSet rs = s.executeQuery("SELECT format('%I.%I.%I', n.nspname, c.relname, g.tgname), pg_get_triggerdef(g.oid),"
                      + " CASE g.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA' WHEN 'A' THEN 'ENABLE ALWAYS' END"
                      + " || format(' TRIGGER %I', g.tgname), format('%I.%I', n.nspname, c.relname) FROM pg_trigger g JOIN pg_class c"
-                     + " ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND g.tgname <> '"
-                     + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA + " ORDER BY g.oid")) {
+                     + " ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND"
+                     + " g.tgparentid = 0 AND g.tgname <> '" + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA + " ORDER BY g.oid")) {
             while (rs.next()) {
                 String create = rs.getString(2);
                 String state = rs.getString(3);
@@ -1224,8 +1230,8 @@ public final class PostgresEngine implements Engine {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT g.tgname, n.nspname, c.relname FROM pg_trigger g JOIN pg_class c ON"
-                     + " c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND g.tgname <> '"
-                     + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA)) {
+                     + " c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND"
+                     + " g.tgparentid = 0 AND g.tgname <> '" + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA)) {
             while (rs.next()) {
                 drops.add("DROP TRIGGER IF EXISTS " + TableShape.quote(rs.getString(1)) + " ON "
                         + PostgresCatalog.quoted(rs.getString(2), rs.getString(3)));
@@ -1241,7 +1247,7 @@ public final class PostgresEngine implements Engine {
      * sequences, functions, tables with their columns, defaults and NOT NULL, then constraints, indexes
      * and views, as {@code pg_get_*def} gives them) and each table's rows as {@code COPY ... (FORMAT
      * binary)}, all read in one REPEATABLE READ snapshot. Objects that are not copied (types of the
-     * application's own, extensions, materialized views, partitioned tables) are refused with 0AM00.
+     * application's own, extensions that own tables, materialized views, inherited tables) are refused with 0AM00.
      */
     @Override public void exportScript(Connection c, Path file) throws SQLException {
         inTransactionOf(c, Connection.TRANSACTION_REPEATABLE_READ, () -> {

@@ -148,7 +148,9 @@ class PostgresCopyTest {
      * a function that returns a table's rows (PostgreSQL checks that type even with function bodies unchecked; functions
      * are made before tables), a composite type given an attribute of a later type. The copy made each in the order it was
      * first made and failed on what did not exist yet, and such a database could not be opened at all. The import now
-     * sets a statement aside when what it needs is missing, and runs it once something else has been made.
+     * sets a statement aside when what it needs is missing, and runs it once something else has been made. A unique
+     * index that is not a constraint, which a foreign key references, is copied: a copy left it out, as if the foreign
+     * key's constraint had made it, and then failed on the foreign key.
      */
     @Test
     void objectsThatDependOnLaterObjectsAreCopied() throws Exception {
@@ -164,12 +166,19 @@ class PostgresCopyTest {
                 "CREATE VIEW first AS SELECT 1 AS k",
                 "CREATE VIEW second AS SELECT k FROM all_t()",
                 "CREATE OR REPLACE VIEW first AS SELECT k FROM second WHERE k > 1",
-                "COMMENT ON VIEW first IS 'reads second'");
+                "COMMENT ON VIEW first IS 'reads second'",
+                "CREATE TABLE code (c text NOT NULL)",
+                "CREATE UNIQUE INDEX code_c ON code (c)",
+                "CREATE TABLE uses (k int PRIMARY KEY, c text REFERENCES code (c))",
+                "INSERT INTO code VALUES ('x')",
+                "INSERT INTO uses VALUES (1, 'x')");
         try (Connection c = TestDb.open(url)) {
             for (var r : TestDb.macro(c).replicaStatus()) assertEquals(io.macrodb.replica.ReplicaState.ACTIVE, r.state(), r::toString);
             TestDb.assertOnEveryReplica(c, 2, "SELECT string_agg(k::text, ','), obj_description('first'::regclass) FROM first",
                     List.of("2|reads second"));
             TestDb.assertOnEveryReplica(c, 2, "SELECT string_agg(((p).c).b::text, ',' ORDER BY k) FROM all_t()", List.of("10,20"));
+            TestDb.assertOnEveryReplica(c, 2, "SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'code'::regclass",
+                    List.of("code_c"));
             TestDb.assertConverged(c);
         }
     }

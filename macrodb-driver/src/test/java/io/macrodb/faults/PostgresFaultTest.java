@@ -193,7 +193,9 @@ class PostgresFaultTest {
      * one name came back as one, a trigger dropped with {@code DROP TRIGGER ... ON} (which MacroDB did not recognise) or
      * with its table came back (or failed the promotion), and a disabled or renamed one came back enabled, under its old
      * name. Now they are read from the primary's catalog after every schema change. Each fires once: the secondary
-     * fired nothing for the audited row it applied.
+     * fired nothing for the audited row it applied. A partitioned table's trigger comes back as itself, with its
+     * partitions' clones: a promotion used to make each clone as a trigger of its partition's own, and then failed to
+     * make the partitioned table's (its clones' names were taken), so a partition added later was not audited.
      */
     @Test
     void thePromotedPrimaryHasTheApplicationsTriggersAsThePrimaryLastHadThem() throws Exception {
@@ -219,12 +221,18 @@ class PostgresFaultTest {
                     s.execute("ALTER TABLE item DISABLE TRIGGER quiet");
                     s.execute("CREATE TRIGGER old_name AFTER INSERT ON note FOR EACH ROW EXECUTE FUNCTION audited()");
                     s.execute("ALTER TRIGGER old_name ON note RENAME TO new_name");
+                    // a partitioned table's trigger, which each partition has a clone of (that cannot be dropped alone)
+                    s.execute("CREATE TABLE part (id INT PRIMARY KEY) PARTITION BY RANGE (id)");
+                    s.execute("CREATE TABLE part_low PARTITION OF part FOR VALUES FROM (0) TO (100)");
+                    s.execute("CREATE TABLE part_high PARTITION OF part FOR VALUES FROM (100) TO (200)");
+                    s.execute("CREATE TRIGGER audited AFTER INSERT ON part FOR EACH ROW EXECUTE FUNCTION audited()");
                     s.execute("INSERT INTO item VALUES (0, 0)"); // audited by the primary; its row reaches the secondary as a row
                 }
                 assertTrue(mc.admin().awaitCaughtUp(5_000));
                 String triggers = "SELECT c.relname || '.' || g.tgname || ':' || g.tgenabled::text FROM pg_trigger g JOIN pg_class c"
                         + " ON c.oid = g.tgrelid WHERE NOT g.tgisinternal AND g.tgname <> 'macrodb_capture' ORDER BY 1";
-                List<String> expected = List.of("item.audited:O", "item.quiet:D", "note.audited:O", "note.new_name:O");
+                List<String> expected = List.of("item.audited:O", "item.quiet:D", "note.audited:O", "note.new_name:O", "part.audited:O",
+                        "part_high.audited:O", "part_low.audited:O");
                 try (Connection p = java.sql.DriverManager.getConnection(mc.replicaStatus().get(0).url(), "sa", "")) {
                     assertEquals(expected, TestDb.rows(p, triggers, "|"));
                 }
@@ -238,6 +246,7 @@ class PostgresFaultTest {
                     try (Statement s = c.createStatement()) {
                         s.execute("INSERT INTO item VALUES (1, 1)");
                         s.execute("INSERT INTO note VALUES (1)");
+                        s.execute("INSERT INTO part VALUES (2), (150)");
                         break;
                     } catch (SQLException e) {
                         if (!"40001".equals(e.getSQLState()) || attempt > 50) throw e;
@@ -248,7 +257,8 @@ class PostgresFaultTest {
                 try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id || ' ' || what FROM audit ORDER BY 1")) {
                     List<String> rows = new java.util.ArrayList<>();
                     while (rs.next()) rows.add(rs.getString(1));
-                    assertEquals(List.of("0 item.audited", "1 item.audited", "1 note.audited", "1 note.new_name"), rows);
+                    assertEquals(List.of("0 item.audited", "1 item.audited", "1 note.audited", "1 note.new_name",
+                            "150 part_high.audited", "2 part_low.audited"), rows);
                 }
             }
         }
