@@ -194,8 +194,8 @@ class PostgresFaultTest {
      * with its table came back (or failed the promotion), and a disabled or renamed one came back enabled, under its old
      * name. Now they are read from the primary's catalog after every schema change. Each fires once: the secondary
      * fired nothing for the audited row it applied. A partitioned table's trigger comes back as itself, with its
-     * partitions' clones: a promotion used to make each clone as a trigger of its partition's own, and then failed to
-     * make the partitioned table's (its clones' names were taken), so a partition added later was not audited.
+     * partitions' clones: MacroDB kept the clones as triggers of their own, and a promoted primary had them but not the
+     * partitioned table's trigger, so a partition added later would not have been audited.
      */
     @Test
     void thePromotedPrimaryHasTheApplicationsTriggersAsThePrimaryLastHadThem() throws Exception {
