@@ -349,6 +349,14 @@ public final class PostgresEngine implements Engine {
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
 
     /**
+     * {@code ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY}: PostgreSQL runs it as two transactions of its own, and
+     * refuses it in a transaction block.
+     */
+    private static final java.util.regex.Pattern DETACH_CONCURRENTLY = java.util.regex.Pattern.compile(LEADING
+            + "alter\\s+table\\b(?:(?!;).)*?\\bdetach\\s+partition\\b(?:(?!;).)*\\bconcurrently\\b",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+
+    /**
      * What would take MacroDB's own session settings away: {@code DISCARD ALL}, {@code RESET ALL}, and setting or
      * resetting {@code session_replication_role} or a {@code macrodb.} setting.
      */
@@ -409,7 +417,8 @@ public final class PostgresEngine implements Engine {
      * MacroDB's sessions carry settings of its own: {@code macrodb.capture} (a primary's session captures, a secondary's
      * applies) and {@code session_replication_role}. {@code DISCARD ALL} and {@code RESET ALL} would reset them too, and
      * the session's next write would be refused as made outside MacroDB, or a secondary's triggers would fire again;
-     * so would setting them by hand. Refused, naming what to run instead.
+     * so would setting them by hand. Refused, naming what to run instead, as {@code DETACH PARTITION ... CONCURRENTLY}
+     * is ({@link #DETACH_CONCURRENTLY}).
      */
     @Override public SQLException unsupportedStatement(String sql) {
         java.util.regex.Matcher server = SERVER_LEVEL.matcher(sql);
@@ -418,6 +427,13 @@ public final class PostgresEngine implements Engine {
                     + " tablespaces and server settings belong to each replica's server, and a secondary's server may hold"
                     + " several replicas or none of them. Run it on each server that needs it, past MacroDB (psql), then use"
                     + " what it made through MacroDB", "0AM00");
+        }
+        if (DETACH_CONCURRENTLY.matcher(sql).lookingAt()) {
+            // run concurrently on the primary, a detach interrupted in its wait would leave the partition pending there, out
+            // of the partitioned table's reads, while the secondaries still read it
+            return refused(abbreviate(sql) + ": MacroDB makes a schema change in one transaction on every replica, and"
+                    + " PostgreSQL runs DETACH PARTITION ... CONCURRENTLY only outside one. Run it without CONCURRENTLY (it"
+                    + " then holds an ACCESS EXCLUSIVE lock on the partitioned table while it changes the catalog)", "0AM00");
         }
         if (!SESSION_RESET.matcher(sql).lookingAt()) return null;
         return refused("this statement would reset the settings MacroDB keeps on its sessions (macrodb.capture,"

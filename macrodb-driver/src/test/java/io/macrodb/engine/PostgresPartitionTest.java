@@ -105,7 +105,8 @@ class PostgresPartitionTest {
     /**
      * Partitioned tables made and changed through MacroDB, and written through the partitioned table and through a
      * partition directly: inserts into several partitions, an update that moves a row to another partition, one that
-     * keeps it, deletes, a partition attached, detached and dropped, a trigger on the partitioned table (which each
+     * keeps it, deletes, a partition attached, detached (refused with {@code CONCURRENTLY}, which PostgreSQL runs
+     * only outside a transaction, with a message that says so) and dropped, a trigger on the partitioned table (which each
      * partition gets a clone of), and a TRUNCATE of the partitioned table. Every replica holds the same rows in the same
      * partitions, and a write past MacroDB through the partitioned table is refused on the primary (55000).
      */
@@ -145,6 +146,9 @@ class PostgresPartitionTest {
             s.execute("INSERT INTO m2022 (id, d, v) VALUES (5, '2022-04-04', 'before attach')");
             s.execute("ALTER TABLE m ATTACH PARTITION m2022 FOR VALUES FROM ('2022-01-01') TO ('2023-01-01')");
             s.execute("INSERT INTO m VALUES (6, '2022-06-06', 'after attach')");
+            SQLException refused = assertThrows(SQLException.class, () -> s.execute("ALTER TABLE m DETACH PARTITION m2020 CONCURRENTLY"));
+            assertEquals("0AM00", refused.getSQLState(), refused::getMessage);
+            assertTrue(refused.getMessage().contains("Run it without CONCURRENTLY"), refused::getMessage);
             s.execute("ALTER TABLE m DETACH PARTITION m2020");
             s.execute("INSERT INTO m2020 VALUES (7, '2020-12-12', 'detached')"); // a table of its own now
             s.execute("DROP TABLE m2020");
