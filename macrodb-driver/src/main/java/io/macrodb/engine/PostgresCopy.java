@@ -244,6 +244,7 @@ final class PostgresCopy {
         routinePrivileges(c, out);
         owners(c, out);
         defaultPrivileges(c, out);
+        eventTriggers(c, out);
         out.writeByte('E');
     }
 
@@ -354,7 +355,7 @@ final class PostgresCopy {
     /** What a copy carries, as the refusals say it. */
     static final String COPIED = "It copies schemas, extensions, enum and composite types, domains, tables (partitioned ones and their"
             + " partitions among them), sequences, functions,"
-            + " constraints, indexes, views, row security and its policies, rules, comments and grants";
+            + " constraints, indexes, views, row security and its policies, rules, event triggers, comments and grants";
 
     /**
      * Up to 20 objects of the database of {@code c} that a copy would leave out or could not make, described ("materialized
@@ -365,7 +366,8 @@ final class PostgresCopy {
      * <li>aggregates, operators, casts and collations of the application's own (not an extension's), which the copy does
      * not make: a secondary would fail the reads that use them, or resolve a cast differently;
      * <li>a rule enabled for replicas or always ({@code ALTER TABLE ... ENABLE ALWAYS RULE}): it would fire on a
-     * secondary as MacroDB applies the rows, which already carry its effects.
+     * secondary as MacroDB applies the rows, which already carry its effects; so is an event trigger enabled so, which
+     * would fire as MacroDB applies a schema change there.
      * </ul>
      */
     static List<String> notCopied(Connection c) throws SQLException {
@@ -396,7 +398,10 @@ final class PostgresCopy {
                 + " n.oid = k.collnamespace WHERE " + USER + String.format(notOfAnExtension, "k.oid")
                 + " UNION ALL SELECT format('rule %I on %I.%I (enabled %s)', r.rulename, n.nspname, c.relname, CASE r.ev_enabled"
                 + " WHEN 'A' THEN 'always' ELSE 'for replicas' END) FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN"
-                + " pg_namespace n ON n.oid = c.relnamespace WHERE r.ev_enabled IN ('A', 'R') AND " + USER + " LIMIT 20");
+                + " pg_namespace n ON n.oid = c.relnamespace WHERE r.ev_enabled IN ('A', 'R') AND " + USER
+                + " UNION ALL SELECT format('event trigger %I (enabled %s)', e.evtname, CASE e.evtenabled WHEN 'A' THEN 'always'"
+                + " ELSE 'for replicas' END) FROM pg_event_trigger e WHERE e.evtenabled IN ('A', 'R')"
+                + String.format(notOfAnExtension, "e.oid") + " LIMIT 20");
     }
 
     /**
@@ -482,6 +487,10 @@ final class PostgresCopy {
     /** Removes every user object of the database (a secondary about to receive a copy) and MacroDB's schema. */
     private static void wipe(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
+        for (String e : strings(c, "SELECT quote_ident(e.evtname) FROM pg_event_trigger e WHERE NOT EXISTS (SELECT 1 FROM pg_depend d"
+                + " WHERE d.classid = 'pg_event_trigger'::regclass AND d.objid = e.oid AND d.deptype = 'e')")) {
+            drops.add("DROP EVENT TRIGGER IF EXISTS " + e);
+        }
         drops.add("DROP SCHEMA IF EXISTS macrodb CASCADE");
         for (String x : strings(c, "SELECT extname FROM pg_extension WHERE extname <> 'plpgsql'")) {
             drops.add("DROP EXTENSION IF EXISTS " + TableShape.quote(x) + " CASCADE");
@@ -621,18 +630,50 @@ final class PostgresCopy {
     }
 
     /**
+     * The application's event triggers (not an extension's), with their tags, and disabled where they are. A secondary
+     * applies a schema change as a replica, where an event trigger enabled as usual does not fire; a promoted one fires
+     * it, as the primary did. One enabled for replicas or always is refused ({@link #notCopied}): it would fire where
+     * MacroDB applies schema changes. Only a superuser makes event triggers: a copier that is not one leaves them out,
+     * with a notice.
+     */
+    private static void eventTriggers(Connection c, DataOutputStream out) throws SQLException, IOException {
+        for (String[] e : rows(c, "SELECT format('CREATE EVENT TRIGGER %I ON %I', e.evtname, e.evtevent) || CASE WHEN e.evttags IS"
+                + " NULL THEN '' ELSE ' WHEN TAG IN (' || (SELECT string_agg(quote_literal(t), ', ') FROM unnest(e.evttags) t)"
+                + " || ')' END || format(' EXECUTE FUNCTION %I.%I()', n.nspname, p.proname), CASE WHEN e.evtenabled = 'D' THEN"
+                + " format('ALTER EVENT TRIGGER %I DISABLE', e.evtname) END, CASE WHEN o.rolname <> current_user THEN"
+                + " format('ALTER EVENT TRIGGER %I OWNER TO %I', e.evtname, o.rolname) END, o.rolname FROM pg_event_trigger e"
+                + " JOIN pg_proc p ON p.oid = e.evtfoid JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles o ON"
+                + " o.oid = e.evtowner WHERE NOT EXISTS (SELECT 1"
+                + " FROM pg_depend d WHERE d.classid = 'pg_event_trigger'::regclass AND d.objid = e.oid AND d.deptype = 'e')"
+                + " ORDER BY e.oid", 4)) {
+            List<String> statements = new ArrayList<>(List.of(e[0]));
+            if (e[1] != null) statements.add(e[1]);
+            if (e[2] != null) statements.add(e[2]);
+            statement(out, guarded(statements, e[3]));
+        }
+    }
+
+    /**
      * {@code sql} run where the secondary's server has every one of {@code roles}, and left out with a notice where it
      * lacks one or where the copier may not act for them.
      */
     private static String guarded(String sql, String... roles) {
+        return guarded(List.of(sql), roles);
+    }
+
+    /** {@link #guarded(String, String...)} for several statements, run all or none. */
+    private static String guarded(List<String> statements, String... roles) {
         StringBuilder present = new StringBuilder();
         for (String role : roles) {
             present.append(present.length() == 0 ? "" : " AND ").append("EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ")
                     .append(quote(role)).append(')');
         }
-        return "DO $macrodb$ BEGIN IF " + present + " THEN EXECUTE " + quote(sql) + "; ELSE RAISE NOTICE 'MacroDB: a role is not"
-                + " on this server; not copied: %', " + quote(sql) + "; END IF; EXCEPTION WHEN insufficient_privilege THEN RAISE"
-                + " NOTICE 'MacroDB: not copied, as this copy''s user may not: % (%)', " + quote(sql) + ", SQLERRM; END $macrodb$";
+        StringBuilder run = new StringBuilder();
+        for (String sql : statements) run.append("EXECUTE ").append(quote(sql)).append("; ");
+        String said = quote(String.join("; ", statements));
+        return "DO $macrodb$ BEGIN IF " + present + " THEN " + run + "ELSE RAISE NOTICE 'MacroDB: a role is not on this server;"
+                + " not copied: %', " + said + "; END IF; EXCEPTION WHEN insufficient_privilege THEN RAISE NOTICE 'MacroDB: not"
+                + " copied, as this copy''s user may not: % (%)', " + said + ", SQLERRM; END $macrodb$";
     }
 
     /** {@code s} as an SQL string literal. */

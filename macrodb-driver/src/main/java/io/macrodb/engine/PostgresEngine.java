@@ -281,9 +281,12 @@ public final class PostgresEngine implements Engine {
         c.setAutoCommit(false); // the schema and the mark come, and go again if refused, in one transaction
         try (Statement s = c.createStatement()) {
             try {
-                s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
-                // the mark of a database MacroDB drives: one that is a secondary later (after a promotion) may be rebuilt
-                s.execute("CREATE TABLE IF NOT EXISTS macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
+                withoutEventTriggers(c, () -> {
+                    s.execute("CREATE SCHEMA IF NOT EXISTS macrodb");
+                    // the mark of a database MacroDB drives: one that is a secondary later (after a promotion) may be rebuilt
+                    s.execute("CREATE TABLE IF NOT EXISTS macrodb.replica (since timestamptz NOT NULL DEFAULT now())");
+                    return null;
+                });
             } catch (SQLException e) {
                 throw new SQLException("MacroDB: cannot create schema macrodb on the primary (" + e.getMessage() + "); MacroDB keeps its"
                         + " capture functions there: connect as a user with CREATE on the database, or create the schema for it",
@@ -608,6 +611,15 @@ public final class PostgresEngine implements Engine {
      * would take it, but the next rebuild or open would be refused, and the database could no longer be opened.
      */
     @Override public void checkSchemaChange(Connection c) throws SQLException {
+        List<String> written = tablesWrittenBySchemaChange(c);
+        if (!written.isEmpty()) {
+            throw new SQLFeatureNotSupportedException("MacroDB: this schema change wrote rows of " + String.join(", ", written)
+                    + " (an event trigger, a trigger on TRUNCATE, or a function the statement calls did). MacroDB ships a schema"
+                    + " change as its statement, and a secondary runs it without the application's triggers, so those rows would"
+                    + " be on the primary only. Nothing was changed. Make the change with that trigger disabled (ALTER EVENT"
+                    + " TRIGGER ... DISABLE, or ALTER TABLE ... DISABLE TRIGGER), and write such rows in a statement of their own",
+                    SqlState.FEATURE_NOT_OFFERED.getState());
+        }
         List<String> objects = objectsInOwnSchema(c);
         if (objects.isEmpty()) {
             List<String> notCopied = PostgresCopy.notCopied(c);
@@ -631,6 +643,55 @@ public final class PostgresEngine implements Engine {
      */
     @Override public void beforeSchemaChange(Connection c) throws SQLException {
         if (decoding) markSchemaChange(c, 'b');
+        Map<Long, Long> counts = rowsWritten(c);
+        if (counts != null) rowsBeforeSchemaChange.put(c, counts);
+        else rowsBeforeSchemaChange.remove(c);
+    }
+
+    /** The counts of {@link #rowsWritten} before the schema change each primary session is making. */
+    private final Map<Connection, Map<Long, Long>> rowsBeforeSchemaChange =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /**
+     * In a primary session ({@code macrodb.capture} on), the rows this session has inserted, updated and deleted in each
+     * user table so far and not yet reported to the statistics collector ({@code pg_stat_xact_user_tables}: nothing is
+     * reported inside a transaction), by table oid, with an entry 0 that says it is one; null in any other session.
+     */
+    private static Map<Long, Long> rowsWritten(Connection c) throws SQLException {
+        Map<Long, Long> out = new HashMap<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT t.relid, t.n_tup_ins + t.n_tup_upd + t.n_tup_del FROM pg_stat_xact_user_tables t"
+                     + " WHERE current_setting('macrodb.capture', true) = 'on' AND t.schemaname NOT IN ('macrodb')"
+                     + " AND t.schemaname NOT LIKE 'pg\\_temp\\_%' UNION ALL SELECT 0, 0 WHERE current_setting('macrodb.capture',"
+                     + " true) = 'on'")) {
+            while (rs.next()) out.put(rs.getLong(1), rs.getLong(2));
+        }
+        return out.isEmpty() ? null : out;
+    }
+
+    /**
+     * The user tables whose rows the schema change of session {@code c} wrote (those that existed before it), as
+     * {@code schema.table}: an event trigger, a trigger on {@code TRUNCATE}, or a function the statement calls did.
+     */
+    private List<String> tablesWrittenBySchemaChange(Connection c) throws SQLException {
+        Map<Long, Long> before = rowsBeforeSchemaChange.remove(c);
+        Map<Long, Long> after = before == null ? null : rowsWritten(c);
+        if (after == null) return List.of();
+        List<Long> written = new ArrayList<>();
+        for (Map.Entry<Long, Long> e : after.entrySet()) {
+            Long was = before.get(e.getKey());
+            if (was != null && e.getValue() > was) written.add(e.getKey());
+        }
+        if (written.isEmpty()) return List.of();
+        List<String> names = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT format('%I.%I', n.nspname, k.relname) FROM pg_class k JOIN"
+                + " pg_namespace n ON n.oid = k.relnamespace WHERE k.oid = ANY (?) ORDER BY 1")) {
+            ps.setArray(1, c.createArrayOf("bigint", written.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) names.add(rs.getString(1));
+            }
+        }
+        return names;
     }
 
     /**
@@ -707,7 +768,8 @@ public final class PostgresEngine implements Engine {
         try (Statement s = c.createStatement()) {
             s.execute("SET lock_timeout = " + Math.max(1, Math.min(Integer.MAX_VALUE, lockTimeoutMillis)));
             if (primary) {
-                s.execute("SET session_replication_role = origin");
+                // replica while MacroDB makes its own temporary table (no event trigger of the application fires for it)
+                s.execute("SET session_replication_role = replica");
                 s.execute("SET macrodb.capture = 'on'");
                 if (decoding) {
                     // a walsender decodes only WAL that is flushed: a commit that waits for its decoding must flush it
@@ -720,6 +782,7 @@ public final class PostgresEngine implements Engine {
                     s.execute("CREATE TEMPORARY TABLE IF NOT EXISTS macrodb_changes (seq bigint GENERATED ALWAYS AS IDENTITY,"
                             + " xid bigint NOT NULL DEFAULT txid_current(), rel oid NOT NULL, old_key text[], new_key text[])");
                 }
+                s.execute("SET session_replication_role = origin");
             } else {
                 s.execute("SET macrodb.capture = 'apply'");
                 try {
@@ -963,6 +1026,13 @@ public final class PostgresEngine implements Engine {
      * leaves the database as the application had it.
      */
     @Override public void removeCapture(Connection c) throws SQLException {
+        withoutEventTriggers(c, () -> {
+            removeCaptureNow(c);
+            return null;
+        });
+    }
+
+    private static void removeCaptureNow(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT n.nspname, c.relname FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid"
@@ -1054,27 +1124,77 @@ public final class PostgresEngine implements Engine {
     }
 
     @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
-        return inNewSchemaGeneration(() -> Engine.super.refreshCapture(c));
+        return inNewSchemaGeneration(c, () -> Engine.super.refreshCapture(c));
     }
 
     @Override public List<TableShape> recreateCapture(Connection c) throws SQLException {
-        return inNewSchemaGeneration(() -> Engine.super.recreateCapture(c));
-    }
-
-    private interface CaptureChange {
-        List<TableShape> run() throws SQLException;
+        return inNewSchemaGeneration(c, () -> Engine.super.recreateCapture(c));
     }
 
     /**
      * Runs a change of the capture triggers with {@link #schemaGeneration} moved on before it, and again once the
      * triggers are current: a commit that described a table in between reads it again.
      */
-    private List<TableShape> inNewSchemaGeneration(CaptureChange change) throws SQLException {
+    private List<TableShape> inNewSchemaGeneration(Connection c, CaptureWork<List<TableShape>> change) throws SQLException {
         schemaGeneration.incrementAndGet();
         try {
-            return change.run();
+            return withoutEventTriggers(c, change);
         } finally {
             schemaGeneration.incrementAndGet();
+        }
+    }
+
+    /**
+     * Runs MacroDB's own statements (its schema and mark at open, a function and a trigger per table made afresh after
+     * every schema change) with the application's event triggers kept from firing, where the session may do that: they
+     * are not the application's schema changes, and what an event trigger wrote for them would be on the primary only
+     * (no secondary runs them). An event trigger enabled as usual does not fire in a session whose
+     * {@code session_replication_role} is {@code replica}; setting it takes a superuser, or on PostgreSQL 15 the
+     * {@code SET} privilege on it (which a primary session needs anyway), so another user's event triggers still fire for
+     * them (README).
+     */
+    private static <T> T withoutEventTriggers(Connection c, CaptureWork<T> work) throws SQLException {
+        String role = null;
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_setting('session_replication_role'), current_setting('is_superuser') = 'on',"
+                     + " current_setting('server_version_num')::int >= 150000 WHERE EXISTS (SELECT 1 FROM pg_event_trigger WHERE"
+                     + " evtenabled = 'O')")) {
+            if (rs.next()) {
+                boolean may = rs.getBoolean(2);
+                if (!may && rs.getBoolean(3)) {
+                    try (Statement q = c.createStatement();
+                         ResultSet p = q.executeQuery("SELECT has_parameter_privilege('session_replication_role', 'SET')")) {
+                        may = p.next() && p.getBoolean(1);
+                    }
+                }
+                if (may) role = rs.getString(1);
+            }
+        }
+        if (role == null || role.equals("replica")) return work.run();
+        if (!c.getAutoCommit()) { // for the transaction only: should a statement fail, the setting ends with it
+            setReplicationRole(c, "replica", true);
+            T out = work.run();
+            setReplicationRole(c, role, true);
+            return out;
+        }
+        setReplicationRole(c, "replica", false);
+        try {
+            return work.run();
+        } finally {
+            setReplicationRole(c, role, false);
+        }
+    }
+
+    /** Statements of MacroDB's own, run by {@link #withoutEventTriggers}. */
+    private interface CaptureWork<T> {
+        T run() throws SQLException;
+    }
+
+    private static void setReplicationRole(Connection c, String role, boolean local) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('session_replication_role', ?, ?)")) {
+            ps.setString(1, role);
+            ps.setBoolean(2, local);
+            ps.execute();
         }
     }
 
