@@ -643,7 +643,7 @@ final class PostgresCopy {
                 + " format('ALTER EVENT TRIGGER %I DISABLE', e.evtname) END, CASE WHEN o.rolname <> current_user THEN"
                 + " format('ALTER EVENT TRIGGER %I OWNER TO %I', e.evtname, o.rolname) END, o.rolname FROM pg_event_trigger e"
                 + " JOIN pg_proc p ON p.oid = e.evtfoid JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles o ON"
-                + " o.oid = e.evtowner WHERE NOT EXISTS (SELECT 1"
+                + " o.oid = e.evtowner WHERE n.nspname <> 'macrodb' AND NOT EXISTS (SELECT 1"
                 + " FROM pg_depend d WHERE d.classid = 'pg_event_trigger'::regclass AND d.objid = e.oid AND d.deptype = 'e')"
                 + " ORDER BY e.oid", 4)) {
             List<String> statements = new ArrayList<>(List.of(e[0]));

@@ -587,7 +587,7 @@ public final class PostgresEngine implements Engine {
                      + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
                      + " WHERE n.nspname = 'macrodb' AND NOT (c.relname IN ('replica', '" + FULL_IDENTITY + "') AND c.relkind = 'r')"
                      + " UNION ALL SELECT 'function', p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
-                     + " WHERE n.nspname = 'macrodb' AND p.proname !~ '^capture_[0-9]+$'"
+                     + " WHERE n.nspname = 'macrodb' AND p.proname !~ '^capture_[0-9]+$' AND p.proname <> '" + GUARD + "'"
                      + " UNION ALL SELECT 'type', t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace"
                      + " WHERE n.nspname = 'macrodb' AND t.typtype IN ('b', 'd', 'e', 'm', 'r') AND t.typcategory <> 'A') o ORDER BY 1 LIMIT 10")) {
             while (rs.next()) out.add(rs.getString(1));
@@ -1044,6 +1044,12 @@ public final class PostgresEngine implements Engine {
                      + " WHERE n.nspname = 'macrodb' AND p.proname LIKE 'capture\\_%'")) {
             while (rs.next()) drops.add("DROP FUNCTION IF EXISTS macrodb." + TableShape.quote(rs.getString(1)) + "()");
         }
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT evtname FROM pg_event_trigger WHERE evtname IN ('" + GUARD + "', '" + GUARD
+                     + "_drop') AND current_setting('is_superuser') = 'on'")) {
+            while (rs.next()) drops.add("DROP EVENT TRIGGER IF EXISTS " + rs.getString(1));
+        }
+        drops.add("DROP FUNCTION IF EXISTS macrodb." + GUARD + "()"); // fails only where a guard stays, which a superuser made
         drops.add("DROP TABLE IF EXISTS macrodb.replica");
         // the replica identities capture=decoding made FULL go back to what they were (DEFAULT); those the application set stay
         boolean noted;
@@ -1124,11 +1130,76 @@ public final class PostgresEngine implements Engine {
     }
 
     @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
-        return inNewSchemaGeneration(c, () -> Engine.super.refreshCapture(c));
+        return inNewSchemaGeneration(c, () -> {
+            installSchemaChangeGuard(c);
+            return Engine.super.refreshCapture(c);
+        });
     }
 
     @Override public List<TableShape> recreateCapture(Connection c) throws SQLException {
-        return inNewSchemaGeneration(c, () -> Engine.super.recreateCapture(c));
+        return inNewSchemaGeneration(c, () -> {
+            installSchemaChangeGuard(c);
+            return Engine.super.recreateCapture(c);
+        });
+    }
+
+    /** The event triggers of {@link #installSchemaChangeGuard}, and their function's name in schema macrodb. */
+    static final String GUARD = "macrodb_guard";
+
+    /** Whether a replica set of this engine found that it may not make {@link #GUARD} (said once). */
+    private final java.util.concurrent.atomic.AtomicBoolean guardRefusedSaid = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Event triggers ({@code ddl_command_end} and {@code sql_drop}, both named {@value #GUARD}) that refuse, with
+     * {@code 0AM00}, a schema change that a primary session of MacroDB makes inside a statement that is not one: a
+     * {@code DO} block, a {@code CALL}, or a function a query, an insert or an update calls. MacroDB ships a schema change
+     * as its statement; one inside another statement ran on the primary alone, so the secondaries lacked what it made,
+     * and a later write to a table it changed made MacroDB fail the primary over. Temporary objects are let through:
+     * they belong to the session. The top-level statement is told by its first word ({@code current_query()}), so a
+     * schema change that a function called by a schema change makes ({@code CREATE TABLE t AS SELECT f()}) is not
+     * caught. Only a superuser makes event triggers: for another user no guard is made, and it is said once. Every replica
+     * gets it (a promoted secondary guards as the primary did); it fires in primary sessions only ({@code macrodb.capture}
+     * on, and {@code session_replication_role} origin), and never for MacroDB's own statements (run as a replica).
+     */
+    private void installSchemaChangeGuard(Connection c) throws SQLException {
+        boolean superuser;
+        boolean present;
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_setting('is_superuser') = 'on', EXISTS (SELECT 1 FROM pg_event_trigger"
+                     + " WHERE evtname = '" + GUARD + "')")) {
+            rs.next();
+            superuser = rs.getBoolean(1);
+            present = rs.getBoolean(2);
+        }
+        if (present) return;
+        if (!superuser) {
+            if (guardRefusedSaid.compareAndSet(false, true)) {
+                java.util.logging.Logger.getLogger(PostgresEngine.class.getName()).warning("MacroDB: " + c.getMetaData().getURL()
+                        + ": user " + c.getMetaData().getUserName() + " is not a superuser, so MacroDB cannot make the event"
+                        + " triggers that refuse a schema change made inside a DO block, a CALL or a function: such a change"
+                        + " would run on the primary alone. Make schema changes as statements of their own");
+            }
+            return;
+        }
+        String refusal = "MacroDB: ' || tg_tag || ' ran inside a statement that is not a schema change (a DO block, a CALL, or"
+                + " a function a query calls): MacroDB ships a schema change as its statement, so this one would be on the primary"
+                + " alone. Nothing was changed. Run it as a statement of its own";
+        String body = "DECLARE q text; BEGIN\n"
+                + "IF current_setting('macrodb.capture', true) IS DISTINCT FROM 'on' THEN RETURN; END IF;\n"
+                + "q := lower(regexp_replace(current_query(), '^(\\s+|--[^\\n]*(\\n|$)|/\\*.*?\\*/)*', ''));\n"
+                + "IF q !~ '^(do|call|select|insert|update|delete|merge|with|values|execute|table|copy|explain|fetch|move)\\M'"
+                + " OR q ~ '^do\\s+\\$macrodb' THEN RETURN; END IF;\n"
+                + "IF tg_event = 'sql_drop' THEN\n"
+                + "  IF NOT EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() WHERE NOT is_temporary) THEN RETURN; END IF;\n"
+                + "ELSIF NOT EXISTS (SELECT 1 FROM pg_event_trigger_ddl_commands() WHERE schema_name IS NULL OR schema_name NOT LIKE"
+                + " 'pg\\_temp%') THEN RETURN; END IF;\n"
+                + "RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = '" + refusal + "';\n"
+                + "END";
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION macrodb." + GUARD + "() RETURNS event_trigger LANGUAGE plpgsql AS " + dollarQuoted(body));
+            s.execute("CREATE EVENT TRIGGER " + GUARD + " ON ddl_command_end EXECUTE FUNCTION macrodb." + GUARD + "()");
+            s.execute("CREATE EVENT TRIGGER " + GUARD + "_drop ON sql_drop EXECUTE FUNCTION macrodb." + GUARD + "()");
+        }
     }
 
     /**

@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The application's event triggers on PostgreSQL. MacroDB ships a schema change as its statement, and a secondary runs
+ * Event triggers on PostgreSQL: the application's, and MacroDB's guard against schema changes inside other statements.
+ * The application's event triggers: MacroDB ships a schema change as its statement, and a secondary runs
  * it as a replica, where an event trigger does not fire: what one wrote on the primary was there only. Before
  * 2026-11-28 such rows were lost on every secondary, with either capture, and so were the rows an event trigger wrote
  * for MacroDB's own capture statements (a function and a trigger per table, made afresh after every schema change);
@@ -25,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PostgresEventTriggerTest {
 
     private static final String EVENT_TRIGGERS = "SELECT evtname, evtevent, evtenabled, coalesce(array_to_string(evttags, ','), '')"
-            + " FROM pg_event_trigger ORDER BY evtname";
+            + " FROM pg_event_trigger WHERE evtname NOT LIKE 'macrodb\\_%' ORDER BY evtname";
 
     /**
      * A copy carries the event triggers, disabled where they are. A schema change an event trigger wrote rows for (or a
@@ -99,6 +100,47 @@ class PostgresEventTriggerTest {
                 assertTrue(r.index() == 0 || r.stateReason().startsWith("kept at open"), r::toString);
             }
             TestDb.assertOnEveryReplica(c, 3, "SELECT count(*) FROM ddl_log", List.of("0"));
+        }
+    }
+
+    /**
+     * A schema change made inside a statement that is not one (a {@code DO} block, a {@code CALL}, a function a query
+     * calls) is refused with {@code 0AM00} by MacroDB's guard, and nothing changes. Before 2026-11-28 it ran on the
+     * primary alone: the secondaries lacked the tables it made, and after a function added a column, the next insert
+     * into that table made MacroDB fail the primary over. Rows written inside such statements, and temporary tables
+     * made there, go on as before. Every replica has the guard; closing the set removes it.
+     */
+    @org.junit.jupiter.api.Test
+    void aSchemaChangeInsideADoBlockACallOrAFunctionIsRefused() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "closeDelay=0");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (k int PRIMARY KEY)");
+            s.execute("CREATE PROCEDURE make_v() LANGUAGE plpgsql AS $$ BEGIN CREATE TABLE v (k int PRIMARY KEY); END $$");
+            s.execute("CREATE FUNCTION widen() RETURNS int LANGUAGE plpgsql AS $$ BEGIN ALTER TABLE t ADD COLUMN x int; RETURN 1; END $$");
+            s.execute("CREATE FUNCTION drop_t() RETURNS int LANGUAGE plpgsql AS $$ BEGIN DROP TABLE t; RETURN 1; END $$");
+            s.execute("CREATE FUNCTION scratch() RETURNS int LANGUAGE plpgsql AS $$ DECLARE n int; BEGIN CREATE TEMP TABLE s (k int);"
+                    + " INSERT INTO s VALUES (1), (2); SELECT count(*) INTO n FROM s; DROP TABLE s; INSERT INTO t VALUES (10 + n);"
+                    + " RETURN n; END $$");
+            for (String sql : List.of("DO $$ BEGIN CREATE TABLE u (k int PRIMARY KEY); END $$", "CALL make_v()", "SELECT widen()",
+                    "/* a comment first */ SELECT drop_t()")) {
+                SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), sql);
+                assertEquals("0AM00", e.getSQLState(), () -> sql + ": " + e.getMessage());
+                assertTrue(e.getMessage().contains("Run it as a statement of its own"), e::getMessage);
+            }
+            s.execute("DO $$ BEGIN INSERT INTO t VALUES (1); END $$");
+            s.execute("SELECT scratch()");
+            s.execute("INSERT INTO t VALUES (2)");
+            TestDb.assertOnEveryReplica(c, 3, "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname ="
+                    + " 'public'", List.of("t"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT string_agg(k::text, ',' ORDER BY k) FROM t", List.of("1,2,12"));
+            TestDb.assertOnEveryReplica(c, 3, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'macrodb\\_guard%'",
+                    List.of("2"));
+            TestDb.assertConverged(c);
+        }
+        try (Connection p = pg.server(0).connect(PgCluster.primaryDatabase(url))) { // the set closed with its last connection
+            assertEquals(List.of("0|t"), TestDb.rows(p, "SELECT (SELECT count(*) FROM pg_event_trigger), to_regnamespace('macrodb')"
+                    + " IS NULL", "|"));
         }
     }
 }
