@@ -140,12 +140,12 @@ final class PostgresCatalog {
         }
     }
 
-    /** Whether a user table has a trigger that is not MacroDB's capture trigger. */
+    /** Whether a user table has a trigger that is not one of MacroDB's ({@link PostgresEngine#OWN_TRIGGER}). */
     static boolean hasApplicationTriggers(Connection c) throws SQLException {
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT 1 FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid"
-                     + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND g.tgname <> '"
-                     + PostgresEngine.TRIGGER + "' AND " + USER_SCHEMA + " LIMIT 1")) {
+                     + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND NOT "
+                     + PostgresEngine.OWN_TRIGGER + " AND " + USER_SCHEMA + " LIMIT 1")) {
             return rs.next();
         }
     }

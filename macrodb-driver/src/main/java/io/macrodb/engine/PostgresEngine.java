@@ -73,6 +73,10 @@ import java.util.TreeMap;
 public final class PostgresEngine implements Engine {
     /** The capture trigger's name on every table. */
     static final String TRIGGER = "macrodb_capture";
+    /** The trigger on every table that refuses a TRUNCATE MacroDB would not ship ({@link #ensureTruncateGuard}). */
+    static final String TRUNCATE_TRIGGER = "macrodb_capture_truncate";
+    /** MacroDB's triggers, as a condition on {@code g.tgname}: not the application's. */
+    static final String OWN_TRIGGER = "g.tgname IN ('" + TRIGGER + "', '" + TRUNCATE_TRIGGER + "')";
     /** The engine URL setting that carries the secondaries (from the {@code secondaries} option). */
     static final String SECONDARIES = "secondaries";
     /** The engine URL setting that carries the capture method (from the {@code capture} option). */
@@ -587,7 +591,7 @@ public final class PostgresEngine implements Engine {
                      + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
                      + " WHERE n.nspname = 'macrodb' AND NOT (c.relname IN ('replica', '" + FULL_IDENTITY + "') AND c.relkind = 'r')"
                      + " UNION ALL SELECT 'function', p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
-                     + " WHERE n.nspname = 'macrodb' AND p.proname !~ '^capture_[0-9]+$' AND p.proname <> '" + GUARD + "'"
+                     + " WHERE n.nspname = 'macrodb' AND p.proname !~ '^capture_([0-9]+|truncate)$' AND p.proname <> '" + GUARD + "'"
                      + " UNION ALL SELECT 'type', t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace"
                      + " WHERE n.nspname = 'macrodb' AND t.typtype IN ('b', 'd', 'e', 'm', 'r') AND t.typcategory <> 'A') o ORDER BY 1 LIMIT 10")) {
             while (rs.next()) out.add(rs.getString(1));
@@ -869,6 +873,7 @@ public final class PostgresEngine implements Engine {
                         + " FOR EACH ROW EXECUTE FUNCTION " + functionName(oid) + "()");
             }
         }
+        ensureTruncateGuard(c, oid, t);
     }
 
     /**
@@ -945,6 +950,7 @@ public final class PostgresEngine implements Engine {
                         + FULL_IDENTITY + " WHERE rel = " + oid + ")");
             }
         }
+        ensureTruncateGuard(c, oid, t);
     }
 
     /**
@@ -1035,9 +1041,11 @@ public final class PostgresEngine implements Engine {
     private static void removeCaptureNow(Connection c) throws SQLException {
         List<String> drops = new ArrayList<>();
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT n.nspname, c.relname FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid"
-                     + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE g.tgname = '" + TRIGGER + "'")) {
-            while (rs.next()) drops.add("DROP TRIGGER IF EXISTS " + TRIGGER + " ON " + PostgresCatalog.quoted(rs.getString(1), rs.getString(2)));
+             ResultSet rs = s.executeQuery("SELECT g.tgname, n.nspname, c.relname FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid"
+                     + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + OWN_TRIGGER)) {
+            while (rs.next()) {
+                drops.add("DROP TRIGGER IF EXISTS " + rs.getString(1) + " ON " + PostgresCatalog.quoted(rs.getString(2), rs.getString(3)));
+            }
         }
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
@@ -1132,6 +1140,7 @@ public final class PostgresEngine implements Engine {
     @Override public List<TableShape> refreshCapture(Connection c) throws SQLException {
         return inNewSchemaGeneration(c, () -> {
             installSchemaChangeGuard(c);
+            installTruncateFunction(c);
             return Engine.super.refreshCapture(c);
         });
     }
@@ -1139,8 +1148,48 @@ public final class PostgresEngine implements Engine {
     @Override public List<TableShape> recreateCapture(Connection c) throws SQLException {
         return inNewSchemaGeneration(c, () -> {
             installSchemaChangeGuard(c);
+            installTruncateFunction(c);
             return Engine.super.recreateCapture(c);
         });
+    }
+
+    /**
+     * The function of every table's {@value #TRUNCATE_TRIGGER} ({@link #ensureTruncateGuard}): MacroDB ships a {@code
+     * TRUNCATE} as its statement, and no row trigger or stream row carries what one removes. So one made inside another
+     * statement (a {@code DO} block, a {@code CALL}, a function a query calls, a trigger) is refused with {@code 0AM00},
+     * as is, with {@code 55000}, one from a session outside MacroDB. Before 2026-11-28 such a truncation was lost on
+     * every secondary under {@code capture=triggers}, and under {@code capture=decoding} it made MacroDB fail the primary
+     * over after the commit.
+     */
+    private static void installTruncateFunction(Connection c) throws SQLException {
+        String body = "BEGIN\n"
+                + "IF current_setting('macrodb.capture', true) = 'apply' THEN RETURN NULL; END IF;\n"
+                + "IF current_setting('macrodb.capture', true) IS DISTINCT FROM 'on' THEN RAISE EXCEPTION USING ERRCODE = '55000',"
+                + " MESSAGE = 'MacroDB: ' || quote_ident(tg_table_schema) || '.' || quote_ident(tg_table_name) || ' was truncated"
+                + " outside MacroDB; every write to a replicated database must go through its jdbc:macrodb: URL'; END IF;\n"
+                + "IF lower(regexp_replace(current_query(), '^(\\s+|--[^\\n]*(\\n|$)|/\\*.*?\\*/)*', '')) !~ '^truncate\\M' THEN"
+                + " RAISE EXCEPTION USING ERRCODE = '0AM00', MESSAGE = 'MacroDB: TRUNCATE of ' || quote_ident(tg_table_schema) || '.'"
+                + " || quote_ident(tg_table_name) || ' ran inside a statement that is not a TRUNCATE (a DO block, a CALL, a function a"
+                + " query calls, or a trigger): MacroDB ships a TRUNCATE as its statement, so the secondaries would keep the rows."
+                + " Nothing was changed. Run TRUNCATE as a statement of its own'; END IF;\n"
+                + "RETURN NULL;\nEND";
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE FUNCTION macrodb.capture_truncate() RETURNS trigger LANGUAGE plpgsql AS " + dollarQuoted(body));
+        }
+    }
+
+    /** The table's {@value #TRUNCATE_TRIGGER} ({@link #installTruncateFunction}), made unless it is there. */
+    private static void ensureTruncateGuard(Connection c, long oid, TableShape t) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_trigger WHERE tgrelid = ? AND tgname = '" + TRUNCATE_TRIGGER + "'")) {
+            ps.setLong(1, oid);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) return;
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TRIGGER " + TRUNCATE_TRIGGER + " BEFORE TRUNCATE ON " + t.qualifiedName()
+                    + " FOR EACH STATEMENT EXECUTE FUNCTION macrodb.capture_truncate()");
+        }
     }
 
     /** The event triggers of {@link #installSchemaChangeGuard}, and their function's name in schema macrodb. */
@@ -1422,7 +1471,7 @@ public final class PostgresEngine implements Engine {
                      + " CASE g.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA' WHEN 'A' THEN 'ENABLE ALWAYS' END"
                      + " || format(' TRIGGER %I', g.tgname), format('%I.%I', n.nspname, c.relname) FROM pg_trigger g JOIN pg_class c"
                      + " ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND"
-                     + " g.tgparentid = 0 AND g.tgname <> '" + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA + " ORDER BY g.oid")) {
+                     + " g.tgparentid = 0 AND NOT " + OWN_TRIGGER + " AND " + PostgresCatalog.USER_SCHEMA + " ORDER BY g.oid")) {
             while (rs.next()) {
                 String create = rs.getString(2);
                 String state = rs.getString(3);
@@ -1438,7 +1487,7 @@ public final class PostgresEngine implements Engine {
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT g.tgname, n.nspname, c.relname FROM pg_trigger g JOIN pg_class c ON"
                      + " c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT g.tgisinternal AND"
-                     + " g.tgparentid = 0 AND g.tgname <> '" + TRIGGER + "' AND " + PostgresCatalog.USER_SCHEMA)) {
+                     + " g.tgparentid = 0 AND NOT " + OWN_TRIGGER + " AND " + PostgresCatalog.USER_SCHEMA)) {
             while (rs.next()) {
                 drops.add("DROP TRIGGER IF EXISTS " + TableShape.quote(rs.getString(1)) + " ON "
                         + PostgresCatalog.quoted(rs.getString(2), rs.getString(3)));

@@ -108,12 +108,16 @@ class PostgresEventTriggerTest {
      * calls) is refused with {@code 0AM00} by MacroDB's guard, and nothing changes. Before 2026-11-28 it ran on the
      * primary alone: the secondaries lacked the tables it made, and after a function added a column, the next insert
      * into that table made MacroDB fail the primary over. Rows written inside such statements, and temporary tables
-     * made there, go on as before. Every replica has the guard; closing the set removes it.
+     * made there, go on as before. Every replica has the guard; closing the set removes it. A {@code TRUNCATE} inside
+     * such a statement is refused the same way (by a trigger on each table), and one from a session outside MacroDB
+     * with {@code 55000}: under {@code capture=triggers} the secondaries kept the rows, and under {@code capture=decoding}
+     * MacroDB failed the primary over after the commit.
      */
-    @org.junit.jupiter.api.Test
-    void aSchemaChangeInsideADoBlockACallOrAFunctionIsRefused() throws Exception {
+    @ParameterizedTest(name = "capture={0}")
+    @ValueSource(strings = {"triggers", "decoding"})
+    void aSchemaChangeOrATruncateInsideADoBlockACallOrAFunctionIsRefused(String capture) throws Exception {
         PgCluster pg = PgCluster.shared();
-        String url = pg.macroUrl(3, "closeDelay=0");
+        String url = pg.macroUrl(3, "closeDelay=0&capture=" + capture);
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (k int PRIMARY KEY)");
             s.execute("CREATE PROCEDURE make_v() LANGUAGE plpgsql AS $$ BEGIN CREATE TABLE v (k int PRIMARY KEY); END $$");
@@ -122,12 +126,20 @@ class PostgresEventTriggerTest {
             s.execute("CREATE FUNCTION scratch() RETURNS int LANGUAGE plpgsql AS $$ DECLARE n int; BEGIN CREATE TEMP TABLE s (k int);"
                     + " INSERT INTO s VALUES (1), (2); SELECT count(*) INTO n FROM s; DROP TABLE s; INSERT INTO t VALUES (10 + n);"
                     + " RETURN n; END $$");
+            s.execute("CREATE FUNCTION empty_t() RETURNS int LANGUAGE plpgsql AS $$ BEGIN TRUNCATE t; RETURN 1; END $$");
+            s.execute("INSERT INTO t VALUES (0)");
             for (String sql : List.of("DO $$ BEGIN CREATE TABLE u (k int PRIMARY KEY); END $$", "CALL make_v()", "SELECT widen()",
-                    "/* a comment first */ SELECT drop_t()")) {
+                    "/* a comment first */ SELECT drop_t()", "SELECT empty_t()", "DO $$ BEGIN TRUNCATE t; END $$")) {
                 SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), sql);
                 assertEquals("0AM00", e.getSQLState(), () -> sql + ": " + e.getMessage());
-                assertTrue(e.getMessage().contains("Run it as a statement of its own"), e::getMessage);
+                assertTrue(e.getMessage().contains("as a statement of its own"), e::getMessage);
             }
+            try (Connection outside = pg.server(0).connect(PgCluster.primaryDatabase(url)); Statement o = outside.createStatement()) {
+                SQLException e = assertThrows(SQLException.class, () -> o.execute("TRUNCATE t"));
+                assertEquals("55000", e.getSQLState(), e::getMessage);
+            }
+            TestDb.assertOnEveryReplica(c, 3, "SELECT string_agg(k::text, ',' ORDER BY k) FROM t", List.of("0"));
+            s.execute("TRUNCATE t"); // as a statement of its own
             s.execute("DO $$ BEGIN INSERT INTO t VALUES (1); END $$");
             s.execute("SELECT scratch()");
             s.execute("INSERT INTO t VALUES (2)");
