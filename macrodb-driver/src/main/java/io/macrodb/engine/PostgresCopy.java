@@ -301,8 +301,8 @@ final class PostgresCopy {
     private static void comments(Connection c, DataOutputStream out) throws SQLException, IOException {
         for (String[] d : rows(c, "SELECT target, description FROM ("
                 + "SELECT CASE WHEN d.objsubid > 0 THEN format('COLUMN %I.%I.%I', n.nspname, k.relname, a.attname)"
-                + " ELSE format('%s %I.%I', CASE k.relkind WHEN 'v' THEN 'VIEW' WHEN 'S' THEN 'SEQUENCE' WHEN 'i' THEN 'INDEX' WHEN 'I' THEN 'INDEX'"
-                + " ELSE 'TABLE' END, n.nspname, k.relname) END AS target, d.description, d.classoid, d.objoid, d.objsubid"
+                + " ELSE format('%s %I.%I', CASE k.relkind WHEN 'v' THEN 'VIEW' WHEN 'S' THEN 'SEQUENCE' WHEN 'i' THEN 'INDEX'"
+                + " WHEN 'I' THEN 'INDEX' ELSE 'TABLE' END, n.nspname, k.relname) END AS target, d.description, d.classoid, d.objoid, d.objsubid"
                 + " FROM pg_description d JOIN pg_class k ON k.oid = d.objoid JOIN pg_namespace n ON n.oid = k.relnamespace"
                 + " LEFT JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum = d.objsubid WHERE d.classoid ="
                 + " 'pg_class'::regclass AND k.relkind IN ('r', 'p', 'v', 'S', 'i', 'I') AND " + USER
