@@ -7,7 +7,8 @@
 # Usage, from the project's root:
 #   benchmarks/many-core.sh MIX|all [OUT]
 # MIX: h2-tpcc-100-0 h2-tpcc-80-20 h2-tpcc-8-92 h2-tpcw-browsing hsqldb-tpcc-80-20 hsqldb-tpcc-8-92
-#      sqlite-tpcc-80-20 sqlite-tpcc-100-0, and (not in 'all') h2-tpcc-80-20-routing
+#      sqlite-tpcc-80-20 sqlite-tpcc-100-0, and (not in 'all') h2-tpcc-80-20-routing and derby-tpcc-80-20 (Derby
+#      loads slowly: run it with fewer configurations, CONFIGS=standalone,macrodb:4,independent:8)
 # OUT: where the folders go (default: $OUT/results if $OUT is set, else bench-results/many-core).
 # JAVA: the java to use (default: .device/jre/bin/java if present, else java on the PATH).
 # JAR:  the benchmark (default: .device/lib/macrodb.jar if present, else macrodb-cli/target/macrodb.jar).
@@ -53,6 +54,7 @@ args_of() {
     hsqldb-tpcc-8-92)  echo "-e hsqldb -w tpcc -m 8-92 --scale 0.1" ;;
     sqlite-tpcc-80-20) echo "-e sqlite -w tpcc -m 80-20 --scale 0.1" ;;
     sqlite-tpcc-100-0) echo "-e sqlite -w tpcc -m 100-0 --scale 0.1" ;;
+    derby-tpcc-80-20)  echo "-e derby -w tpcc -m 80-20 --scale 0.1" ;;
     h2-tpcc-80-20-routing) echo "-e h2 -w tpcc -m 80-20 --scale 0.1" ;;
     *) return 1 ;;
   esac
@@ -71,7 +73,7 @@ configs_of() {
 }
 
 if [ "$want" = all ]; then list=$MIXES; else
-  args_of "$want" >/dev/null || { echo "unknown mix '$want'; one of: $MIXES, all" >&2; exit 2; }
+  args_of "$want" >/dev/null || { echo "unknown mix '$want'; one of: $MIXES, h2-tpcc-80-20-routing, derby-tpcc-80-20, all" >&2; exit 2; }
   list=$want
 fi
 
