@@ -156,6 +156,61 @@ class DerbyEngineTest {
         }
     }
 
+    /**
+     * A table whose key columns all pass as one type (INT, BIGINT, a string) is captured by one trigger per event that
+     * passes the whole key, where a trigger per key column and per run of other columns fired three to five times a
+     * row, on the primary and again on every secondary as it applied. Keys of mixed types and of other types keep a
+     * trigger per column. Either way the rows, key-moving updates included, reach every secondary.
+     */
+    @Test
+    void aKeyOfOneTypeIsCapturedByOneTriggerPerEvent() throws Exception {
+        String name = "d" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());
+        try (Connection c = TestDb.open("jdbc:macrodb:derby:memory:" + name + ";create=true?replicas=3")) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE ol (w INT, d SMALLINT, o INT, n INT, x VARCHAR(20), q INT, PRIMARY KEY (w, d, o, n))");
+                s.execute("CREATE TABLE sk (a VARCHAR(10), b CHAR(3), v INT, PRIMARY KEY (a, b))");
+                s.execute("CREATE TABLE bk (v INT, a BIGINT PRIMARY KEY)");
+                s.execute("CREATE TABLE mixed (a INT, b VARCHAR(10), v INT, PRIMARY KEY (a, b))");
+                s.execute("CREATE TABLE dk (a DECIMAL(5,1) PRIMARY KEY, v INT)");
+            }
+            try (Connection plain = DriverManager.getConnection("jdbc:derby:memory:" + name);
+                 Statement s = plain.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT T.TABLENAME, COUNT(*) FROM SYS.SYSTRIGGERS G JOIN SYS.SYSTABLES T"
+                         + " ON G.TABLEID = T.TABLEID WHERE G.TRIGGERNAME LIKE 'MACRODB_CAPTURE:%' GROUP BY T.TABLENAME ORDER BY 1")) {
+                StringBuilder counts = new StringBuilder();
+                while (rs.next()) counts.append(rs.getString(1)).append('=').append(rs.getInt(2)).append(' ');
+                // one per event for OL, SK, BK; MIXED a, b and the range v; DK a and the range v
+                assertEquals("BK=3 DK=6 MIXED=9 OL=3 SK=3 ", counts.toString());
+            }
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                for (int i = 0; i < 20; i++) {
+                    s.executeUpdate("INSERT INTO ol VALUES (" + (i % 2) + ", " + (i % 3) + ", " + i + ", 1, 'x" + i + "', " + i + ")");
+                    s.executeUpdate("INSERT INTO sk VALUES ('k" + i + "', 'b" + (i % 4) + "', " + i + ")");
+                    s.executeUpdate("INSERT INTO bk VALUES (" + i + ", " + (Long.MAX_VALUE - i) + ")");
+                    s.executeUpdate("INSERT INTO mixed VALUES (" + i + ", 'm" + i + "', " + i + ")");
+                    s.executeUpdate("INSERT INTO dk VALUES (" + i + ".5, " + i + ")");
+                }
+                c.commit();
+                assertEquals(10, s.executeUpdate("UPDATE ol SET n = n + 100, q = q * 2 WHERE w = 1")); // moves keys
+                assertEquals(20, s.executeUpdate("UPDATE ol SET x = 'y' WHERE o >= 0"));
+                assertEquals(5, s.executeUpdate("UPDATE sk SET b = 'zz', v = -v WHERE b = 'b1'"));
+                assertEquals(20, s.executeUpdate("UPDATE bk SET a = a - 100, v = v + 1"));
+                assertEquals(20, s.executeUpdate("UPDATE mixed SET b = b || 'x'"));
+                assertEquals(20, s.executeUpdate("UPDATE dk SET a = a + 100"));
+                assertEquals(7, s.executeUpdate("DELETE FROM ol WHERE o < 7"));
+                assertEquals(3, s.executeUpdate("DELETE FROM sk WHERE v < 0 AND v > -10"));
+                c.commit();
+                s.executeUpdate("UPDATE bk SET a = 0 WHERE v = 1");
+                c.rollback();
+                assertEquals(1, s.executeUpdate("DELETE FROM bk WHERE v = 1"));
+                c.commit();
+            }
+            c.setAutoCommit(true);
+            TestDb.assertConverged(c);
+        }
+    }
+
     @Test
     void aReadOnlyTransactionRunsOnASecondary() throws Exception {
         try (Connection c = TestDb.open(url("replicas=3"))) {

@@ -76,6 +76,11 @@ public final class DerbyEngine implements Engine {
     private static final Proc RANGE = new Proc("RANGE", null, "fireRange");
     private static final List<Proc> FIXED = List.of(INT, BIGINT, REAL, DOUBLE, BOOLEAN, STRING, BYTES, DATE, TIME, TIMESTAMP, NONE, KEYLESS,
             RANGE);
+    /**
+     * A table's whole key in one call, for keys whose columns all pass as the same type: the procedure's last
+     * parameter is a list of that type (a Derby varargs routine), and its Java method's name is the type's here.
+     */
+    private static final Map<Proc, String> KEYS = Map.of(INT, "keysInt", BIGINT, "keysBigint", STRING, "keysString");
 
     @Override public String name() { return "derby"; }
 
@@ -130,6 +135,18 @@ public final class DerbyEngine implements Engine {
     private static void createProcedures(Connection c) throws SQLException {
         Set<String> existing = procedures(c);
         for (Proc p : FIXED) createProcedure(c, existing, p);
+        for (Map.Entry<Proc, String> k : KEYS.entrySet()) {
+            String name = "CAPTURE_KEYS_" + k.getKey().name;
+            if (existing.contains(name)) continue;
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + "(S VARCHAR(128), T VARCHAR(128), E CHAR(1), N INTEGER,"
+                        + " K VARCHAR(32672), V " + k.getKey().sqlType + " ...) LANGUAGE JAVA PARAMETER STYLE DERBY NO SQL EXTERNAL NAME '"
+                        + DerbyCapture.class.getName() + "." + k.getValue() + "'");
+            } catch (SQLException e) {
+                if (!"X0Y68".equals(e.getSQLState())) throw e; // another session created it first
+            }
+            existing.add(name);
+        }
     }
 
     private static Set<String> procedures(Connection c) throws SQLException {
@@ -256,8 +273,12 @@ public final class DerbyEngine implements Engine {
      * procedure of its column's type ({@link DerbyCapture}). A table with a key has its rows read back at commit
      * ({@link #triggerImagesMayBeStale}), so only its key columns are passed; each run of other columns is one
      * trigger that passes none ({@code CAPTURE_RANGE}). A trigger per column cost about 20 us per changed row: an
-     * update of a row of 17 columns took 525 us through MacroDB, 41 us on plain Derby. A table without a key has
-     * its inserts passed whole (no key to read them back by) and its updates and deletes refused.
+     * update of a row of 17 columns took 525 us through MacroDB, 41 us on plain Derby. Where every key column passes
+     * as the same type ({@link #KEYS}: INT and SMALLINT, BIGINT, CHAR and VARCHAR), one trigger per event passes the
+     * whole key instead ({@code CAPTURE_KEYS_<type>}, a varargs procedure): one call a changed row where TPC-C's
+     * tables made three to five, on the primary and again on every secondary as it applies (secondaries carry the
+     * capture triggers too). A table without a key has its inserts passed whole (no key to read them back by) and its
+     * updates and deletes refused.
      */
     @Override public void installCapture(Connection c, TableShape t) throws SQLException {
         List<Col> cols = columnsOf(c, t.schema(), t.table());
@@ -275,8 +296,15 @@ public final class DerbyEngine implements Engine {
             if (!passed && last != null && last[2] == 0 && last[1] == k - 1) last[1] = k; // extends the range
             else segments.add(new int[] {k, k, passed ? 1 : 0});
         }
+        // a key whose columns all pass as one type: one trigger per event passes the whole key
+        Proc keyProc = keyless ? null : keyProc(c, cols, keys);
+        List<Integer> keyOrdinals = new ArrayList<>();
+        for (int k = 1; k <= n; k++) if (keys.contains(cols.get(k - 1).name)) keyOrdinals.add(k);
+        String keyList = keyOrdinals.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","));
         Set<String> expected = new HashSet<>();
-        for (String ev : List.of("I", "U", "D")) {
+        if (keyProc != null) {
+            for (String ev : List.of("I", "U", "D")) expected.add(keyTriggerName(ev, keyList, n, t));
+        } else for (String ev : List.of("I", "U", "D")) {
             // a table without a key: its inserts are captured; its updates and deletes are refused (a
             // secondary could not remove one of several equal rows: Derby's DELETE takes no row limit)
             if (keyless && !ev.equals("I")) expected.add(triggerName(ev, 0, n, t));
@@ -291,6 +319,18 @@ public final class DerbyEngine implements Engine {
             String schemaLit = literal(t.schema());
             String tableLit = literal(t.table());
             for (String[] ev : events) {
+                if (keyProc != null) {
+                    StringBuilder call = new StringBuilder(CAPTURE_SCHEMA + ".CAPTURE_KEYS_" + keyProc.name + "(" + schemaLit + ", "
+                            + tableLit + ", '" + ev[0] + "', " + n + ", '" + keyList + "'");
+                    // an insert passes the new key, a delete the old one, an update both (old first): a key-moving update
+                    // needs the old key to find the row on a secondary
+                    if (!ev[0].equals("I")) for (int k : keyOrdinals) call.append(", O.").append(TableShape.quote(cols.get(k - 1).name));
+                    if (!ev[0].equals("D")) for (int k : keyOrdinals) call.append(", N.").append(TableShape.quote(cols.get(k - 1).name));
+                    call.append(')');
+                    s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(keyTriggerName(ev[0], keyList, n, t))
+                            + " AFTER " + ev[1] + " ON " + t.qualifiedName() + " " + ev[2] + " FOR EACH ROW CALL " + call);
+                    continue;
+                }
                 if (keyless && !ev[0].equals("I")) {
                     s.execute("CREATE TRIGGER " + TableShape.quote(t.schema()) + "." + TableShape.quote(triggerName(ev[0], 0, n, t))
                             + " AFTER " + ev[1] + " ON " + t.qualifiedName() + " FOR EACH ROW CALL " + CAPTURE_SCHEMA
@@ -322,6 +362,24 @@ public final class DerbyEngine implements Engine {
                 }
             }
         }
+    }
+
+    /** The procedure type that every key column passes as, if they share one that {@link #KEYS} has; else null. */
+    private static Proc keyProc(Connection c, List<Col> cols, Set<String> keys) throws SQLException {
+        Proc shared = null;
+        for (Col col : cols) {
+            if (!keys.contains(col.name)) continue;
+            Proc p = procFor(c, col.type, col.scale);
+            if (!KEYS.containsKey(p) || shared != null && shared != p) return null;
+            shared = p;
+        }
+        return shared;
+    }
+
+    /** The trigger that passes a table's whole key for {@code event}: its key ordinals in the name ({@code k1,2}). */
+    private static String keyTriggerName(String event, String keyList, int count, TableShape t) {
+        String ordinals = keyList.length() <= 40 ? "k" + keyList : "k#" + Integer.toHexString(keyList.hashCode());
+        return triggerName(event, ordinals, count, t);
     }
 
     /** A segment's trigger: {@code {first, last, passed}} (a range of columns not passed when {@code passed} is 0). */
