@@ -215,6 +215,65 @@ class DerbyEngineTest {
         }
     }
 
+    /**
+     * Closing a replica set stops its appliers with an interrupt, and Derby fails the statement it interrupts ("Connection
+     * closed by unknown interrupt"). That failure is the close's own: the applier ends without the "applying ... failed,
+     * retrying" warning of a secondary in trouble, which every benchmark run over Derby logged when its warm-up closed.
+     */
+    @Test
+    void anApplierStoppedByTheSetsCloseLogsNoApplyFailure() throws Exception {
+        java.util.List<String> warnings = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) warnings.add(r.getMessage());
+            }
+            @Override public void flush() {}
+            @Override public void close() {}
+        };
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger("io.macrodb.replica.Applier");
+        jul.addHandler(handler);
+        Connection blocker = null;
+        try {
+            try (Connection c = TestDb.open(url("replicas=2&closeDelay=0"))) {
+                MacroConnection mc = TestDb.macro(c);
+                try (Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+                    s.executeUpdate("INSERT INTO t VALUES (1, 1)");
+                }
+                assertTrue(mc.admin().awaitCaughtUp(10_000));
+                // the secondary's table locked: its applier waits inside Derby for the next record
+                blocker = DriverManager.getConnection(mc.replicaStatus().get(1).url(), "sa", "");
+                blocker.setAutoCommit(false);
+                try (Statement s = blocker.createStatement()) {
+                    s.execute("LOCK TABLE t IN EXCLUSIVE MODE");
+                }
+                try (Statement s = c.createStatement()) {
+                    s.executeUpdate("INSERT INTO t VALUES (2, 2)");
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (!applierWaitsForALock(blocker) && System.nanoTime() < deadline) Thread.sleep(20);
+                assertTrue(applierWaitsForALock(blocker), "the applier should wait for the blocker's table lock");
+            } // the set closes with this connection, its applier inside Derby's lock wait
+        } finally {
+            jul.removeHandler(handler);
+            if (blocker != null) {
+                try {
+                    blocker.close();
+                } catch (SQLException ignored) {
+                    // its database was dropped with the set
+                }
+            }
+        }
+        assertEquals(java.util.List.of(), warnings);
+    }
+
+    private static boolean applierWaitsForALock(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM SYSCS_DIAG.LOCK_TABLE WHERE STATE = 'WAIT'")) {
+            rs.next();
+            return rs.getInt(1) > 0;
+        }
+    }
+
     @Test
     void aReadOnlyTransactionRunsOnASecondary() throws Exception {
         try (Connection c = TestDb.open(url("replicas=3"))) {

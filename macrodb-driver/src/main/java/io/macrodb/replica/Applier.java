@@ -619,9 +619,12 @@ final class Applier implements Runnable {
                 return true;
             } catch (SQLException | RuntimeException thrown) {
                 Exception e = thrown instanceof SQLException se ? engine.withSqlState(se) : thrown;
-                retries.incrementAndGet();
                 rollbackQuietly();
                 writer.clear();
+                // stopped (the set closing, a failover): the stop's interrupt is what failed the statement on an engine
+                // that fails interrupted calls (Derby: "Connection closed by unknown interrupt"); not a failure to report
+                if (!running) return false;
+                retries.incrementAndGet();
                 boolean retryable = e instanceof SQLException se && engine.isRetryable(se);
                 if (thrown instanceof CommitFailed) safe = true; // it may be in the engine already: the safe order is idempotent
                 if (!safe && e instanceof SQLException se && se.getSQLState() != null && se.getSQLState().startsWith("23")) {
@@ -638,7 +641,6 @@ final class Applier implements Runnable {
                     LOG.warning(replica + ": applying v" + first.version() + "..v" + last.version() + (safe ? " (safe order)" : "")
                             + " failed, retrying: " + e);
                 }
-                if (!running) return false; // shutting down
                 if (attempt >= MAX_ATTEMPTS || !retryable && attempt >= 3) {
                     replica.failedApplyingThrough(last.version());
                     replica.setState(ReplicaState.FAILED, "applying v" + first.version() + "..v" + last.version()
