@@ -136,16 +136,8 @@ public final class DerbyEngine implements Engine {
         Set<String> existing = procedures(c);
         for (Proc p : FIXED) createProcedure(c, existing, p);
         for (Map.Entry<Proc, String> k : KEYS.entrySet()) {
-            String name = "CAPTURE_KEYS_" + k.getKey().name;
-            if (existing.contains(name)) continue;
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + "(S VARCHAR(128), T VARCHAR(128), E CHAR(1), N INTEGER,"
-                        + " K VARCHAR(32672), V " + k.getKey().sqlType + " ...) LANGUAGE JAVA PARAMETER STYLE DERBY NO SQL EXTERNAL NAME '"
-                        + DerbyCapture.class.getName() + "." + k.getValue() + "'");
-            } catch (SQLException e) {
-                if (!"X0Y68".equals(e.getSQLState())) throw e; // another session created it first
-            }
-            existing.add(name);
+            createOnce(c, existing, "CAPTURE_KEYS_" + k.getKey().name, "(S VARCHAR(128), T VARCHAR(128), E CHAR(1), N INTEGER,"
+                    + " K VARCHAR(32672), V " + k.getKey().sqlType + " ...) LANGUAGE JAVA PARAMETER STYLE DERBY", k.getValue());
         }
     }
 
@@ -162,24 +154,19 @@ public final class DerbyEngine implements Engine {
     }
 
     private static void createProcedure(Connection c, Set<String> existing, Proc p) throws SQLException {
-        String name = "CAPTURE_" + p.name;
+        String values = p == RANGE ? ", L INTEGER" : p.sqlType == null ? "" : ", O " + p.sqlType + ", V " + p.sqlType;
+        String parameters = p == KEYLESS ? "(S VARCHAR(128), T VARCHAR(128))"
+                : "(S VARCHAR(128), T VARCHAR(128), E CHAR(1), K INTEGER, N INTEGER" + values + ")";
+        createOnce(c, existing, "CAPTURE_" + p.name, parameters + " LANGUAGE JAVA PARAMETER STYLE JAVA", p.method);
+    }
+
+    /** Creates procedure {@code name} of {@link DerbyCapture}'s {@code method} unless {@code existing} has it. */
+    private static void createOnce(Connection c, Set<String> existing, String name, String signature, String method)
+            throws SQLException {
         if (existing.contains(name)) return;
-        String values = p.sqlType == null ? "" : ", O " + p.sqlType + ", V " + p.sqlType;
-        if (p == KEYLESS) {
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + "(S VARCHAR(128), T VARCHAR(128))"
-                        + " LANGUAGE JAVA PARAMETER STYLE JAVA NO SQL EXTERNAL NAME '" + DerbyCapture.class.getName() + "." + p.method + "'");
-            } catch (SQLException e) {
-                if (!"X0Y68".equals(e.getSQLState())) throw e;
-            }
-            existing.add(name);
-            return;
-        }
-        if (p == RANGE) values = ", L INTEGER";
         try (Statement s = c.createStatement()) {
-            s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + "(S VARCHAR(128), T VARCHAR(128), E CHAR(1), K INTEGER,"
-                    + " N INTEGER" + values + ") LANGUAGE JAVA PARAMETER STYLE JAVA NO SQL EXTERNAL NAME '"
-                    + DerbyCapture.class.getName() + "." + p.method + "'");
+            s.execute("CREATE PROCEDURE " + CAPTURE_SCHEMA + "." + name + signature + " NO SQL EXTERNAL NAME '"
+                    + DerbyCapture.class.getName() + "." + method + "'");
         } catch (SQLException e) {
             if (!"X0Y68".equals(e.getSQLState())) throw e; // another session created it first
         }
