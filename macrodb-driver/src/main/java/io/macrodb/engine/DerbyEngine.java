@@ -896,23 +896,14 @@ public final class DerbyEngine implements Engine {
      * reader, whose 08000 reached the application: PrimaryFailoverTest under load). Draining it outside any Derby call
      * sets the flag if one was kept; it is cleared with the rest.
      *
-     * <p>First it waits for the stop to have sent its interrupts. Derby's stop goes through every session's context
-     * manager holding the {@code ContextService}'s monitor, and for each one inside the stopped database it marks the
-     * manager shut down and only then interrupts the thread ({@code ContextService.notifyAllActiveThreads}). The thread
-     * sees the mark at its next step and fails; it could get here, and clear its flag, before its interrupt was sent,
+     * <p>First it waits for the stop to have sent its interrupts ({@link #awaitStopInterruptsSent}). The thread sees
+     * the stop's mark at its next step and fails; it could get here, and clear its flag, before its interrupt was sent,
      * which then reached the application (a retry's sleep cut short after a {@code 40001}: caught with an agent that
      * logged every {@code Thread.interrupt}, 2 of 46 loop runs of {@code FailoverConvergenceTest} over Derby, where it
-     * slowed each interrupt down). Taking the monitor waits until that loop has ended.
+     * slowed each interrupt down).
      */
     @Override public void clearStopInterrupt() {
-        try {
-            Object contexts = org.apache.derby.iapi.services.context.ContextService.getFactory();
-            synchronized (contexts) {
-                // nothing: a stop's loop over the sessions (notifyAllActiveThreads) holds this monitor until its last interrupt
-            }
-        } catch (RuntimeException | LinkageError e) {
-            // Derby's engine is shut down (ShutdownException), or its internals are not reachable: there is no loop to wait for
-        }
+        awaitStopInterruptsSent();
         try {
             org.apache.derby.iapi.util.InterruptStatus.restoreIntrFlagIfSeen();
         } catch (RuntimeException | LinkageError e) {
@@ -922,15 +913,39 @@ public final class DerbyEngine implements Engine {
     }
 
     /**
+     * Waits until a stop that is interrupting the threads inside its database has sent its last interrupt. Derby's stop
+     * goes through every session's context manager holding the {@code ContextService}'s monitor, and for each one with
+     * a thread inside it marks the manager shut down and only then interrupts the thread
+     * ({@code ContextService.notifyAllActiveThreads}). Once the monitor is taken here, a stop that had found this
+     * thread inside a session has marked it and sent its interrupt; one that had not will not find it, as the thread
+     * has left Derby. It costs a monitor per call, which Derby itself takes only to open or close a session.
+     */
+    private static void awaitStopInterruptsSent() {
+        try {
+            Object contexts = org.apache.derby.iapi.services.context.ContextService.getFactory();
+            synchronized (contexts) {
+                // nothing: a stop's loop over the sessions (notifyAllActiveThreads) holds this monitor until its last interrupt
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // Derby's engine is shut down (ShutdownException), or its internals are not reachable: there is no loop to wait for
+        }
+    }
+
+    /**
      * Derby's stop marks the context manager of each session inside the stopped database shut down before it interrupts
      * the session's thread ({@code ContextService.notifyAllActiveThreads}), and the session's next step inside Derby
      * fails on the mark ({@code ContextManager.checkInterrupt}, a {@code ShutdownException}). Asking the session's
-     * context manager for a context takes that step without running anything. A session closed since is one whose
-     * database went.
+     * context manager for a context takes that step without running anything; so does a session Derby closed since,
+     * whose manager keeps its mark (one closed because the application interrupted its thread has none). Where the
+     * session is a wrapper that refuses to unwrap once closed, a closed session is taken for one whose database went. It first waits for a stop that is sending its interrupts ({@link #awaitStopInterruptsSent}):
+     * one that found this thread in the call's last steps marks the session before this asks.
      */
     @Override public boolean stoppedUnder(Connection session) {
+        awaitStopInterruptsSent();
         try {
-            org.apache.derby.impl.jdbc.EmbedConnection c = session.unwrap(org.apache.derby.impl.jdbc.EmbedConnection.class);
+            // the session itself where it is Derby's (as MacroDB opens them): unwrap refuses a closed one, whose mark stays
+            org.apache.derby.impl.jdbc.EmbedConnection c = session instanceof org.apache.derby.impl.jdbc.EmbedConnection own ? own
+                    : session.unwrap(org.apache.derby.impl.jdbc.EmbedConnection.class);
             c.getContextManager().getContext(org.apache.derby.iapi.sql.conn.LanguageConnectionContext.CONTEXT_ID);
             return false;
         } catch (SQLException e) {

@@ -92,7 +92,11 @@ final class MacroResultSet extends DelegatingResultSet {
             if (!interruptedBefore && conn.transaction().stopsInterruptThreads()) conn.transaction().afterCall(false, session());
             return hasRow;
         } catch (SQLException e) {
-            throw failure(e);
+            try {
+                throw failure(e);
+            } finally {
+                if (!interruptedBefore && conn.transaction().stopsInterruptThreads()) conn.transaction().afterFailedCall(false, moved == null ? replica : null, session());
+            }
         }
     }
 
