@@ -2,7 +2,6 @@ package io.macrodb;
 
 import io.macrodb.engine.CaptureContext;
 import io.macrodb.testing.TestDb;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,11 +26,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public class DerbyCaptureKeysTest { // public: Derby calls staleKey by its class name
     private static volatile String schema;
-
-    @BeforeAll
-    static void tryDerby() {
-        TestDb.offerDerby();
-    }
 
     /** Called by Derby as {@code STALE_KEY()}: reports an insert of key 99 of ACCT, a row no statement wrote (a wrong key). */
     public static int staleKey() throws SQLException {

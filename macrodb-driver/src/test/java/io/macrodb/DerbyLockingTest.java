@@ -3,8 +3,6 @@ package io.macrodb;
 import io.macrodb.jdbc.MacroConnection;
 import io.macrodb.replica.ReplicaStatus;
 import io.macrodb.testing.TestDb;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,16 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DerbyLockingTest {
-
-    @BeforeAll
-    static void tryDerby() {
-        System.setProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL, "derby");
-    }
-
-    @AfterAll
-    static void stopTryingDerby() {
-        System.clearProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL);
-    }
 
     private static void accounts(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {

@@ -55,7 +55,6 @@ public final class Deployment implements AutoCloseable {
                 }
                 case INDEPENDENT -> loadIndependent(base, w, seed);
                 case MACRODB -> {
-                    engine.enable();
                     String plain = engine.primaryLoadUrl(base);
                     try (Connection loader = loadPlain(plain, w, seed)) {
                         String url = engine.macroUrl(base, config.macroOptions(readWaitMillis), config.n());

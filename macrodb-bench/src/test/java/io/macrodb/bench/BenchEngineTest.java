@@ -127,24 +127,16 @@ class BenchEngineTest {
         assertTrue(x.getMessage().contains("derby"), x.getMessage());
     }
 
-    /** Derby is experimental in MacroDB: the benchmark offers it to itself, keeping whatever else the property named. */
+    /** MacroDB over Derby: the deployment loads its primary, serves it through MacroDB and drops it on close. */
     @Test
-    void macrodbOverDerbyIsOfferedLoadsItsPrimaryAndDropsItOnClose() throws Exception {
-        String property = io.macrodb.engine.DerbyEngine.EXPERIMENTAL;
-        String before = System.getProperty(property);
-        System.setProperty(property, "something");
+    void macrodbOverDerbyLoadsItsPrimaryAndDropsItOnClose() throws Exception {
         String primary;
-        try {
-            try (Deployment d = Deployment.open(SystemConfig.parse("macrodb:2", null, null), BenchEngine.DERBY, new Micro(1000), 1, 0);
-                 Connection c = d.connect(0); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM kv")) {
-                rs.next();
-                assertEquals(1000, rs.getInt(1));
-                assertEquals("something,derby", System.getProperty(property));
-                primary = c.getMetaData().getURL().replaceFirst("^jdbc:macrodb:", "jdbc:").replaceFirst("\\?.*", "");
-            }
-        } finally {
-            if (before == null) System.clearProperty(property);
-            else System.setProperty(property, before);
+        try (Deployment d = Deployment.open(SystemConfig.parse("macrodb:2", null, null), BenchEngine.DERBY, new Micro(1000), 1, 0);
+             Connection c = d.connect(0); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM kv")) {
+            rs.next();
+            assertEquals(1000, rs.getInt(1));
+            assertTrue(c.getMetaData().getURL().startsWith("jdbc:macrodb:derby:memory:"), c.getMetaData().getURL());
+            primary = c.getMetaData().getURL().replaceFirst("^jdbc:macrodb:", "jdbc:").replaceFirst("\\?.*", "");
         }
         assertTrue(primary.startsWith("jdbc:derby:memory:bench"), primary);
         assertDerbyDatabaseGone(primary);

@@ -95,21 +95,11 @@ public final class DerbyEngine implements Engine {
         return "jdbc:derby:memory:" + uniqueName + "_r" + index + EngineUrl.settingsSuffix(settings);
     }
 
-    /** The system property that lets an application use Derby before its known problems are fixed. */
-    public static final String EXPERIMENTAL = "macrodb.experimental";
-
     /**
-     * Refused at connect with 0AM00: Derby as a whole unless {@code -Dmacrodb.experimental=derby} (a promotion under a
-     * running workload is not reliable yet: README, "Derby"); and {@code propagation=statement} (Derby's clock, random
-     * and sequence functions are not rewritten for replay).
+     * Refused at connect with 0AM00: {@code propagation=statement} (Derby's clock, random and sequence functions are not
+     * rewritten for replay).
      */
     @Override public void checkSupported(EngineUrl url, Propagation propagation, boolean durable) throws SQLException {
-        String experimental = System.getProperty(EXPERIMENTAL, "");
-        if (!java.util.Arrays.asList(experimental.toLowerCase(java.util.Locale.ROOT).split("[,\\s]+")).contains("derby")) {
-            throw new SQLException("MacroDB: Derby is not offered yet: promoting a secondary while a workload runs is not"
-                    + " reliable yet (README, \"Derby\"); start the JVM with -D" + EXPERIMENTAL + "=derby to try it anyway"
-                    + " (not for data you need)", SqlState.FEATURE_NOT_OFFERED.getState());
-        }
         if (propagation != Propagation.ROW) {
             throw new SQLException("MacroDB: propagation=statement is not offered on Derby: its functions that read the clock or"
                     + " draw random values are not rewritten for replay; use propagation=row (the default)",

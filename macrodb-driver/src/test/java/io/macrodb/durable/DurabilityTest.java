@@ -36,7 +36,6 @@ class DurabilityTest {
                 + " PostgreSQL servers keep their data durable themselves and MacroDB refuses durability=log over them with 0AM00"
                 + " (PostgresEngineTest.badUrlsAreRefusedWithPreciseStates)");
         String name = "durable_" + Math.abs(dir.hashCode());
-        if (engine.equals("derby")) TestDb.offerDerby();
         String engineUrl = engine.equals("derby") ? "derby:memory:" + name + ";create=true" : engine + ":mem:" + name;
         return "jdbc:macrodb:" + engineUrl + "?replicas=2&durability=log:" + dir + (more.isEmpty() ? "" : "&" + more);
     }

@@ -36,19 +36,6 @@ public class FailoverConvergenceTest {
     @MethodSource("io.macrodb.testing.TestEngines#withPropagation")
     void theWorkloadGoesOnOnThePromotedPrimaryAndConverges(String engine, String propagation) throws Exception {
         PrimaryFailoverTest.assumeEngineCanBeStopped(engine);
-        org.junit.jupiter.api.Assumptions.assumeFalse(engine.equals("derby") && !Boolean.getBoolean("macrodb.derbyFailoverConvergence"),
-                "Derby's failover under this workload is not reliable yet. Until 2026-11-28 the test's way of failing a Derby"
-                        + " primary raced (a session opened during Derby's drop booted the database again), behind both failures in 30"
-                        + " runs; Failovers.dropDerby now closes it to new sessions first. Since then, 2 failures in 113 loop runs"
-                        + " (2026-11-28): once the workload's threads did not end within 180 s (no stacks were taken; ConvergenceWorkload"
-                        + " prints them now), once a retry's sleep after a deadlock on the promoted primary (40001) was cut short by an"
-                        + " interrupt the application never sent. Two faults found by a loop with an interrupt-logging agent were fixed"
-                        + " (DerbyEngine.clearStopInterrupt waits for the stop's loop; DerbyCapture's rows belong to their statement),"
-                        + " and 79 of 79 loop runs passed; the first fresh-clone CI run with the skip lifted (8804b7e) failed as before:"
-                        + " a retry's sleep after a deadlock on the promoted primary was cut short by an interrupt. The interrupt on that"
-                        + " path is still unexplained. Lifted again on 2026-11-28 after 6 of 6 CI-like runs and a passing fresh-clone"
-                        + " CI run; a loop then failed 1 of 41 runs the same way (a 40001 retry's sleep cut short by an interrupt), and"
-                        + " the skip is back. -Dmacrodb.derbyFailoverConvergence=true runs it");
         run(engine, propagation, (c, oldPrimaryUrl) -> {
             Failovers.shutDown(oldPrimaryUrl);
             return 0;

@@ -25,21 +25,12 @@ public final class TestDb {
      * test written before the close delay expects. Every engine's URL has the form {@code
      * <engine>:mem:<name>} (for SQLite, MacroDB's name for an in-memory database).
      */
-    /**
-     * Derby is offered only as experimental ({@code -Dmacrodb.experimental=derby}); the suites that run it set that
-     * here, before each Derby URL, since a test class of Derby's own clears it when it ends.
-     */
-    public static void offerDerby() {
-        System.setProperty(io.macrodb.engine.DerbyEngine.EXPERIMENTAL, "derby");
-    }
-
     public static String url(String engine, String options) {
         String name = "t" + COUNTER.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());
         String o = options == null ? "" : options;
         if (engine.equalsIgnoreCase("hsqldb") && !o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
         if (engine.equalsIgnoreCase("postgresql")) return postgresUrl(o);
         if (engine.equalsIgnoreCase("derby")) { // an in-memory Derby database lives until dropped, like HSQLDB's
-            offerDerby();
             if (!o.contains("closeDelay")) o = o.isEmpty() ? "closeDelay=0" : o + "&closeDelay=0";
             return "jdbc:macrodb:derby:memory:" + name + ";create=true" + (o.isEmpty() ? "" : "?" + o);
         }

@@ -15,10 +15,8 @@ import java.util.stream.Stream;
  */
 public final class TestEngines {
     /** Every engine MacroDB supports, in the order the suites run them. */
-    // Derby runs every suite, PrimaryFailoverTest included (-Dmacrodb.derbyFailoverUnderLoad=false leaves it out), but
-    // FailoverConvergenceTest (it says why it skips Derby); it is still offered only with -Dmacrodb.experimental=derby,
-    // which TestDb.url sets for the suites. The failover suites fail a SQLite primary by overwriting its files
-    // (Failovers.shutDown).
+    // Derby runs every suite, the failover suites included (-Dmacrodb.derbyFailoverUnderLoad=false leaves it out of
+    // PrimaryFailoverTest). The failover suites fail a SQLite primary by overwriting its files (Failovers.shutDown).
     // PostgreSQL runs over the servers PgCluster starts from Debian's binaries (skipped with the reason when they
     // are missing); its primary and secondaries are separate servers, so it also shows MacroDB over the network.
     public static final List<String> ENGINES = selected(List.of("h2", "hsqldb", "sqlite", "derby", "postgresql"));

@@ -40,9 +40,8 @@ public final class BenchApplyCapacityCommand implements Callable<Integer> {
     @Spec private CommandSpec spec;
 
     @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2,hsqldb",
-            description = "h2, hsqldb, sqlite, derby, postgresql or several (default: ${DEFAULT-VALUE}). derby: experimental in"
-                    + " MacroDB, offered to this run's own in-memory databases (as -Dmacrodb.experimental=derby would), and applied"
-                    + " with one thread per secondary only: -t 1. postgresql: the benchmark starts two servers of its own from"
+            description = "h2, hsqldb, sqlite, derby, postgresql or several (default: ${DEFAULT-VALUE}). derby: applied with"
+                    + " one thread per secondary only: -t 1. postgresql: the benchmark starts two servers of its own from"
                     + " Debian's packages (/usr/lib/postgresql/*/bin) on free loopback ports, the primary's and the secondary's,"
                     + " and stops them at the end; the driver's default capture=decoding unless --options says capture=triggers;"
                     + " the CPU figures count every process of those servers too, and say which part is theirs.")

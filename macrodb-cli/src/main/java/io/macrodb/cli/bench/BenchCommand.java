@@ -82,11 +82,10 @@ public final class BenchCommand implements Callable<Integer> {
     private List<String> mixes = new ArrayList<>();
 
     @Option(names = {"-e", "--engine"}, split = ",", paramLabel = "ENGINE", defaultValue = "h2",
-            description = "Engines: h2, hsqldb, sqlite, derby in memory, postgresql (default: ${DEFAULT-VALUE}). derby (Apache Derby"
-                    + " embedded) is experimental in MacroDB: the benchmark offers it to its own in-memory databases, as"
-                    + " -Dmacrodb.experimental=derby would, and says so. postgresql: the benchmark starts its own servers from"
-                    + " Debian's packages (/usr/lib/postgresql/*/bin) on free loopback ports, one per replica or independent"
-                    + " engine, and stops them at the end.")
+            description = "Engines: h2, hsqldb, sqlite, derby in memory, postgresql (default: ${DEFAULT-VALUE}). derby: Apache Derby"
+                    + " embedded. postgresql: the benchmark starts its own servers from Debian's packages"
+                    + " (/usr/lib/postgresql/*/bin) on free loopback ports, one per replica or independent engine, and stops"
+                    + " them at the end.")
     private List<String> engines;
 
     @Option(names = {"-C", "--configs"}, split = ",", paramLabel = "CONFIG",
@@ -174,11 +173,6 @@ public final class BenchCommand implements Callable<Integer> {
                 command, plan.runs(), (plan.warmupMillis() + plan.measureMillis()) / 1000.0, plan.order().label(),
                 plan.runMillis() / 60_000.0, CORES, dir);
         o.println(builds(io.macrodb.jdbc.MacroDriver.VERSION, BuildCommit.of(io.macrodb.jdbc.MacroDriver.class), BuildCommit.of(Benchmark.class)));
-        if (plan.engines().contains(BenchEngine.DERBY)) {
-            BenchEngine.DERBY.enable();
-            o.println("derby: experimental in MacroDB (README, \"Derby\"); offered to this run's own in-memory databases"
-                    + " (-Dmacrodb.experimental=derby set for this process)");
-        }
         for (BenchEngine e : plan.engines()) if (e.describe() != null) o.println(e.describe());
         o.flush();
         BenchListener lines = new BenchListener() {
