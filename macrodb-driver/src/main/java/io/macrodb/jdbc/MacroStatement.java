@@ -302,6 +302,8 @@ class MacroStatement implements Statement {
 
     /** Lets go of the physical statement and the session. */
     void detach() {
+        boolean interruptedBefore = Thread.currentThread().isInterrupted();
+        Session on = session;
         closeCurrentResult();
         if (physical != null) {
             releasePhysical(physical);
@@ -314,6 +316,7 @@ class MacroStatement implements Statement {
             transaction.holds().release(s);
             transaction.primaryResultClosed(s);
         }
+        if (on != null) transaction.afterClose(interruptedBefore, on);
     }
 
     /** Closes (or, for pooled prepared statements, returns) a physical statement. */

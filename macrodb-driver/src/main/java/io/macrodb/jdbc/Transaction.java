@@ -451,6 +451,14 @@ final class Transaction {
         afterFailedCall(interruptedBefore, s == null ? null : s.replica(), s == null ? null : s.connection());
     }
 
+    /**
+     * After closing a statement's engine statement and result on {@code s} ({@code MacroStatement.detach}), which enter
+     * the engine too and whose failures are not reported: as {@link #afterFailedCall}.
+     */
+    void afterClose(boolean interruptedBefore, Session s) {
+        afterFailedCall(interruptedBefore, s);
+    }
+
     void afterFailedCall(boolean interruptedBefore, Replica r, Connection session) {
         if (interruptedBefore || !db.engine().interruptsThreadsWhenStopped()) return;
         if (r != null && !r.isActive() || session != null && db.engine().stoppedUnder(session)) db.engine().clearStopInterrupt();
@@ -1208,12 +1216,7 @@ final class Transaction {
             moveToPrimary(); // a savepoint announces writes to come
         }
         Session s = state == State.UPDATE ? primary : readSession;
-        Savepoint phys;
-        try {
-            phys = name == null ? s.connection().setSavepoint() : s.connection().setSavepoint(name);
-        } catch (SQLException | RuntimeException e) {
-            throw afterFailure(e);
-        }
+        Savepoint phys = onSession(s, c -> name == null ? c.setSavepoint() : c.setSavepoint(name));
         return new MacroSavepoint(this, phys, state == State.UPDATE ? changes.mark() : 0, savepointGeneration, name);
     }
 
@@ -1233,22 +1236,40 @@ final class Transaction {
                     + " the savepoint after the schema change. Nothing was rolled back: the transaction is as it was");
         }
         Session s = state == State.UPDATE ? primary : readSession;
-        try {
-            s.connection().rollback(m.physical());
-        } catch (SQLException | RuntimeException e) {
-            throw afterFailure(e);
-        }
+        onSession(s, c -> {
+            c.rollback(m.physical());
+            return null;
+        });
         if (state == State.UPDATE) changes.rollbackTo(m.mark());
     }
 
     void releaseSavepoint(Savepoint savepoint) throws SQLException {
         MacroSavepoint m = own(savepoint);
         Session s = state == State.UPDATE ? primary : readSession;
+        onSession(s, c -> {
+            c.releaseSavepoint(m.physical());
+            return null;
+        });
+    }
+
+    /**
+     * Runs a call of the transaction's own on its session (a savepoint's), with the stop-interrupt guard of a statement
+     * ({@link #afterCall}, {@link #afterFailedCall}); a failure is what {@link #afterFailure} makes of it.
+     */
+    private <T> T onSession(Session s, OnConnection<T> call) throws SQLException {
+        boolean interruptedBefore = Thread.currentThread().isInterrupted();
+        T result;
         try {
-            s.connection().releaseSavepoint(m.physical());
+            result = call.apply(s.connection());
         } catch (SQLException | RuntimeException e) {
-            throw afterFailure(e);
+            try {
+                throw afterFailure(e);
+            } finally {
+                afterFailedCall(interruptedBefore, s); // after afterFailure's rollback, which Derby may end with the interrupt again
+            }
         }
+        afterCall(interruptedBefore, s.connection());
+        return result;
     }
 
     /** Savepoints set by SQL ({@code SAVEPOINT name}), by name, for {@code RELEASE} and {@code ROLLBACK TO}. */
