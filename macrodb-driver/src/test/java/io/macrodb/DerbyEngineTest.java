@@ -700,15 +700,10 @@ class DerbyEngineTest {
      */
     @Test
     void aSecondaryDroppedUnderACallThatSucceedsLeavesNoInterrupt() throws Exception {
-        try (Connection c = TestDb.open(url("replicas=2&primaryReads=fallback"))) {
+        try (Connection c = openWithRowAndFunction("replicas=2&primaryReads=fallback", "CREATE FUNCTION through_drop() RETURNS TABLE"
+                + " (v INT) LANGUAGE JAVA PARAMETER STYLE DERBY_JDBC_RESULT_SET READS SQL DATA EXTERNAL NAME '"
+                + StopWindow.class.getName() + ".throughDrop'")) {
             MacroConnection mc = TestDb.macro(c);
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
-                s.execute("CREATE FUNCTION through_drop() RETURNS TABLE (v INT) LANGUAGE JAVA PARAMETER STYLE DERBY_JDBC_RESULT_SET"
-                        + " READS SQL DATA EXTERNAL NAME '" + StopWindow.class.getName() + ".throughDrop'");
-                s.executeUpdate("INSERT INTO t VALUES (1, 1)");
-            }
-            assertTrue(mc.admin().awaitCaughtUp(10_000));
             String primary = mc.replicaStatus().get(0).url();
             String secondary = mc.replicaStatus().get(1).url();
             StopWindow.DROP.set(() -> io.macrodb.testing.Failovers.shutDown(secondary));
@@ -744,6 +739,21 @@ class DerbyEngineTest {
             assertEquals(primary, mc.replicaStatus().get(0).url(), () -> "failed over: " + mc.replicaStatus());
             assertTrue(io.macrodb.testing.Failovers.awaitAllActive(mc, 2), () -> "not rebuilt: " + mc.replicaStatus());
             TestDb.assertConverged(c);
+        }
+    }
+
+    /** A set with table {@code t} holding the row (1, 1), and {@code function} created; every secondary caught up. */
+    private static Connection openWithRowAndFunction(String options, String function) throws Exception {
+        Connection c = TestDb.open(url(options));
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+            s.execute(function);
+            s.executeUpdate("INSERT INTO t VALUES (1, 1)");
+            assertTrue(TestDb.macro(c).admin().awaitCaughtUp(10_000));
+            return c;
+        } catch (Exception | AssertionError e) {
+            c.close();
+            throw e;
         }
     }
 
@@ -798,15 +808,9 @@ class DerbyEngineTest {
     @Test
     void aFailureUnderTheDatabasesStopLeavesNoInterrupt() throws Exception {
         System.setProperty("macrodb.probePrimary", "false"); // the statement, not the monitor, meets the drop first
-        try (Connection c = TestDb.open(url("replicas=2"))) {
+        try (Connection c = openWithRowAndFunction("replicas=2", "CREATE FUNCTION fails_under_the_drop() RETURNS INT LANGUAGE JAVA"
+                + " PARAMETER STYLE JAVA NO SQL EXTERNAL NAME '" + FailsUnderTheDrop.class.getName() + ".failUnderTheDrop'")) {
             MacroConnection mc = TestDb.macro(c);
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
-                s.execute("CREATE FUNCTION fails_under_the_drop() RETURNS INT LANGUAGE JAVA PARAMETER STYLE JAVA NO SQL"
-                        + " EXTERNAL NAME '" + FailsUnderTheDrop.class.getName() + ".failUnderTheDrop'");
-                s.executeUpdate("INSERT INTO t VALUES (1, 1)");
-            }
-            assertTrue(mc.admin().awaitCaughtUp(10_000));
             String primary = mc.replicaStatus().get(0).url().replace(";create=true", "");
             // Derby's drop itself, at once (Failovers.shutDown first closes the database to new sessions, and MacroDB's
             // monitor could find it gone before the statement fails)
