@@ -515,11 +515,14 @@ public interface Engine {
 
     /**
      * Whether the engine stopped the database under this session while a call on it ran
-     * ({@link #interruptsThreadsWhenStopped}): asked after every call that began uninterrupted and succeeded. The stop's
-     * interrupt can reach a thread in its call's last steps, after the engine last looked for it, or just after the call
-     * returned; nothing failed, so nothing cleared it, and it reached the thread's next call, on another replica (Derby
-     * closed that session as if the application had interrupted it). If this answers true, {@link #clearStopInterrupt}
-     * drops it; the replica's next use finds it gone. Asked on every call of such an engine: it must be cheap.
+     * ({@link #interruptsThreadsWhenStopped}): asked after every call that began uninterrupted. The stop's interrupt can
+     * reach a thread in its call's last steps, after the engine last looked for it, or just after the call returned;
+     * nothing failed, so nothing cleared it, and it reached the thread's next call, on another replica (Derby closed
+     * that session as if the application had interrupted it). Or the call failed for a reason of its own that does not
+     * tell the engine gone (a deadlock's victim), with the replica still in the rotation. If this answers true,
+     * {@link #clearStopInterrupt} drops it; the replica's next use finds it gone. The session may be one the engine closed
+     * under the failure; one closed because the application interrupted the call must answer false. Asked on every call
+     * of such an engine: it must be cheap.
      */
     default boolean stoppedUnder(Connection session) { return false; }
 

@@ -431,22 +431,7 @@ final class Transaction {
         rollbackQuietly();
     }
 
-    /**
-     * After a call that began uninterrupted and failed, on an engine that {@link io.macrodb.engine.Engine#interruptsThreadsWhenStopped
-     * interrupts the threads inside a database it stops}: clears the stop's interrupt if the call's replica has left
-     * the rotation since, or if the engine stopped the database under the call ({@link io.macrodb.engine.Engine#stoppedUnder})
-     * and the session is still open.
-     * <ul>
-     * <li>A replica that left: Derby sets the interrupt again at the end of every call on a session of the stopped
-     * database (MacroDB's rollback of the dead session too), after {@code Failover.replicaFailed} cleared it.
-     * <li>A stop under a failure that does not tell the engine gone: a deadlock's victim, woken as the database was
-     * dropped, fails with 40001 and keeps the drop's interrupt, and the replica is still in the rotation. The application's
-     * retry loop then found its sleep cut short (FailoverConvergenceTest over Derby, about 1 run in 40; made certain by
-     * DerbyEngineTest.aFailureUnderTheDatabasesStopLeavesNoInterrupt).
-     * </ul>
-     * Derby answers by the session's mark, for a session it closed under the failure too: one it closed because the
-     * application interrupted the thread during the call has no mark, and that interrupt stays.
-     */
+    /** {@link #afterFailedCall(boolean, Replica, Connection)} for a call on {@code s}. */
     private void afterFailedCall(boolean interruptedBefore, Session s) {
         afterFailedCall(interruptedBefore, s == null ? null : s.replica(), s == null ? null : s.connection());
     }
@@ -459,6 +444,21 @@ final class Transaction {
         afterFailedCall(interruptedBefore, s);
     }
 
+    /**
+     * After a call that began uninterrupted and failed, on an engine that {@link io.macrodb.engine.Engine#interruptsThreadsWhenStopped
+     * interrupts the threads inside a database it stops}: clears the stop's interrupt if the call's replica has left
+     * the rotation since, or if the engine stopped the database under the call ({@link io.macrodb.engine.Engine#stoppedUnder}).
+     * <ul>
+     * <li>A replica that left: Derby sets the interrupt again at the end of every call on a session of the stopped
+     * database (MacroDB's rollback of the dead session too), after {@code Failover.replicaFailed} cleared it.
+     * <li>A stop under a failure that does not tell the engine gone: a deadlock's victim, woken as the database was
+     * dropped, fails with 40001 and keeps the drop's interrupt, and the replica is still in the rotation. The application's
+     * retry loop then found its sleep cut short (FailoverConvergenceTest over Derby, about 1 run in 40; made certain by
+     * DerbyEngineTest.aFailureUnderTheDatabasesStopLeavesNoInterrupt).
+     * </ul>
+     * Derby answers by the session's mark, for a session it closed under the failure too: one it closed because the
+     * application interrupted the thread during the call has no mark, and that interrupt stays.
+     */
     void afterFailedCall(boolean interruptedBefore, Replica r, Connection session) {
         if (interruptedBefore || !db.engine().interruptsThreadsWhenStopped()) return;
         if (r != null && !r.isActive() || session != null && db.engine().stoppedUnder(session)) db.engine().clearStopInterrupt();
