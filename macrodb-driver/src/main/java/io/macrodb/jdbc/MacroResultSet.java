@@ -48,7 +48,7 @@ final class MacroResultSet extends DelegatingResultSet {
 
     /** A secondary that died under an open result is a retryable failure, like one that dies mid-statement. */
     @Override protected SQLException failure(SQLException e) {
-        return moved == null ? conn.transaction().resultFailure(replica, e) : e;
+        return moved == null ? conn.transaction().resultFailure(replica, e, session()) : e;
     }
 
     /** Remembers every row the application is shown, for a possible move to the primary. */

@@ -265,7 +265,7 @@ final class Transaction {
                 return result;
             } catch (SQLException | RuntimeException thrown) {
                 SQLException e = thrown instanceof SQLException se ? se : engineFailure(s, (RuntimeException) thrown);
-                if (!db.replicaFailed(s.replica(), e, "a connection call")) {
+                if (!db.replicaFailed(s.replica(), e, "a connection call", s.connection())) {
                     afterFailedCall(interruptedBefore, s);
                     throw e;
                 }
@@ -454,7 +454,7 @@ final class Transaction {
      * <li>A stop under a failure that does not tell the engine gone: a deadlock's victim, woken as the database was
      * dropped, fails with 40001 and keeps the drop's interrupt, and the replica is still in the rotation. The application's
      * retry loop then found its sleep cut short (FailoverConvergenceTest over Derby, about 1 run in 40; made certain by
-     * DerbyEngineTest.aFailureUnderTheDatabasesStopLeavesNoInterrupt).
+     * DerbyEngineTest.aFailureUnderTheDatabasesStopFailsOverAndLeavesNoInterrupt).
      * </ul>
      * Derby answers by the session's mark, for a session it closed under the failure too: one it closed because the
      * application interrupted the thread during the call has no mark, and that interrupt stays.
@@ -679,7 +679,7 @@ final class Transaction {
             if (!auto) pc.setAutoCommit(true); // nothing of this connection's is open there (state NONE)
             return body.run(p);
         } catch (SQLException | RuntimeException e) {
-            if (db.replicaFailed(p.replica(), e instanceof SQLException se ? se : new SQLException(e), "a session")) {
+            if (db.replicaFailed(p.replica(), e instanceof SQLException se ? se : new SQLException(e), "a session", pc)) {
                 dropPrimarySession();
                 throw SqlStates.retryable("the primary failed while " + SqlStates.abbreviate(sql) + " ran (" + p.replica().stateReason()
                         + "); nothing was changed, retry it once a secondary has taken over", e);
@@ -812,11 +812,11 @@ final class Transaction {
     /**
      * What an error from reading a result becomes: if the result came from a replica whose engine is
      * gone, the replica leaves the rotation (the primary fails over), the transaction ends, and the
-     * error is 40001.
+     * error is 40001. {@code session}: the engine session the result is read from, or null if it cannot be told.
      */
-    SQLException resultFailure(Replica source, SQLException e) {
+    SQLException resultFailure(Replica source, SQLException e, Connection session) {
         if (source == null) return e;
-        if (!db.replicaFailed(source, e, "a reader")) {
+        if (!db.replicaFailed(source, e, "a reader", session)) {
             // A lock wait that ended in a deadlock or a timeout while rows were fetched (an engine that streams
             // results and locks on read: Derby) rolled the engine's transaction back: so does this one, as when a
             // statement fails so, or its commit would ship the changes of a transaction the engine undid.
@@ -854,14 +854,14 @@ final class Transaction {
         }
         Session on = state == State.UPDATE ? primary : state == State.READ ? readSession : null;
         SQLException se = e instanceof SQLException s ? s : e instanceof RuntimeException re && on != null ? engineFailure(on, re) : unwrapCapture(e);
-        if (state == State.READ && !readSession.isPrimary() && db.replicaFailed(readSession.replica(), se, "a reader")) {
+        if (state == State.READ && !readSession.isPrimary() && db.replicaFailed(readSession.replica(), se, "a reader", readSession.connection())) {
             Replica gone = readSession.replica();
             rollbackQuietly();
             return SqlStates.retryable("the secondary this read-only transaction ran on left the rotation ("
                     + gone.stateReason() + "); nothing was changed, retry it", se);
         }
         Session onPrimary = state == State.UPDATE ? primary : state == State.READ && readSession.isPrimary() ? readSession : null;
-        if (onPrimary != null && db.replicaFailed(onPrimary.replica(), se, "a session")) {
+        if (onPrimary != null && db.replicaFailed(onPrimary.replica(), se, "a session", onPrimary.connection())) {
             onPrimary.markBroken();
             rollbackQuietly();
             return SqlStates.retryable("the primary failed during this transaction (" + onPrimary.replica().stateReason()
@@ -1054,7 +1054,7 @@ final class Transaction {
             // Ending a read-only transaction loses nothing: what it read stands even if the replica
             // has gone since (a secondary, or the primary a read ran on). Its engine is gone, so it leaves
             // the rotation (the primary fails over); the application carries on.
-            if (!db.replicaFailed(s.replica(), e, "a reader ending its transaction") && !isClosed(s)) throw e;
+            if (!db.replicaFailed(s.replica(), e, "a reader ending its transaction", s.connection()) && !isClosed(s)) throw e;
             s.markBroken(); // its engine is gone, or the engine closed this session (it opens afresh next time)
             if (s == primary) dropPrimarySession();
         } finally {
@@ -1148,7 +1148,7 @@ final class Transaction {
                     } catch (SQLException ignored) {
                         // the commit failure is what the caller needs
                     }
-                    if (db.replicaFailed(primary.replica(), e, "a commit")) {
+                    if (db.replicaFailed(primary.replica(), e, "a commit", primary.connection())) {
                         // The primary died before the commit: the log, from which its successor is built,
                         // does not have this transaction (its version was published empty), so it was not committed.
                         primary.markBroken();

@@ -63,8 +63,11 @@ final class Failover {
         this.repair = repair;
     }
 
-    /** See {@link ReplicaSet#replicaFailed}: the one place that decides what an engine error means. */
-    boolean replicaFailed(Replica r, SQLException e, String who) {
+    /**
+     * See {@link ReplicaSet#replicaFailed}: the one place that decides what an engine error means; {@code session}, if
+     * not null, is the session the failed call ran on.
+     */
+    boolean replicaFailed(Replica r, SQLException e, String who, java.sql.Connection session) {
         Engine engine = config.engine();
         // An engine that interrupts the threads inside a database it stops: the interrupt is set aside while this
         // decides (the engine closes a session used by an interrupted thread, the probe's too), and dropped if
@@ -72,9 +75,12 @@ final class Failover {
         boolean interrupted = engine.interruptsThreadsWhenStopped() && Thread.interrupted();
         boolean failed = false;
         try {
-            boolean gone = e != null && (engine.isEngineGone(e) || engine.mayBeEngineGone(e) && r.isActive() && !answers(r));
+            boolean stopped = e != null && session != null && engine.interruptsThreadsWhenStopped() && !engine.isEngineGone(e)
+                    && engine.stoppedUnder(session);
+            boolean gone = e != null && (engine.isEngineGone(e) || stopped || engine.mayBeEngineGone(e) && r.isActive() && !answers(r));
             if (gone && r.isActive()) {
-                String reason = who + " found its engine gone: " + e.getMessage();
+                String reason = who + (stopped ? " found its database stopped under a call that failed: " : " found its engine gone: ")
+                        + e.getMessage();
                 if (r.isPrimary()) primaryGone(r, reason);
                 else fail(r, reason);
             }
@@ -332,7 +338,7 @@ final class Failover {
                         probe = e;
                     }
                 }
-                if (probe != null && current == set.primary()) replicaFailed(current, probe, "the monitor's probe");
+                if (probe != null && current == set.primary()) replicaFailed(current, probe, "the monitor's probe", null);
             }
             DurableLog durable = set.durableLog();
             long target = durable == null ? log.lastVersion() : Math.min(log.lastVersion(), durable.durableVersion());

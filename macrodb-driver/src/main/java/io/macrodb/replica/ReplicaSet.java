@@ -288,7 +288,19 @@ public final class ReplicaSet {
      * @param who what found the error, for the reason recorded with the replica's state
      * @return whether the replica is out of service now: its engine gone, or already not active
      */
-    public boolean replicaFailed(Replica r, SQLException e, String who) { return failover.replicaFailed(r, e, who); }
+    public boolean replicaFailed(Replica r, SQLException e, String who) { return failover.replicaFailed(r, e, who, null); }
+
+    /**
+     * {@link #replicaFailed(Replica, SQLException, String)} for an error from a call on {@code session}: on an engine
+     * that {@link Engine#interruptsThreadsWhenStopped interrupts the threads inside a database it stops}, a database
+     * stopped under the call ({@link Engine#stoppedUnder}) is gone whatever the error says. A call can fail for a reason
+     * of its own as its database is dropped (a deadlock's victim, a constraint), and Derby closes its session: that
+     * transaction was taken for one the engine ended under a failure, and its commit failed with 40000 where the
+     * failover's 40001 was due (FailoverConvergenceTest over Derby, 1 run in 43).
+     */
+    public boolean replicaFailed(Replica r, SQLException e, String who, java.sql.Connection session) {
+        return failover.replicaFailed(r, e, who, session);
+    }
 
     /**
      * The primary's engine changed rows behind a transaction's capture triggers: its isolation has
