@@ -927,8 +927,9 @@ public final class DerbyEngine implements Engine {
      * fails on the mark ({@code ContextManager.checkInterrupt}, a {@code ShutdownException}). Asking the session's
      * context manager for a context takes that step without running anything; so does a session Derby closed since,
      * whose manager keeps its mark (one closed because the application interrupted its thread has none). Where the
-     * session is a wrapper that refuses to unwrap once closed, a closed session is taken for one whose database went. It first waits for a stop that is sending its interrupts ({@link #awaitStopInterruptsSent}):
-     * one that found this thread in the call's last steps marks the session before this asks.
+     * session is a wrapper that refuses to unwrap once closed, a closed session is taken for one whose database went.
+     * It first waits for a stop that is sending its interrupts ({@link #awaitStopInterruptsSent}): one that found this
+     * thread in the call's last steps marks the session before this asks.
      */
     @Override public boolean stoppedUnder(Connection session) {
         awaitStopInterruptsSent();

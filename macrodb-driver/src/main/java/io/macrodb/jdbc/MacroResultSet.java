@@ -95,7 +95,9 @@ final class MacroResultSet extends DelegatingResultSet {
             try {
                 throw failure(e);
             } finally {
-                if (!interruptedBefore && conn.transaction().stopsInterruptThreads()) conn.transaction().afterFailedCall(false, moved == null ? replica : null, session());
+                if (!interruptedBefore && conn.transaction().stopsInterruptThreads()) {
+                    conn.transaction().afterFailedCall(false, moved == null ? replica : null, session());
+                }
             }
         }
     }

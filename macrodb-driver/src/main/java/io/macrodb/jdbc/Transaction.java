@@ -854,7 +854,8 @@ final class Transaction {
         }
         Session on = state == State.UPDATE ? primary : state == State.READ ? readSession : null;
         SQLException se = e instanceof SQLException s ? s : e instanceof RuntimeException re && on != null ? engineFailure(on, re) : unwrapCapture(e);
-        if (state == State.READ && !readSession.isPrimary() && db.replicaFailed(readSession.replica(), se, "a reader", readSession.connection())) {
+        if (state == State.READ && !readSession.isPrimary()
+                && db.replicaFailed(readSession.replica(), se, "a reader", readSession.connection())) {
             Replica gone = readSession.replica();
             rollbackQuietly();
             return SqlStates.retryable("the secondary this read-only transaction ran on left the rotation ("
