@@ -700,7 +700,7 @@ class DerbyEngineTest {
      */
     @Test
     void aSecondaryDroppedUnderACallThatSucceedsLeavesNoInterrupt() throws Exception {
-        try (Connection c = openWithRowAndFunction("replicas=2&primaryReads=fallback", "CREATE FUNCTION through_drop() RETURNS TABLE"
+        try (Connection c = openWithRow("replicas=2&primaryReads=fallback", "CREATE FUNCTION through_drop() RETURNS TABLE"
                 + " (v INT) LANGUAGE JAVA PARAMETER STYLE DERBY_JDBC_RESULT_SET READS SQL DATA EXTERNAL NAME '"
                 + StopWindow.class.getName() + ".throughDrop'")) {
             MacroConnection mc = TestDb.macro(c);
@@ -742,12 +742,12 @@ class DerbyEngineTest {
         }
     }
 
-    /** A set with table {@code t} holding the row (1, 1), and {@code function} created; every secondary caught up. */
-    private static Connection openWithRowAndFunction(String options, String function) throws Exception {
+    /** A set with table {@code t} holding the row (1, 1), and any {@code functions} created; every secondary caught up. */
+    private static Connection openWithRow(String options, String... functions) throws Exception {
         Connection c = TestDb.open(url(options));
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
-            s.execute(function);
+            for (String function : functions) s.execute(function);
             s.executeUpdate("INSERT INTO t VALUES (1, 1)");
             assertTrue(TestDb.macro(c).admin().awaitCaughtUp(10_000));
             return c;
@@ -817,7 +817,7 @@ class DerbyEngineTest {
     @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
     void aFailureUnderTheDatabasesStopFailsOverAndLeavesNoInterrupt(boolean autoCommit) throws Exception {
         System.setProperty("macrodb.probePrimary", "false"); // the statement, not the monitor, meets the drop first
-        try (Connection c = openWithRowAndFunction("replicas=2", "CREATE FUNCTION fails_under_the_drop() RETURNS INT LANGUAGE JAVA"
+        try (Connection c = openWithRow("replicas=2", "CREATE FUNCTION fails_under_the_drop() RETURNS INT LANGUAGE JAVA"
                 + " PARAMETER STYLE JAVA NO SQL EXTERNAL NAME '" + FailsUnderTheDrop.class.getName() + ".failUnderTheDrop'")) {
             MacroConnection mc = TestDb.macro(c);
             String primary = mc.replicaStatus().get(0).url().replace(";create=true", "");
@@ -869,12 +869,8 @@ class DerbyEngineTest {
      */
     @Test
     void anInterruptTheApplicationSendsDuringACallStays() throws Exception {
-        try (Connection c = TestDb.open(url("replicas=2"))) {
+        try (Connection c = openWithRow("replicas=2")) {
             MacroConnection mc = TestDb.macro(c);
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
-                s.executeUpdate("INSERT INTO t VALUES (1, 1)");
-            }
             String primary = mc.replicaStatus().get(0).url().replace(";create=true", "");
             try (Connection holder = DriverManager.getConnection(primary, "sa", "")) {
                 holder.setAutoCommit(false);
