@@ -342,7 +342,10 @@ final class PostgresCopy {
         return out;
     }
 
-    /** Objects this copy does not make: refused with the object named, nothing changed. */
+    /**
+     * Objects this copy does not make, and tables whose rows it could not all read ({@link #hiddenByRowSecurity}):
+     * refused with the objects named, nothing changed.
+     */
     static void refuseWhatIsNotCopied(Connection c) throws SQLException {
         List<String> found = notCopied(c);
         if (!found.isEmpty()) {
@@ -350,6 +353,41 @@ final class PostgresCopy {
                     + " secondary yet: " + String.join(", ", found) + ". " + COPIED + "; remove the others or replicate another database",
                     SqlState.FEATURE_NOT_OFFERED.getState());
         }
+        refuseRowSecurity(c, "the primary holds");
+    }
+
+    /**
+     * Refuses, with {@code 0AM00}, a database with tables whose row security applies to MacroDB's user ({@link
+     * #hiddenByRowSecurity}); {@code what} begins the message ("the primary holds", "after this schema change the
+     * database would hold").
+     */
+    static void refuseRowSecurity(Connection c, String what) throws SQLException {
+        List<String> found = hiddenByRowSecurity(c);
+        if (found.isEmpty()) return;
+        throw new SQLFeatureNotSupportedException("MacroDB: " + what + " tables whose row security applies to the user MacroDB"
+                + " connects as: " + String.join(", ", found) + ". MacroDB reads and writes every row of a table as that user (the"
+                + " copy to a secondary, the commit's read-back of changed rows, the secondaries' apply), and the policies would"
+                + " hide rows from it: a copy would leave them out, and the secondaries would diverge from the primary. Connect as"
+                + " the tables' owner with row security not forced on them (ALTER TABLE ... NO FORCE ROW LEVEL SECURITY), or as a"
+                + " role with BYPASSRLS; the application's statements then pass the policies too. Nothing was changed",
+                SqlState.FEATURE_NOT_OFFERED.getState());
+    }
+
+    /**
+     * Up to 20 tables of the database of {@code c}, as {@code schema.table (why)}, whose row security applies to the session
+     * user or the current user of {@code c}: enabled on the table, the user neither a superuser nor {@code BYPASSRLS}, and
+     * either not of the table's owner's privileges or row security forced on the table ({@code FORCE ROW LEVEL SECURITY}).
+     * PostgreSQL applies the policies to every query of such a user, MacroDB's own among them: before 2026-11-29 a copy
+     * made as such a user (a {@code COPY} applies the policies) left out every row they hid, and the secondaries held
+     * none of them (PostgresRowSecurityTest). The test is PostgreSQL's own ({@code check_enable_rls}), written out rather
+     * than asked through {@code row_security_active}, which answers no where the session set {@code row_security} off.
+     */
+    static List<String> hiddenByRowSecurity(Connection c) throws SQLException {
+        return strings(c, "SELECT DISTINCT format('%I.%I (%s; user %I)', n.nspname, c.relname, CASE WHEN"
+                + " c.relforcerowsecurity THEN 'forced on its owner too' ELSE 'enabled, and the user is not its owner' END, u.rolname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                + " JOIN pg_roles u ON u.rolname IN (session_user, current_user) WHERE c.relkind IN ('r', 'p') AND c.relrowsecurity"
+                + " AND NOT u.rolsuper AND NOT u.rolbypassrls AND (c.relforcerowsecurity OR NOT pg_has_role(u.oid, c.relowner,"
+                + " 'USAGE')) AND " + USER + " ORDER BY 1 LIMIT 20");
     }
 
     /** What a copy carries, as the refusals say it. */

@@ -633,6 +633,7 @@ public final class PostgresEngine implements Engine {
                         + " rebuilt, or the replica set opened again, would then be refused. " + PostgresCopy.COPIED
                         + ". Nothing was changed", SqlState.FEATURE_NOT_OFFERED.getState());
             }
+            PostgresCopy.refuseRowSecurity(c, "after this schema change the database would hold");
             if (decoding) markSchemaChange(c, 'e');
             return;
         }
