@@ -273,6 +273,16 @@ public interface Engine {
     default String timeZoneReset() { return "SET TIME ZONE LOCAL"; }
 
     /**
+     * Where unqualified names resolve in session {@code c}, as MacroDB carries it to the engine's other sessions (a
+     * connection's default, a schema change shipped to the secondaries): its current schema, and on PostgreSQL its whole
+     * {@code search_path}, which can name several schemas. {@link #setSessionSchema} puts it on another session.
+     */
+    default String sessionSchema(Connection c) throws SQLException { return c.getSchema(); }
+
+    /** Makes names resolve in session {@code c} as {@link #sessionSchema} said they did in another. */
+    default void setSessionSchema(Connection c, String schema) throws SQLException { c.setSchema(schema); }
+
+    /**
      * The URL that opens the database {@code url} names only if it exists: how MacroDB opens every
      * later session of a replica (a secondary it made, or the primary), whose database must not come
      * back empty after its engine was shut down. {@code url} itself where the engine has no such

@@ -60,9 +60,21 @@ final class PostgresCopy {
         return bytes.toByteArray();
     }
 
-    /** The copy's entries; {@code rows} false: each table's rows as {@link #fingerprint} counts them instead. */
+    /**
+     * The copy's entries; {@code rows} false: each table's rows as {@link #fingerprint} counts them instead. Read with
+     * {@code search_path} set to {@code pg_catalog} for the caller's transaction, so that every name the server writes
+     * into a definition ({@code pg_get_constraintdef}, {@code pg_get_viewdef}, {@code format_type}, a {@code regclass}) is
+     * qualified with its schema: the secondary's session resolves names on a path of its own. Before 2026-11-29 a primary
+     * whose search_path reached past {@code public} ({@code ALTER DATABASE ... SET search_path = app, public}, a role's
+     * setting, pgjdbc's {@code currentSchema}) had its definitions written with bare names, and the copy put a primary
+     * key on another schema's table of that name, or failed, and the database could not be opened.
+     */
     private static void write(Connection c, DataOutputStream out, boolean rows) throws SQLException, IOException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET LOCAL search_path = pg_catalog");
+        }
         refuseWhatIsNotCopied(c);
+        statement(out, alikeHere(c));
         for (String schema : strings(c, "SELECT n.nspname FROM pg_namespace n WHERE " + USER + " AND n.nspname <> 'public'"
                 + " ORDER BY n.oid")) {
             statement(out, "CREATE SCHEMA IF NOT EXISTS " + TableShape.quote(schema));
@@ -388,6 +400,63 @@ final class PostgresCopy {
                 + " JOIN pg_roles u ON u.rolname IN (session_user, current_user) WHERE c.relkind IN ('r', 'p') AND c.relrowsecurity"
                 + " AND NOT u.rolsuper AND NOT u.rolbypassrls AND (c.relforcerowsecurity OR NOT pg_has_role(u.oid, c.relowner,"
                 + " 'USAGE')) AND " + USER + " ORDER BY 1 LIMIT 20");
+    }
+
+    /** The database of the session, as a {@code pg_database} row in JSON (columns differ between PostgreSQL's versions). */
+    private static final String DATABASE = "(SELECT to_jsonb(d) FROM pg_database d WHERE d.datname = current_database())";
+
+    /**
+     * What a query's result depends on besides the rows and the schema, by name, with the SQL that reads it in a session:
+     * the database's encoding and locale, which no session can change (the order of {@code ORDER BY name}, what {@code
+     * name < 'b'} and {@code upper} and {@code ~*} answer), and the settings a session starts with ({@code reset_val}: from
+     * the server's configuration, the database's and the role's {@code SET}s and pgjdbc's startup parameters, whatever the
+     * session set since) that decide which table a name is, how a value is written, or what a comparison answers.
+     */
+    private static final List<String[]> ALIKE = alike();
+
+    private static List<String[]> alike() {
+        List<String[]> out = new ArrayList<>();
+        out.add(new String[] {"ENCODING", "pg_encoding_to_char((" + DATABASE + " ->> 'encoding')::int)::text"});
+        out.add(new String[] {"LOCALE_PROVIDER", DATABASE + " ->> 'datlocprovider'"});
+        out.add(new String[] {"LC_COLLATE", DATABASE + " ->> 'datcollate'"});
+        out.add(new String[] {"LC_CTYPE", DATABASE + " ->> 'datctype'"});
+        out.add(new String[] {"ICU_LOCALE", "coalesce(" + DATABASE + " ->> 'datlocale', " + DATABASE + " ->> 'daticulocale')"});
+        out.add(new String[] {"ICU_RULES", DATABASE + " ->> 'daticurules'"});
+        for (String setting : List.of("search_path", "TimeZone", "DateStyle", "IntervalStyle", "lc_monetary", "lc_numeric", "lc_time",
+                "default_text_search_config", "standard_conforming_strings", "bytea_output", "extra_float_digits", "array_nulls",
+                "transform_null_equals", "xmloption", "xmlbinary", "timezone_abbreviations", "row_security")) {
+            out.add(new String[] {setting, "(SELECT reset_val FROM pg_settings WHERE name = " + quote(setting) + ")"});
+        }
+        return out;
+    }
+
+    /**
+     * A statement that the copy's import runs first, on the secondary: it fails with {@code 55000}, naming each
+     * difference, where the secondary's database differs from the primary's in {@link #ALIKE}, as read here. In a
+     * fingerprint each side writes its own values, so a kept secondary that differs is copied again, and refused then.
+     * Before 2026-11-29 nothing compared them: a secondary database made with another collation sorted {@code ORDER BY}
+     * otherwise, and the same read through MacroDB came back in either order as it was routed; one without the
+     * primary's {@code ALTER DATABASE ... SET search_path} resolved names in other schemas (PostgresSearchPathTest).
+     */
+    static String alikeHere(Connection c) throws SQLException {
+        StringBuilder read = new StringBuilder("SELECT ");
+        for (int i = 0; i < ALIKE.size(); i++) read.append(i == 0 ? "" : ", ").append(ALIKE.get(i)[1]);
+        String[] here = rows(c, read.toString(), ALIKE.size()).get(0);
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < ALIKE.size(); i++) {
+            values.append(i == 0 ? "" : ", ").append('(').append(i).append(", ").append(quote(ALIKE.get(i)[0])).append(", ")
+                    .append(ALIKE.get(i)[1]).append(", ").append(here[i] == null ? "NULL" : quote(here[i])).append("::text)");
+        }
+        return "DO $macrodb$ DECLARE differ text; BEGIN SELECT string_agg(format('%s is %s here and %s on the primary', p.name,"
+                + " coalesce(quote_literal(p.here), 'not set'), coalesce(quote_literal(p.there), 'not set')), '; ' ORDER BY p.n)"
+                + " INTO differ FROM (VALUES " + values + ") AS p (n, name, here, there) WHERE p.here IS DISTINCT FROM p.there;"
+                + " IF differ IS NOT NULL THEN RAISE EXCEPTION USING ERRCODE = '55000', MESSAGE = format('MacroDB: secondary"
+                + " database %I (server port %s) differs from the primary in what a query''s result depends on: %s. A read that"
+                + " MacroDB sent there would return what the primary would not (rows in another order, other rows, other text)."
+                + " Make that database with the primary''s encoding and locale (CREATE DATABASE ... TEMPLATE template0 ENCODING ..."
+                + " LOCALE_PROVIDER ... LC_COLLATE ... LC_CTYPE ...), give it the primary''s settings (ALTER DATABASE ... SET, or"
+                + " the server''s postgresql.conf), and connect again. Nothing was changed there', current_database(),"
+                + " inet_server_port(), differ); END IF; END $macrodb$";
     }
 
     /** What a copy carries, as the refusals say it. */

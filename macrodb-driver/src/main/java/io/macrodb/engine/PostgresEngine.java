@@ -1626,6 +1626,27 @@ public final class PostgresEngine implements Engine {
 
     @Override public String timeZoneReset() { return "SET TIME ZONE DEFAULT"; }
 
+    /**
+     * The session's {@code search_path}. Before 2026-11-29 MacroDB carried the current schema, its first schema, and set
+     * it on every session through pgjdbc's {@code setSchema}, which makes it the whole path: with a path of several
+     * schemas ({@code app, public} by {@code ALTER DATABASE ... SET search_path}, or a user whose name a schema bears)
+     * every statement through MacroDB lost the others, and {@code SELECT * FROM t} of a table in {@code public} failed
+     * with 42P01, on the primary too (PostgresSearchPathTest).
+     */
+    @Override public String sessionSchema(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_setting('search_path')")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    @Override public void setSessionSchema(Connection c, String schema) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('search_path', ?, false)")) {
+            ps.setString(1, schema);
+            ps.execute();
+        }
+    }
+
     /** The next value of every user sequence ({@code pg_sequences}), keyed {@code "schema"."name"}. */
     @Override public Map<String, Long> sequencePositions(Connection c) throws SQLException {
         Map<String, Long> out = new TreeMap<>();

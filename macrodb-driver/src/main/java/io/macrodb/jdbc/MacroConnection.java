@@ -485,11 +485,11 @@ public final class MacroConnection implements Connection {
 
     @Override public void setSchema(String s) throws SQLException {
         checkOpen();
-        transaction.onPrimary(c -> { // validates the name now, as the engine would
+        // validates the name now, as the engine would; kept as the engine says it (on PostgreSQL, the search_path it made)
+        schema = transaction.onPrimary(c -> {
             c.setSchema(s);
-            return null;
+            return db.engine().sessionSchema(c);
         });
-        schema = s;
         transaction.useSettings(settings());
     }
 

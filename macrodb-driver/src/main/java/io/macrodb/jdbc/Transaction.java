@@ -771,7 +771,7 @@ final class Transaction {
         ownShapes = byName;
         String schema;
         try {
-            schema = pc.getSchema();
+            schema = engine.sessionSchema(pc);
         } catch (SQLException e) {
             throw afterFailure(e);
         }

@@ -493,7 +493,7 @@ final class CommitPath {
             }
             if (!replicate) return new ReplicaSet.SchemaChanged<>(result, 0); // a setting the secondaries keep their own value of
             // Logged before anything else can fail: the primary has it, so the secondaries must get it.
-            String schema = session.connection().getSchema();
+            String schema = config.engine().sessionSchema(session.connection());
             List<Change> ddl = new ArrayList<>(3);
             ddl.add(new StatementChange(sql, params, true, schema, null, names));
             if (computed != null) ddl.addAll(computed);

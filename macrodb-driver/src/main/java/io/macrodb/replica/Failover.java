@@ -235,7 +235,7 @@ final class Failover {
                     config.engine().setReferentialIntegrity(c, true);
                     // secondaries do not carry the application's triggers in row propagation: put them back
                     for (StatementChange t : set.userTriggers()) {
-                        if (t.schema() != null) c.setSchema(t.schema());
+                        if (t.schema() != null) config.engine().setSessionSchema(c, t.schema());
                         java.sql.Savepoint before = c.setSavepoint();
                         try (PreparedStatement ps = c.prepareStatement(t.sql())) {
                             for (int i = 0; i < t.params().length; i++) ps.setObject(i + 1, t.params()[i]);

@@ -223,7 +223,7 @@ public final class ReplicaSet {
             rs.directoryLock = dirLock;
             // before any update transaction can commit: from here on every commit on the primary is in the stream
             if (rs.shipsChanges()) rs.decoding = rs.watched(engine.startDecoding(cfg.url(), primary.url(), cfg.connectProperties(), unique + "_0"), primary);
-            rs.defaultSchema = pc.getSchema();
+            rs.defaultSchema = engine.sessionSchema(pc);
             rs.refreshShapes();
             boolean hasTables = !engine.tables(pc).isEmpty();
             // The primary is exported once, when first needed: the triggers are read from that script and every

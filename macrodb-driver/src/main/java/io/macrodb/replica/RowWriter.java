@@ -313,7 +313,7 @@ final class RowWriter implements AutoCloseable {
             engine.beforeSchemaChange(c);
         }
         if (sc.schema() != null && !sc.schema().equals(schema)) {
-            c.setSchema(sc.schema());
+            engine.setSessionSchema(c, sc.schema());
             schema = sc.schema();
         }
         if (!zoneKnown || !java.util.Objects.equals(sc.zone(), zone)) setZone(sc.zone());

@@ -61,7 +61,7 @@ public final class Session implements io.macrodb.replica.StatementCache {
             isolation = wanted.isolation();
         }
         if (wanted.schema() != null && !Objects.equals(wanted.schema(), schema)) {
-            connection.setSchema(wanted.schema());
+            replica.engine().setSessionSchema(connection, wanted.schema());
             schema = wanted.schema();
         }
         if (wanted.holdability() != holdability && wanted.holdability() > 0) {

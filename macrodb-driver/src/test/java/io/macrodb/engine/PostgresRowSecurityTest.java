@@ -74,16 +74,9 @@ class PostgresRowSecurityTest {
         return p;
     }
 
-    /** Every replica's {@code sql} rows, read past MacroDB as the servers' superuser, whom no policy applies to. */
+    /** Every replica's {@code sql} rows, read past MacroDB as a superuser, whom no policy applies to. */
     private static List<List<String>> everyReplica(Connection c, String sql) throws SQLException {
-        assertTrue(TestDb.macro(c).admin().awaitCaughtUp(30_000));
-        List<List<String>> out = new java.util.ArrayList<>();
-        for (var r : TestDb.macro(c).replicaStatus()) {
-            try (Connection d = DriverManager.getConnection(r.url(), PgCluster.USER, "")) {
-                out.add(TestDb.rows(d, sql, "|"));
-            }
-        }
-        return out;
+        return TestDb.everyReplica(c, sql);
     }
 
     /** Whether the primary's database of {@code url} holds schema macrodb (MacroDB wrote to it). */
