@@ -283,6 +283,13 @@ public interface Engine {
     default void setSessionSchema(Connection c, String schema) throws SQLException { c.setSchema(schema); }
 
     /**
+     * Undoes state of the engine's session that the application's connection held and that ends with a connection on the
+     * engine (PostgreSQL's session-level advisory locks), as the connection closes and its primary session is kept for
+     * another one. Nothing by default.
+     */
+    default void beforeReuse(Connection c) throws SQLException {}
+
+    /**
      * The URL that opens the database {@code url} names only if it exists: how MacroDB opens every
      * later session of a replica (a secondary it made, or the primary), whose database must not come
      * back empty after its engine was shut down. {@code url} itself where the engine has no such

@@ -1640,6 +1640,18 @@ public final class PostgresEngine implements Engine {
         }
     }
 
+    /**
+     * Session-level advisory locks ({@code pg_advisory_lock}) end with the application's connection, as they end with a
+     * connection to the server. Before 2026-11-29 one the application had not unlocked stayed with the session in MacroDB's
+     * pool: no session outside it got the lock again, and the next connection given that session held it unasked
+     * (PostgresSessionStateTest). Flyway takes such a lock for a migration.
+     */
+    @Override public void beforeReuse(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT pg_advisory_unlock_all()");
+        }
+    }
+
     @Override public void setSessionSchema(Connection c, String schema) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT set_config('search_path', ?, false)")) {
             ps.setString(1, schema);

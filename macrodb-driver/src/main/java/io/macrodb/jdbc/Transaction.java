@@ -1375,8 +1375,9 @@ final class Transaction {
         holds.releaseAll();
         if (primary != null) {
             try {
+                db.engine().beforeReuse(primary.connection()); // the transaction it may begin ends with the rollback
                 primary.connection().rollback();
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException e) {
                 primary.markBroken();
             }
             db.primary().release(primary);
