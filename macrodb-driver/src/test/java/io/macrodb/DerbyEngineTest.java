@@ -743,6 +743,36 @@ class DerbyEngineTest {
     }
 
     /** A set with table {@code t} holding the row (1, 1), and any {@code functions} created; every secondary caught up. */
+    /**
+     * A database created to compare strings by territory is refused at open with 0AM00, saying so, and left as it was
+     * (no procedure of MacroDB's in it); it used to fail with 42ZA2 from one of MacroDB's catalog queries, after MacroDB
+     * had made its procedures there.
+     */
+    @Test
+    void aDatabaseThatComparesStringsByTerritoryIsRefused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String db = dir.resolve("territory").toString();
+        try (Connection c = DriverManager.getConnection("jdbc:derby:" + db + ";create=true;territory=en_US;collation=TERRITORY_BASED:PRIMARY");
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE names (k INT PRIMARY KEY, name VARCHAR(10))");
+            s.execute("INSERT INTO names VALUES (1, 'a'), (2, 'B')");
+        }
+        SQLException e = assertThrows(SQLException.class, () -> TestDb.open("jdbc:macrodb:derby:" + db + "?replicas=2").close());
+        assertEquals("0AM00", e.getSQLState(), e::getMessage);
+        assertTrue(e.getMessage().contains("compares strings by territory (derby.database.collation = TERRITORY_BASED:PRIMARY)")
+                && e.getMessage().contains("Nothing was changed"), e::getMessage);
+        try (Connection c = DriverManager.getConnection("jdbc:derby:" + db)) {
+            assertEquals(java.util.List.of("2"), TestDb.rows(c, "SELECT COUNT(*) FROM names WHERE name = 'A' OR name = 'b'", "|"));
+            java.util.List<String> aliases = TestDb.rows(c, "SELECT ALIAS FROM SYS.SYSALIASES", "|");
+            assertTrue(aliases.stream().noneMatch(a -> a.startsWith("CAPTURE")), aliases::toString);
+        } finally {
+            try {
+                DriverManager.getConnection("jdbc:derby:" + db + ";shutdown=true").close();
+            } catch (SQLException shut) {
+                assertEquals("08006", shut.getSQLState(), shut::getMessage);
+            }
+        }
+    }
+
     private static Connection openWithRow(String options, String... functions) throws Exception {
         Connection c = TestDb.open(url(options));
         try (Statement s = c.createStatement()) {

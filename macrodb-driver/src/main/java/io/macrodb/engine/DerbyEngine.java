@@ -113,7 +113,27 @@ public final class DerbyEngine implements Engine {
                     + " engines only; use jdbc:macrodb:derby:memory:<name>;create=true or jdbc:macrodb:derby:<directory>;create=true",
                     SqlState.FEATURE_NOT_OFFERED.getState());
         }
+        refuseTerritoryCollation(c, url);
         createProcedures(c);
+    }
+
+    /**
+     * A database that compares strings by territory ({@code collation=TERRITORY_BASED} when it was created) is refused
+     * with 0AM00 before MacroDB changes anything. Such a database gives its own schemas' strings, and the literals of
+     * statements compiled in them, the territory's collation and keeps the system tables' at UCS_BASIC: MacroDB's catalog
+     * queries, which compare the two, fail there, and a secondary MacroDB makes from a URL without the attribute would
+     * compare strings otherwise. Before 2026-11-29 the open failed with 42ZA2 from a catalog query, after MacroDB had put
+     * its procedures into the database (DerbyEngineTest).
+     */
+    private static void refuseTerritoryCollation(Connection c, EngineUrl url) throws SQLException {
+        String collation = property(c, "derby.database.collation");
+        if (collation == null || collation.equalsIgnoreCase("UCS_BASIC")) return;
+        throw new SQLException("MacroDB: Derby database " + url.database() + " compares strings by territory"
+                + " (derby.database.collation = " + collation + "); MacroDB replicates Derby databases with the default"
+                + " collation, UCS_BASIC, only: its catalog queries compare the system tables' strings, which stay UCS_BASIC,"
+                + " with its own, and the secondaries it makes would compare strings otherwise. Use a database created without"
+                + " collation=TERRITORY_BASED (export the data into one), or use the engine alone. Nothing was changed",
+                SqlState.FEATURE_NOT_OFFERED.getState());
     }
 
     @Override public void configureSecondary(Connection c, Propagation propagation) throws SQLException {
