@@ -68,6 +68,7 @@ public final class SqlClassifier {
             Lexed lx = SqlLexer.lex(sql);
             c = withFacts(compute(sql, lx), sql, lx);
             if (dialect == Dialect.SQLITE) c = SqliteRules.adjust(c, lx);
+            if (dialect == Dialect.POSTGRESQL) c = PostgresRules.adjust(c, lx);
         } catch (Throwable t) { // StackOverflowError on absurd nesting, parser bugs, ...
             // drawing from a sequence assumed: recording sequence positions at commit is only extra work
             c = Classification.notPure(StatementKind.UNKNOWN, Set.of(), "classification failed: " + t.getClass().getSimpleName())

@@ -71,6 +71,43 @@ class PostgresSearchPathTest {
     }
 
     /**
+     * A session's {@code SET} reaches every session its connection reads on: after {@code SET search_path TO tenant_b}
+     * a read of {@code orders} on a secondary reads tenant b's table, not tenant a's or none. Before 2026-11-29 the
+     * {@code SET} was taken for a schema change: logged, run on the secondaries' apply sessions, and never on the sessions
+     * that read there. It logs nothing now, and {@code RESET} is carried the same way.
+     */
+    @Test
+    void aSessionsSetReachesTheSessionsItReadsOn() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=triggers");
+        pg.onPrimary(url, "CREATE SCHEMA tenant_a", "CREATE SCHEMA tenant_b", "CREATE TABLE tenant_a.orders (k int PRIMARY KEY, who text)",
+                "CREATE TABLE tenant_b.orders (k int PRIMARY KEY, who text)", "INSERT INTO tenant_a.orders VALUES (1, 'a')",
+                "INSERT INTO tenant_b.orders VALUES (1, 'b'), (2, 'b')");
+        try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
+            long version = TestDb.macro(c).replicaStatus().get(0).version();
+            s.execute("SET search_path TO tenant_b, public");
+            s.execute("SET TIME ZONE 'Asia/Kolkata'");
+            s.execute("SET myapp.tenant = 'b'");
+            for (int i = 0; i < 6; i++) {
+                c.setReadOnly(i % 2 == 0);
+                assertEquals(List.of("2|b|Asia/Kolkata|b"), TestDb.rows(c, "SELECT count(*), min(who), current_setting('TimeZone'),"
+                        + " current_setting('myapp.tenant', true) FROM orders", "|"), "read " + i);
+            }
+            c.setReadOnly(false);
+            s.execute("RESET myapp.tenant");
+            s.execute("SET SESSION search_path = tenant_a");
+            for (int i = 0; i < 4; i++) {
+                c.setReadOnly(i % 2 == 0);
+                assertEquals(List.of("1|a|"), TestDb.rows(c, "SELECT count(*), min(who), coalesce(current_setting('myapp.tenant', true),"
+                        + " '') FROM orders", "|"), "read " + i);
+            }
+            c.setReadOnly(false);
+            assertEquals(version, TestDb.macro(c).replicaStatus().get(0).version(), "a SET is not logged");
+            TestDb.assertConverged(c);
+        }
+    }
+
+    /**
      * A secondary database that differs from the primary's in its locale, or in a setting a session starts with, is
      * refused at open with {@code 55000} naming the difference, and is left as it was; so is, when the set opens again, a
      * secondary kept from before whose settings were changed past MacroDB while it was closed.

@@ -1,5 +1,6 @@
 package io.macrodb.sql;
 
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Set;
+
+import io.macrodb.sql.Classification.Verb;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -113,6 +116,34 @@ class SqlClassifierTest {
      * H2's and HSQLDB's function names do not (a PostgreSQL database may hold functions of the application's own under
      * those names), nor session and server state, nor a function called inside an array slice.
      */
+    /**
+     * PostgreSQL's {@code SET} and {@code RESET} of one setting for the session are session settings, keyed so that a later
+     * statement of the same setting replaces an earlier one (aliases alike: {@code SET SCHEMA} and {@code search_path},
+     * {@code TIME ZONE} and {@code timezone}); {@code SET LOCAL}, transaction settings, constraints and {@code RESET ALL}
+     * are not ({@code SET SESSION CHARACTERISTICS} stays a session statement under the common rules' key).
+     */
+    @Test
+    void postgresqlsSessionSettings() {
+        SqlClassifier c = new SqlClassifier(Dialect.POSTGRESQL);
+        String[][] settings = {
+                {"SET search_path TO app, public", "SET search_path"}, {"set SESSION Search_Path = app", "SET search_path"},
+                {"RESET search_path;", "SET search_path"}, {"SET SCHEMA 'app'", "SET search_path"},
+                {"SET TIME ZONE 'UTC'", "SET TIME ZONE"}, {"SET timezone = 'UTC'", "SET TIME ZONE"}, {"RESET TIME ZONE", "SET TIME ZONE"},
+                {"SET myapp.tenant = 'a'", "SET myapp.tenant"}, {"RESET myapp.tenant", "SET myapp.tenant"},
+                {"SET ROLE reader", "SET role"}, {"RESET ROLE", "SET role"}, {"SET SESSION AUTHORIZATION DEFAULT", "SET role"},
+                {"SET work_mem TO '8MB'", "SET work_mem"}};
+        for (String[] t : settings) {
+            Classification k = c.classify(t[0]);
+            assertEquals(Verb.SESSION_SET, k.verb(), t[0]);
+            assertEquals(t[1], k.argument(), t[0]);
+        }
+        for (String sql : new String[] {"SET LOCAL search_path TO app", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+                "SET CONSTRAINTS ALL DEFERRED", "RESET ALL", "RESET work_mem x"}) {
+            assertNotEquals(Verb.SESSION_SET, c.classify(sql).verb(), sql);
+        }
+        assertEquals(Verb.OTHER, new SqlClassifier(Dialect.H2).classify("RESET search_path").verb(), "PostgreSQL's only");
+    }
+
     @Test
     void postgresqlsOwnFunctionsAndOperators() {
         SqlClassifier c = new SqlClassifier(Dialect.POSTGRESQL);
@@ -254,7 +285,7 @@ class SqlClassifierTest {
         verb(c, "SET SCHEMA s", Classification.Verb.SET_SCHEMA, "S");
         verb(c, "USE \"Mixed\"\"Case\"", Classification.Verb.SET_SCHEMA, "Mixed\"Case");
         verb(c, "USE a.b", Classification.Verb.SESSION_SET, null);
-        verb(c, "SET SCHEMA = s", Classification.Verb.SESSION_SET, "SET SCHEMA");
+        verb(c, "SET SCHEMA = s", Classification.Verb.SESSION_SET, d == Dialect.POSTGRESQL ? "SET search_path" : "SET SCHEMA");
         verb(c, "SET LOCK_TIMEOUT 100", Classification.Verb.SESSION_SET, "SET LOCK_TIMEOUT");
         verb(c, "set time zone 'UTC'", Classification.Verb.SESSION_SET, "SET TIME ZONE");
         verb(c, "SET @x = 1", Classification.Verb.SESSION_SET, "SET @X");

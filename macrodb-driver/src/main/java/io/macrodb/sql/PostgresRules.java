@@ -1,0 +1,72 @@
+package io.macrodb.sql;
+
+import io.macrodb.sql.Classification.Verb;
+import io.macrodb.sql.SqlLexer.Lexed;
+import io.macrodb.sql.SqlLexer.Token;
+import io.macrodb.sql.SqlLexer.Type;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * What PostgreSQL's own session statements are to MacroDB, on top of the common rules: a {@code SET} or {@code RESET} of
+ * one setting for the session ({@code SET search_path TO app, public}, {@code SET TIME ZONE 'UTC'}, {@code SET ROLE r},
+ * {@code RESET work_mem}, {@code SET myapp.tenant = 'a'}) is a session setting, which MacroDB runs on the connection's
+ * primary session and again on every other session the connection uses, as it runs H2's. Before 2026-11-29 such a
+ * statement was taken for a schema change: it held every other writer back, was logged and run on the secondaries'
+ * apply sessions, and never reached the sessions that read there, so a read routed to a secondary after {@code SET
+ * search_path TO tenant_42} resolved its names on the path the server gave, another schema's table of that name or none
+ * (PostgresSearchPathTest).
+ *
+ * <p>Left to the common rules: {@code SET LOCAL} (it lasts until the transaction ends), {@code SET TRANSACTION}, {@code SET
+ * CONSTRAINTS}, {@code SET SESSION CHARACTERISTICS} (a session statement under its own key), and {@code RESET ALL},
+ * which the engine refuses. A {@code SET} inside a transaction that is rolled back is undone on the primary's session,
+ * and still carried to the connection's other sessions.
+ */
+final class PostgresRules {
+    /** What follows {@code SET} or {@code SET SESSION} in a statement that does not set one session setting. */
+    private static final Set<String> NOT_A_SETTING = Set.of("LOCAL", "TRANSACTION", "CHARACTERISTICS", "CONSTRAINTS", "AUTOCOMMIT");
+
+    private PostgresRules() {}
+
+    /** {@code c} adjusted for PostgreSQL's session statements; {@code c} itself where the common rules stand. */
+    static Classification adjust(Classification c, Lexed lx) {
+        // SESSION_SET too: the common rules take SET SESSION x and SET ROLE for H2's, under keys of their own
+        if (c.kind() != StatementKind.SESSION || c.verb() != Verb.OTHER && c.verb() != Verb.SESSION_SET || lx.error() != null) return c;
+        String setting = setting(lx.tokens());
+        return setting == null ? c : c.with(false, Verb.SESSION_SET, setting, false, false, null);
+    }
+
+    /**
+     * The setting a session-level {@code SET} or {@code RESET} changes, as the key under which MacroDB keeps the last
+     * statement that changed it ({@code SET search_path}, {@code SET TIME ZONE}, {@code SET role}); null for another
+     * statement.
+     */
+    static String setting(List<Token> ts) {
+        int end = !ts.isEmpty() && ts.get(ts.size() - 1).isSymbol(';') ? ts.size() - 1 : ts.size();
+        String w0 = word(ts, 0);
+        boolean reset = w0.equals("RESET");
+        if (!reset && !w0.equals("SET")) return null;
+        int k = 1;
+        if (word(ts, k).equals("SESSION")) {
+            if (word(ts, k + 1).equals("AUTHORIZATION")) return "SET role"; // sets the session user and resets the role
+            if (!reset) k++;
+        }
+        String w = word(ts, k);
+        if (w.isEmpty() || NOT_A_SETTING.contains(w) || reset && w.equals("ALL")) return null;
+        if (w.equals("TIME") && word(ts, k + 1).equals("ZONE")) return "SET TIME ZONE";
+        if (w.equals("ROLE")) return "SET role";
+        if (w.equals("SCHEMA")) return "SET search_path";
+        StringBuilder name = new StringBuilder();
+        int after = SqlLexer.readQualifiedName(ts, k, name);
+        if (after == k) return null;
+        if (reset ? after != end : after >= end || !(ts.get(after).isSymbol('=') || ts.get(after).isWord("TO"))) return null;
+        String n = name.toString().toLowerCase(Locale.ROOT);
+        return "SET " + (n.equals("timezone") ? "TIME ZONE" : n);
+    }
+
+    private static String word(List<Token> ts, int k) {
+        return k < ts.size() && ts.get(k).type() == Type.WORD ? ts.get(k).norm() : "";
+    }
+}
