@@ -23,6 +23,18 @@ import static org.junit.jupiter.api.Assertions.*;
  */
 class PostgresSearchPathTest {
 
+    /**
+     * Runs {@code sql} six times, read-only and not in turn (so on the secondaries and on the primary), each time expecting
+     * the one row {@code expected}; the connection is left read-write.
+     */
+    private static void readsOnEveryRoute(Connection c, String sql, String expected) throws SQLException {
+        for (int i = 0; i < 6; i++) {
+            c.setReadOnly(i % 2 == 0);
+            assertEquals(List.of(expected), TestDb.rows(c, sql, "|"), "read " + i);
+        }
+        c.setReadOnly(false);
+    }
+
     /** Sets {@code search_path} on the databases of {@code url} ({@code replicas} of them), or resets it where null. */
     private static void searchPath(String url, int replicas, String path) throws SQLException {
         PgCluster pg = PgCluster.shared();
@@ -50,12 +62,8 @@ class PostgresSearchPathTest {
                 "INSERT INTO public.others VALUES (7)");
         searchPath(url, 3, "app, public");
         try (Connection c = TestDb.open(url); Statement s = c.createStatement()) {
-            for (int i = 0; i < 6; i++) {
-                c.setReadOnly(i % 2 == 0);
-                assertEquals(List.of("2|1|app, public"), TestDb.rows(c, "SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM"
-                        + " others), current_setting('search_path')", "|"));
-            }
-            c.setReadOnly(false);
+            readsOnEveryRoute(c, "SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM others), current_setting('search_path')",
+                    "2|1|app, public");
             s.execute("CREATE VIEW both_v AS SELECT i.k, o.k AS other FROM items i, others o");
             s.execute("CREATE TABLE more (k int PRIMARY KEY, o int REFERENCES others (k))");
             s.execute("INSERT INTO more VALUES (1, 7)");
@@ -88,20 +96,11 @@ class PostgresSearchPathTest {
             s.execute("SET search_path TO tenant_b, public");
             s.execute("SET TIME ZONE 'Asia/Kolkata'");
             s.execute("SET myapp.tenant = 'b'");
-            for (int i = 0; i < 6; i++) {
-                c.setReadOnly(i % 2 == 0);
-                assertEquals(List.of("2|b|Asia/Kolkata|b"), TestDb.rows(c, "SELECT count(*), min(who), current_setting('TimeZone'),"
-                        + " current_setting('myapp.tenant', true) FROM orders", "|"), "read " + i);
-            }
-            c.setReadOnly(false);
+            readsOnEveryRoute(c, "SELECT count(*), min(who), current_setting('TimeZone'), current_setting('myapp.tenant', true) FROM"
+                    + " orders", "2|b|Asia/Kolkata|b");
             s.execute("RESET myapp.tenant");
             s.execute("SET SESSION search_path = tenant_a");
-            for (int i = 0; i < 4; i++) {
-                c.setReadOnly(i % 2 == 0);
-                assertEquals(List.of("1|a|"), TestDb.rows(c, "SELECT count(*), min(who), coalesce(current_setting('myapp.tenant', true),"
-                        + " '') FROM orders", "|"), "read " + i);
-            }
-            c.setReadOnly(false);
+            readsOnEveryRoute(c, "SELECT count(*), min(who), coalesce(current_setting('myapp.tenant', true), '') FROM orders", "1|a|");
             assertEquals(version, TestDb.macro(c).replicaStatus().get(0).version(), "a SET is not logged");
             TestDb.assertConverged(c);
         }
