@@ -290,6 +290,13 @@ public interface Engine {
     default void beforeReuse(Connection c) throws SQLException {}
 
     /**
+     * A statement that gives another session the value session {@code c} now has of the session setting whose key is
+     * {@code setting} ({@code SET name}, as the classifier keys it), after a query set it ({@code
+     * io.macrodb.sql.Classification.Verb#SESSION_SET_CALL}); null where the engine has no such query.
+     */
+    default String sessionSettingStatement(Connection c, String setting) throws SQLException { return null; }
+
+    /**
      * The URL that opens the database {@code url} names only if it exists: how MacroDB opens every
      * later session of a replica (a secondary it made, or the primary), whose database must not come
      * back empty after its engine was shut down. {@code url} itself where the engine has no such

@@ -371,6 +371,10 @@ public final class PostgresEngine implements Engine {
             + "(?:discard\\s+all|reset\\s+all|(?:set|reset)\\s+(?:session\\s+|local\\s+)?(?:session_replication_role|\"?macrodb\\.))\\b",
             java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
 
+    /** A call of {@code set_config} anywhere in a statement that names a setting of {@link #SESSION_RESET}'s. */
+    private static final java.util.regex.Pattern OWN_SETTING_CALL = java.util.regex.Pattern.compile(
+            "\\bset_config\\s*\\(\\s*'(?:session_replication_role|macrodb\\.)", java.util.regex.Pattern.CASE_INSENSITIVE);
+
     /**
      * PostgreSQL refuses {@code CREATE INDEX CONCURRENTLY}, {@code DROP INDEX CONCURRENTLY} and {@code REINDEX ...
      * CONCURRENTLY} inside a transaction block (25001): the primary runs them in autocommit, as the application meant
@@ -442,7 +446,7 @@ public final class PostgresEngine implements Engine {
                     + " PostgreSQL runs DETACH PARTITION ... CONCURRENTLY only outside one. Run it without CONCURRENTLY (it"
                     + " then holds an ACCESS EXCLUSIVE lock on the partitioned table while it changes the catalog)", "0AM00");
         }
-        if (!SESSION_RESET.matcher(sql).lookingAt()) return null;
+        if (!SESSION_RESET.matcher(sql).lookingAt() && !OWN_SETTING_CALL.matcher(sql).find()) return null;
         return refused("this statement would reset the settings MacroDB keeps on its sessions (macrodb.capture,"
                 + " session_replication_role), and MacroDB runs the connection's statements on several servers' sessions;"
                 + " it is not supported through MacroDB: " + abbreviate(sql) + ". RESET the settings you changed one by one"
@@ -1649,6 +1653,24 @@ public final class PostgresEngine implements Engine {
     @Override public void beforeReuse(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SELECT pg_advisory_unlock_all()");
+        }
+    }
+
+    /**
+     * {@code SELECT set_config('name', 'value', false)}, the value read back from {@code c}: the setting as the query
+     * left it, whatever its value was an expression of. Before 2026-11-29 such a query (Flyway changes the search_path so)
+     * set the primary's session alone, and a read of the connection on a secondary ran without it
+     * (PostgresSearchPathTest).
+     */
+    @Override public String sessionSettingStatement(Connection c, String setting) throws SQLException {
+        String name = setting.substring("SET ".length());
+        if (name.equals("TIME ZONE")) name = "TimeZone";
+        try (PreparedStatement ps = c.prepareStatement("SELECT current_setting(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return "SELECT set_config(" + literal(name) + ", " + literal(rs.getString(1)) + ", false)";
+            }
         }
     }
 

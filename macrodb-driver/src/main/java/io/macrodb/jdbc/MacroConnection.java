@@ -267,13 +267,26 @@ public final class MacroConnection implements Connection {
                 return s.execute(sql);
             }
         });
-        Session p = transaction.primarySession();
-        String setting = c.argument() != null ? c.argument() : sql;
-        p.noteSessionStatement(setting, sql);
+        keepSessionStatement(c.argument() != null ? c.argument() : sql, sql);
+        return result;
+    }
+
+    /**
+     * A query whose effect was a session setting ({@link Verb#SESSION_SET_CALL}) ran on the primary: the setting, as it
+     * now stands there, is carried to every other session this connection uses, as a session-level SET is.
+     */
+    void sessionSettingCalled(String setting) throws SQLException {
+        checkOpen();
+        String sql = transaction.onPrimary(pc -> db.engine().sessionSettingStatement(pc, setting));
+        if (sql != null) keepSessionStatement(setting, sql);
+    }
+
+    /** {@code sql}, which ran on the primary session, sets {@code setting}: the connection's other sessions run it too. */
+    private void keepSessionStatement(String setting, String sql) throws SQLException {
+        transaction.primarySession().noteSessionStatement(setting, sql);
         sessionStatements.remove(setting);
         sessionStatements.put(setting, sql);
         transaction.useSettings(settings());
-        return result;
     }
 
     /** What every session this connection uses must have: isolation, schema, holdability, session-level SETs. */

@@ -143,7 +143,7 @@ class MacroStatement implements Statement {
                 return finish(r.hasResultSet() ? new Outcome(physical.getResultSet(), -1) : new Outcome(null, physical.getLargeUpdateCount()));
             });
         }
-        return transaction.run(t, s -> {
+        boolean ran = transaction.run(t, s -> {
             attach(s);
             Outcome outcome = execute(s, sql, expect, exec);
             if (t.update() && transaction.autoCommit() && outcome.resultSet() != null && !conn.replicaSet().engine().commitsBesideOpenResults()) {
@@ -156,6 +156,8 @@ class MacroStatement implements Statement {
             }
             return hasResult;
         });
+        if (c.verb() == Verb.SESSION_SET_CALL) conn.sessionSettingCalled(c.argument());
+        return ran;
     }
 
     /**

@@ -74,6 +74,13 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
         /** A {@code SET} (or {@code USE}) that changes only the session it runs in; every other SET changes the database. */
         SESSION_SET,
         /**
+         * A query whose one effect besides its row is a session setting: PostgreSQL's {@code SELECT set_config('name',
+         * value, false)}, which Flyway runs to change the search_path. It runs where its kind sends it (the primary), and
+         * the setting as it then stands there is carried to the connection's other sessions, under the key a {@link
+         * #SESSION_SET} of the same setting has (the argument).
+         */
+        SESSION_SET_CALL,
+        /**
          * A database setting that secondaries keep their own value of: how they control transactions
          * (always MVCC, so readers never block the applier) and exclusive mode.
          */

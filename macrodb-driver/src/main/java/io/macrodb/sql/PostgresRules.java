@@ -32,6 +32,10 @@ final class PostgresRules {
 
     /** {@code c} adjusted for PostgreSQL's session statements; {@code c} itself where the common rules stand. */
     static Classification adjust(Classification c, Lexed lx) {
+        if (c.kind() == StatementKind.READ && !c.pureRead() && c.verb() == Verb.OTHER && lx.error() == null) {
+            String called = settingCalled(lx.tokens());
+            return called == null ? c : c.with(false, Verb.SESSION_SET_CALL, called, false, false, null);
+        }
         // SESSION_SET too: the common rules take SET SESSION x and SET ROLE for H2's, under keys of their own
         if (c.kind() != StatementKind.SESSION || c.verb() != Verb.OTHER && c.verb() != Verb.SESSION_SET || lx.error() != null) return c;
         String setting = setting(lx.tokens());
@@ -62,7 +66,34 @@ final class PostgresRules {
         int after = SqlLexer.readQualifiedName(ts, k, name);
         if (after == k) return null;
         if (reset ? after != end : after >= end || !(ts.get(after).isSymbol('=') || ts.get(after).isWord("TO"))) return null;
-        String n = name.toString().toLowerCase(Locale.ROOT);
+        return key(name.toString());
+    }
+
+    /**
+     * The key of the setting that {@code SELECT set_config('name', value, false)} sets for the session, the whole
+     * statement (an alias and a {@code ;} may follow); null for any other statement, {@code is_local} true among them.
+     */
+    static String settingCalled(List<Token> ts) {
+        int end = !ts.isEmpty() && ts.get(ts.size() - 1).isSymbol(';') ? ts.size() - 1 : ts.size();
+        if (end < 9 || !word(ts, 0).equals("SELECT") || !word(ts, 1).equals("SET_CONFIG") || !ts.get(2).isSymbol('(')) return null;
+        int close = ts.get(2).match();
+        Token name = ts.get(3);
+        if (close < 8 || name.type() != Type.STRING || !ts.get(4).isSymbol(',') || !ts.get(close - 1).isWord("FALSE")
+                || !ts.get(close - 2).isSymbol(',') || ts.get(close - 2).depth() != ts.get(4).depth()) {
+            return null;
+        }
+        int k = close + 1;
+        if (word(ts, k).equals("AS")) k++;
+        if (k < end && ts.get(k).isName()) k++;
+        if (k != end) return null;
+        String text = name.text();
+        if (text.length() < 2 || text.charAt(0) != '\'') return null; // E'' and other prefixed strings: left to the common rules
+        return key(text.substring(1, text.length() - 1).replace("''", "'"));
+    }
+
+    /** The key MacroDB keeps a setting's last statement under: {@code SET name}, the name lower-cased, aliases alike. */
+    private static String key(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
         return "SET " + (n.equals("timezone") ? "TIME ZONE" : n);
     }
 

@@ -112,7 +112,8 @@ class PostgresMaintenanceTest {
             exec(c, "CREATE TABLE t (k int PRIMARY KEY)");
             for (String sql : new String[] {"DISCARD ALL", "reset all", "/* pool */ RESET ALL", "SET session_replication_role = replica",
                     "SET LOCAL session_replication_role = origin", "RESET session_replication_role", "SET macrodb.capture = 'off'",
-                    "reset macrodb.capture"}) {
+                    "reset macrodb.capture", "SELECT set_config('session_replication_role', 'replica', false)",
+                    "select 1, SET_CONFIG('macrodb.capture', 'off', true)"}) {
                 SQLException e = assertThrows(SQLException.class, () -> exec(c, sql), sql);
                 assertEquals("0AM00", e.getSQLState(), sql + ": " + e.getMessage());
                 assertTrue(e.getMessage().contains("RESET the settings you changed"), e.getMessage());

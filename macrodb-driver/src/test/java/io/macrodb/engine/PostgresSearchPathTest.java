@@ -82,7 +82,8 @@ class PostgresSearchPathTest {
      * A session's {@code SET} reaches every session its connection reads on: after {@code SET search_path TO tenant_b}
      * a read of {@code orders} on a secondary reads tenant b's table, not tenant a's or none. Before 2026-11-29 the
      * {@code SET} was taken for a schema change: logged, run on the secondaries' apply sessions, and never on the sessions
-     * that read there. It logs nothing now, and {@code RESET} is carried the same way.
+     * that read there. It logs nothing now, and {@code RESET} is carried the same way, and so is {@code SELECT
+     * set_config(name, value, false)}, as the setting stands after it (it set the primary's session alone before).
      */
     @Test
     void aSessionsSetReachesTheSessionsItReadsOn() throws Exception {
@@ -101,6 +102,16 @@ class PostgresSearchPathTest {
             s.execute("RESET myapp.tenant");
             s.execute("SET SESSION search_path = tenant_a");
             readsOnEveryRoute(c, "SELECT count(*), min(who), coalesce(current_setting('myapp.tenant', true), '') FROM orders", "1|a|");
+            // as Flyway changes the search_path: a query whose effect is the setting, carried as it leaves it
+            try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT set_config('search_path', ?, false)")) {
+                ps.setString(1, "tenant_b");
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertEquals("tenant_b", rs.getString(1));
+                }
+            }
+            s.executeQuery("SELECT set_config('myapp.tenant', upper('b'), false)").close();
+            readsOnEveryRoute(c, "SELECT count(*), min(who), current_setting('myapp.tenant', true) FROM orders", "2|b|B");
             assertEquals(version, TestDb.macro(c).replicaStatus().get(0).version(), "a SET is not logged");
             TestDb.assertConverged(c);
         }

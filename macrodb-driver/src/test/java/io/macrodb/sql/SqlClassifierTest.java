@@ -142,6 +142,20 @@ class SqlClassifierTest {
             assertNotEquals(Verb.SESSION_SET, c.classify(sql).verb(), sql);
         }
         assertEquals(Verb.OTHER, new SqlClassifier(Dialect.H2).classify("RESET search_path").verb(), "PostgreSQL's only");
+        String[][] calls = {{"SELECT set_config('search_path', ?, false)", "SET search_path"},
+                {"select SET_CONFIG('TimeZone', 'UTC', FALSE) AS tz;", "SET TIME ZONE"},
+                {"SELECT set_config('myapp.tenant', lower(?), false) t", "SET myapp.tenant"}};
+        for (String[] t : calls) {
+            Classification k = c.classify(t[0]);
+            assertEquals(Verb.SESSION_SET_CALL, k.verb(), t[0]);
+            assertEquals(t[1], k.argument(), t[0]);
+            assertEquals(StatementKind.READ, k.kind(), t[0]);
+            assertFalse(k.pureRead(), t[0]); // it runs on the primary
+        }
+        for (String sql : new String[] {"SELECT set_config('search_path', 'a', true)", "SELECT set_config('a', 'b', false), 1",
+                "SELECT set_config('a', 'b', false) FROM t", "SELECT set_config(?, 'b', false)", "SELECT f(set_config('a', 'b', false))"}) {
+            assertEquals(Verb.OTHER, c.classify(sql).verb(), sql);
+        }
     }
 
     @Test
