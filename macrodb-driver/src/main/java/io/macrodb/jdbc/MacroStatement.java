@@ -109,7 +109,9 @@ class MacroStatement implements Statement {
             updateCount = 0;
             return false;
         }
-        if (kind == StatementKind.DDL || kind == StatementKind.SESSION || c.runsAsSchemaChange() || conn.engineSchemaStatement(sql)) {
+        boolean transactionSetting = verb == Verb.TRANSACTION_SET; // runs on the primary as a write does, below
+        if (kind == StatementKind.DDL || kind == StatementKind.SESSION && !transactionSetting || c.runsAsSchemaChange()
+                || conn.engineSchemaStatement(sql)) {
             expectNoResult(expect, sql);
             checkReplicable(c, sql);
             ComputedRows computed = ComputedRows.of(c, sql, conn.statementMode());

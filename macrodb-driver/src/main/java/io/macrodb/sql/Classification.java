@@ -81,6 +81,12 @@ public record Classification(StatementKind kind, boolean pureRead, Set<String> t
          */
         SESSION_SET_CALL,
         /**
+         * A setting for the rest of the transaction only: PostgreSQL's {@code SET LOCAL} and {@code SET CONSTRAINTS}. It
+         * runs on the primary, inside the update transaction it begins or belongs to, as a write would, and is neither
+         * logged nor carried to other sessions.
+         */
+        TRANSACTION_SET,
+        /**
          * A database setting that secondaries keep their own value of: how they control transactions
          * (always MVCC, so readers never block the applier) and exclusive mode.
          */

@@ -19,10 +19,12 @@ import java.util.Set;
  * search_path TO tenant_42} resolved its names on the path the server gave, another schema's table of that name or none
  * (PostgresSearchPathTest).
  *
- * <p>Left to the common rules: {@code SET LOCAL} (it lasts until the transaction ends), {@code SET TRANSACTION}, {@code SET
- * CONSTRAINTS}, {@code SET SESSION CHARACTERISTICS} (a session statement under its own key), and {@code RESET ALL},
- * which the engine refuses. A {@code SET} inside a transaction that is rolled back is undone on the primary's session,
- * and still carried to the connection's other sessions.
+ * <p>{@code SET LOCAL} and {@code SET CONSTRAINTS} last until the transaction ends: they run on the primary inside the
+ * update transaction, as a write does ({@link Verb#TRANSACTION_SET}). Before 2026-11-29 they too were taken for a schema
+ * change, which held every other writer back until the transaction ended and recreated the capture triggers. Left to the
+ * common rules: {@code SET TRANSACTION}, {@code SET SESSION CHARACTERISTICS} (a session statement under its own key),
+ * and {@code RESET ALL}, which the engine refuses. A {@code SET} inside a transaction that is rolled back is undone on
+ * the primary's session, and still carried to the connection's other sessions.
  */
 final class PostgresRules {
     /** What follows {@code SET} or {@code SET SESSION} in a statement that does not set one session setting. */
@@ -38,6 +40,9 @@ final class PostgresRules {
         }
         // SESSION_SET too: the common rules take SET SESSION x and SET ROLE for H2's, under keys of their own
         if (c.kind() != StatementKind.SESSION || c.verb() != Verb.OTHER && c.verb() != Verb.SESSION_SET || lx.error() != null) return c;
+        if (word(lx.tokens(), 0).equals("SET") && Set.of("LOCAL", "CONSTRAINTS").contains(word(lx.tokens(), 1))) {
+            return c.with(false, Verb.TRANSACTION_SET, null, false, false, null);
+        }
         String setting = setting(lx.tokens());
         return setting == null ? c : c.with(false, Verb.SESSION_SET, setting, false, false, null);
     }

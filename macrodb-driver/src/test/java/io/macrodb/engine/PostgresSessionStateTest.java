@@ -50,4 +50,38 @@ class PostgresSessionStateTest {
             assertEquals(List.of("1"), TestDb.rows(holder, "SELECT 1", "|"));
         }
     }
+
+    /**
+     * {@code SET LOCAL} and {@code SET CONSTRAINTS} last until their transaction ends, on the primary, and hold no other
+     * writer back: before 2026-11-29 they were taken for schema changes, and the transaction held the update gate alone
+     * until it ended, so another connection's insert waited out its lock timeout.
+     */
+    @Test
+    void setLocalAndSetConstraintsStayInTheirTransactionAndHoldNoWriterBack() throws Exception {
+        PgCluster pg = PgCluster.shared();
+        String url = pg.macroUrl(3, "capture=triggers&lockTimeout=3000");
+        pg.onPrimary(url, "CREATE TABLE parent (k int PRIMARY KEY)", "CREATE TABLE child (k int PRIMARY KEY, p int REFERENCES parent (k)"
+                + " DEFERRABLE INITIALLY IMMEDIATE)", "CREATE TABLE other (k int PRIMARY KEY)");
+        try (Connection a = TestDb.open(url); Connection b = TestDb.open(url); java.sql.Statement s = a.createStatement()) {
+            a.setAutoCommit(false);
+            s.execute("SET LOCAL statement_timeout = '5s'");
+            s.execute("SET CONSTRAINTS ALL DEFERRED");
+            s.execute("INSERT INTO child VALUES (1, 10)"); // its parent comes later: the check is deferred to the commit
+            assertEquals(List.of("5s"), TestDb.rows(a, "SELECT current_setting('statement_timeout')", "|"));
+            java.util.concurrent.CompletableFuture<Void> other = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try (java.sql.Statement t = b.createStatement()) {
+                    t.execute("INSERT INTO other VALUES (1)");
+                } catch (SQLException e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            other.get(20, java.util.concurrent.TimeUnit.SECONDS); // while a's transaction is open
+            s.execute("INSERT INTO parent VALUES (10)");
+            a.commit();
+            assertEquals(List.of("0"), TestDb.rows(a, "SELECT current_setting('statement_timeout')", "|"));
+            TestDb.assertOnEveryReplica(a, 3, "SELECT (SELECT count(*) FROM child), (SELECT count(*) FROM parent), (SELECT count(*)"
+                    + " FROM other)", List.of("1|1|1"));
+            TestDb.assertConverged(a);
+        }
+    }
 }

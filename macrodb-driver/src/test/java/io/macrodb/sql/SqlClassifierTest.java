@@ -119,8 +119,9 @@ class SqlClassifierTest {
     /**
      * PostgreSQL's {@code SET} and {@code RESET} of one setting for the session are session settings, keyed so that a later
      * statement of the same setting replaces an earlier one (aliases alike: {@code SET SCHEMA} and {@code search_path},
-     * {@code TIME ZONE} and {@code timezone}); {@code SET LOCAL}, transaction settings, constraints and {@code RESET ALL}
-     * are not ({@code SET SESSION CHARACTERISTICS} stays a session statement under the common rules' key).
+     * {@code TIME ZONE} and {@code timezone}); {@code SET LOCAL} and {@code SET CONSTRAINTS} are settings of the
+     * transaction; {@code SET TRANSACTION} and {@code RESET ALL} are neither ({@code SET SESSION CHARACTERISTICS} stays a
+     * session statement under the common rules' key).
      */
     @Test
     void postgresqlsSessionSettings() {
@@ -137,9 +138,11 @@ class SqlClassifierTest {
             assertEquals(Verb.SESSION_SET, k.verb(), t[0]);
             assertEquals(t[1], k.argument(), t[0]);
         }
-        for (String sql : new String[] {"SET LOCAL search_path TO app", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
-                "SET CONSTRAINTS ALL DEFERRED", "RESET ALL", "RESET work_mem x"}) {
+        for (String sql : new String[] {"SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "RESET ALL", "RESET work_mem x"}) {
             assertNotEquals(Verb.SESSION_SET, c.classify(sql).verb(), sql);
+        }
+        for (String sql : new String[] {"SET LOCAL search_path TO app", "set local statement_timeout = '5s'", "SET CONSTRAINTS ALL DEFERRED"}) {
+            assertEquals(Verb.TRANSACTION_SET, c.classify(sql).verb(), sql);
         }
         assertEquals(Verb.OTHER, new SqlClassifier(Dialect.H2).classify("RESET search_path").verb(), "PostgreSQL's only");
         String[][] calls = {{"SELECT set_config('search_path', ?, false)", "SET search_path"},
