@@ -272,18 +272,23 @@ public final class MacroConnection implements Connection {
     }
 
     /**
-     * A query whose effect was a session setting ({@link Verb#SESSION_SET_CALL}) ran on the primary: the setting, as it
-     * now stands there, is carried to every other session this connection uses, as a session-level SET is.
+     * A query whose effect was a session setting ({@link Verb#SESSION_SET_CALL}) ran on session {@code ranOn} (the
+     * primary's, or a read-only transaction's): the setting, as it now stands there, is carried to every other session
+     * this connection uses, as a session-level SET is.
      */
-    void sessionSettingCalled(String setting) throws SQLException {
-        checkOpen();
-        String sql = transaction.onPrimary(pc -> db.engine().sessionSettingStatement(pc, setting));
-        if (sql != null) keepSessionStatement(setting, sql);
+    void sessionSettingCalled(String setting, Session ranOn) throws SQLException {
+        String sql = db.engine().sessionSettingStatement(ranOn.connection(), setting);
+        if (sql != null) keepSessionStatement(setting, sql, ranOn);
     }
 
     /** {@code sql}, which ran on the primary session, sets {@code setting}: the connection's other sessions run it too. */
     private void keepSessionStatement(String setting, String sql) throws SQLException {
-        transaction.primarySession().noteSessionStatement(setting, sql);
+        keepSessionStatement(setting, sql, transaction.primarySession());
+    }
+
+    /** {@code sql}, which ran on session {@code ranOn}, sets {@code setting}: the connection's other sessions run it too. */
+    private void keepSessionStatement(String setting, String sql, Session ranOn) throws SQLException {
+        ranOn.noteSessionStatement(setting, sql);
         sessionStatements.remove(setting);
         sessionStatements.put(setting, sql);
         transaction.useSettings(settings());

@@ -148,6 +148,7 @@ class MacroStatement implements Statement {
         boolean ran = transaction.run(t, s -> {
             attach(s);
             Outcome outcome = execute(s, sql, expect, exec);
+            if (c.verb() == Verb.SESSION_SET_CALL) conn.sessionSettingCalled(c.argument(), s);
             if (t.update() && transaction.autoCommit() && outcome.resultSet() != null && !conn.replicaSet().engine().commitsBesideOpenResults()) {
                 outcome = new Outcome(materialized(outcome.resultSet()), -1); // the autocommit's commit comes next
             }
@@ -158,7 +159,6 @@ class MacroStatement implements Statement {
             }
             return hasResult;
         });
-        if (c.verb() == Verb.SESSION_SET_CALL) conn.sessionSettingCalled(c.argument());
         return ran;
     }
 

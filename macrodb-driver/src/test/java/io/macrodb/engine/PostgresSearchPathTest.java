@@ -112,6 +112,9 @@ class PostgresSearchPathTest {
             }
             s.executeQuery("SELECT set_config('myapp.tenant', upper('b'), false)").close();
             readsOnEveryRoute(c, "SELECT count(*), min(who), current_setting('myapp.tenant', true) FROM orders", "2|b|B");
+            c.setReadOnly(true); // in a read-only transaction, wherever that runs it
+            s.executeQuery("SELECT set_config('myapp.tenant', 'c', false)").close();
+            readsOnEveryRoute(c, "SELECT count(*), min(who), current_setting('myapp.tenant', true) FROM orders", "2|b|c");
             assertEquals(version, TestDb.macro(c).replicaStatus().get(0).version(), "a SET is not logged");
             TestDb.assertConverged(c);
         }
