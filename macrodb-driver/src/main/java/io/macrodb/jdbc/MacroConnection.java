@@ -267,7 +267,7 @@ public final class MacroConnection implements Connection {
                 return s.execute(sql);
             }
         });
-        keepSessionStatement(c.argument() != null ? c.argument() : sql, sql);
+        keepSessionStatement(c.argument() != null ? c.argument() : sql, sql, transaction.primarySession());
         return result;
     }
 
@@ -279,11 +279,6 @@ public final class MacroConnection implements Connection {
     void sessionSettingCalled(String setting, Session ranOn) throws SQLException {
         String sql = db.engine().sessionSettingStatement(ranOn.connection(), setting);
         if (sql != null) keepSessionStatement(setting, sql, ranOn);
-    }
-
-    /** {@code sql}, which ran on the primary session, sets {@code setting}: the connection's other sessions run it too. */
-    private void keepSessionStatement(String setting, String sql) throws SQLException {
-        keepSessionStatement(setting, sql, transaction.primarySession());
     }
 
     /** {@code sql}, which ran on session {@code ranOn}, sets {@code setting}: the connection's other sessions run it too. */

@@ -1,5 +1,7 @@
 package io.macrodb.sql;
 
+import static io.macrodb.sql.SqlLexer.word;
+
 import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.SqlLexer.Lexed;
 import io.macrodb.sql.SqlLexer.Token;
@@ -53,7 +55,7 @@ final class PostgresRules {
      * statement.
      */
     static String setting(List<Token> ts) {
-        int end = !ts.isEmpty() && ts.get(ts.size() - 1).isSymbol(';') ? ts.size() - 1 : ts.size();
+        int end = SqlLexer.end(ts);
         String w0 = word(ts, 0);
         boolean reset = w0.equals("RESET");
         if (!reset && !w0.equals("SET")) return null;
@@ -79,7 +81,7 @@ final class PostgresRules {
      * statement (an alias and a {@code ;} may follow); null for any other statement, {@code is_local} true among them.
      */
     static String settingCalled(List<Token> ts) {
-        int end = !ts.isEmpty() && ts.get(ts.size() - 1).isSymbol(';') ? ts.size() - 1 : ts.size();
+        int end = SqlLexer.end(ts);
         if (end < 9 || !word(ts, 0).equals("SELECT") || !word(ts, 1).equals("SET_CONFIG") || !ts.get(2).isSymbol('(')) return null;
         int close = ts.get(2).match();
         Token name = ts.get(3);
@@ -102,7 +104,4 @@ final class PostgresRules {
         return "SET " + (n.equals("timezone") ? "TIME ZONE" : n);
     }
 
-    private static String word(List<Token> ts, int k) {
-        return k < ts.size() && ts.get(k).type() == Type.WORD ? ts.get(k).norm() : "";
-    }
 }

@@ -1,5 +1,7 @@
 package io.macrodb.sql;
 
+import static io.macrodb.sql.SqlLexer.word;
+
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
@@ -215,7 +217,7 @@ public final class SqlClassifier {
                 && (word(ts, 0).equals("TRUNCATE") || word(ts, 0).equals("EXECUTE") && word(ts, 1).equals("IMMEDIATE"));
         Verb verb = Verb.OTHER;
         String argument = null;
-        int end = !ts.isEmpty() && ts.get(ts.size() - 1).isSymbol(';') ? ts.size() - 1 : ts.size();
+        int end = SqlLexer.end(ts);
         if (lx.error() == null) {
             verb = controlVerb(ts, end);
             if (verb == Verb.SAVEPOINT || verb == Verb.RELEASE_SAVEPOINT || verb == Verb.ROLLBACK_TO_SAVEPOINT) {
@@ -402,10 +404,6 @@ public final class SqlClassifier {
         return false;
     }
 
-    /** The upper-cased word at {@code k}; empty if there is none or it is not a word. */
-    private static String word(List<Token> ts, int k) {
-        return k < ts.size() && ts.get(k).type() == Type.WORD ? ts.get(k).norm() : "";
-    }
 
     // ------------------------------------------------------------------ token scan
 

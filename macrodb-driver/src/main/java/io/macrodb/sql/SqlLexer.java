@@ -219,6 +219,16 @@ final class SqlLexer {
         return result;
     }
 
+    /** The upper-cased word at {@code k}, or "" where there is none (another kind of token, or past the end). */
+    static String word(List<Token> ts, int k) {
+        return k < ts.size() && ts.get(k).type() == Type.WORD ? ts.get(k).norm() : "";
+    }
+
+    /** Where the statement's tokens end: before a final {@code ;}, if there is one. */
+    static int end(List<Token> ts) {
+        return !ts.isEmpty() && ts.get(ts.size() - 1).isSymbol(';') ? ts.size() - 1 : ts.size();
+    }
+
     /** Normalises a (possibly quoted) name: unquoted upper-case, quoted verbatim. */
     static String normName(Token t) {
         return t.type() == Type.QUOTED ? t.norm() : t.norm();

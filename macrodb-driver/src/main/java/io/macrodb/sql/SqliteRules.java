@@ -1,9 +1,10 @@
 package io.macrodb.sql;
 
+import static io.macrodb.sql.SqlLexer.word;
+
 import io.macrodb.sql.Classification.Verb;
 import io.macrodb.sql.SqlLexer.Lexed;
 import io.macrodb.sql.SqlLexer.Token;
-import io.macrodb.sql.SqlLexer.Type;
 
 import java.util.List;
 import java.util.Set;
@@ -49,7 +50,7 @@ final class SqliteRules {
     static Classification adjust(Classification c, Lexed lx) {
         List<Token> ts = lx.tokens();
         if (lx.error() != null || ts.isEmpty()) return c;
-        int end = ts.get(ts.size() - 1).isSymbol(';') ? ts.size() - 1 : ts.size();
+        int end = SqlLexer.end(ts);
         String w0 = word(ts, 0);
         switch (w0) {
             case "PRAGMA":
@@ -127,7 +128,4 @@ final class SqliteRules {
         return new Classification(kind, false, c.tables(), why, false, Verb.OTHER, null, false, false, why, false);
     }
 
-    private static String word(List<Token> ts, int k) {
-        return k < ts.size() && ts.get(k).type() == Type.WORD ? ts.get(k).norm() : "";
-    }
 }

@@ -19,11 +19,12 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * Row security that applies to the user MacroDB connects as. PostgreSQL applies a table's policies to every query of
  * such a user, MacroDB's own among them: the copy to a secondary, the commit's read-back of changed rows, the
- * secondaries' apply. Before 2026-11-29 a database whose table forced row security on its owner, MacroDB's user, opened:
- * the copy left out every row the policies hid from a session without the application's settings (all of them here),
- * and the secondaries stayed empty while the primary held four rows; with {@code capture=triggers} a commit that
+ * secondaries' apply. Before 2026-11-29 a database whose table forced row security on its owner, MacroDB's user,
+ * opened: the copy left out every row the policies hid from a session without the application's settings (all of them
+ * here), and the secondaries stayed empty while the primary held four rows; with {@code capture=triggers} a commit that
  * inserted a row the policies hid failed, saying the row was gone. Such a database is now refused at open, and a schema
- * change that would make one is refused and rolled back.
+ * change that would make one is refused and rolled back. The tests read every replica past MacroDB as a superuser, whom
+ * no policy applies to ({@link TestDb#everyReplica}).
  */
 class PostgresRowSecurityTest {
 
@@ -74,11 +75,6 @@ class PostgresRowSecurityTest {
         return p;
     }
 
-    /** Every replica's {@code sql} rows, read past MacroDB as a superuser, whom no policy applies to. */
-    private static List<List<String>> everyReplica(Connection c, String sql) throws SQLException {
-        return TestDb.everyReplica(c, sql);
-    }
-
     /** Whether the primary's database of {@code url} holds schema macrodb (MacroDB wrote to it). */
     private static boolean touched(String url) throws SQLException {
         try (Connection c = PgCluster.shared().server(0).connect(PgCluster.primaryDatabase(url))) {
@@ -127,7 +123,7 @@ class PostgresRowSecurityTest {
         String url = database(OWNER, capture);
         PgCluster.shared().onPrimary(url, "ALTER TABLE tenants ENABLE ROW LEVEL SECURITY");
         try (Connection c = DriverManager.getConnection(url, as(OWNER)); Statement s = c.createStatement()) {
-            assertEquals(List.of(List.of("3"), List.of("3"), List.of("3")), everyReplica(c, "SELECT count(*) FROM tenants"));
+            assertEquals(List.of(List.of("3"), List.of("3"), List.of("3")), TestDb.everyReplica(c, "SELECT count(*) FROM tenants"));
             SQLException e = assertThrows(SQLException.class, () -> s.execute("ALTER TABLE tenants FORCE ROW LEVEL SECURITY"));
             assertEquals("0AM00", e.getSQLState(), e::getMessage);
             assertTrue(e.getMessage().contains("after this schema change the database would hold tables whose row security"), e::getMessage);
@@ -138,7 +134,7 @@ class PostgresRowSecurityTest {
             s.execute("UPDATE tenants SET v = 'changed' WHERE k = 2");
             c.commit();
             List<String> all = List.of("1|a|one|f", "2|b|changed|f", "3|a|three|f", "4|b|four|f");
-            assertEquals(List.of(all, all, all), everyReplica(c, "SELECT k, tenant, v, (SELECT relforcerowsecurity FROM pg_class"
+            assertEquals(List.of(all, all, all), TestDb.everyReplica(c, "SELECT k, tenant, v, (SELECT relforcerowsecurity FROM pg_class"
                     + " WHERE oid = 'tenants'::regclass) FROM tenants ORDER BY k"));
             TestDb.assertConverged(c);
         }
@@ -148,7 +144,7 @@ class PostgresRowSecurityTest {
             s.execute("SET app.tenant = 'a'");
             s.execute("INSERT INTO tenants VALUES (4, 'b', 'four')");
             List<String> all = List.of("1|a", "2|b", "3|a", "4|b");
-            assertEquals(List.of(all, all, all), everyReplica(c, "SELECT k, tenant FROM tenants ORDER BY k"));
+            assertEquals(List.of(all, all, all), TestDb.everyReplica(c, "SELECT k, tenant FROM tenants ORDER BY k"));
             TestDb.assertConverged(c);
         }
     }
